@@ -1,0 +1,23 @@
+"""rankwise: ranking evaluation you can trust, fast at every scale.
+
+    >>> import rankwise
+    >>> rankwise.evaluate({"q": {"a": 1}}, {"q": {"a": 2.0, "b": 1.0}}, ["P@1"]).mean("P@1")
+    1.0
+
+``import rankwise`` loads numpy only; pyarrow loads when data is first read.
+"""
+
+from .api import evaluate
+from .conventions import TREC_EVAL, Conventions
+from .errors import InputError, MeasureError
+from .io import Qrels, Run, from_arrays, read_qrels, read_run, to_qrels, to_run, write_qrels, write_run
+from .measures import Measure, parse_measure, parse_measures
+from .results import Result
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Conventions", "InputError", "Measure", "MeasureError", "Qrels", "Result", "Run", "TREC_EVAL",
+    "evaluate", "from_arrays", "parse_measure", "parse_measures", "read_qrels", "read_run",
+    "to_qrels", "to_run", "write_qrels", "write_run", "__version__",
+]

@@ -1,0 +1,101 @@
+"""The public entry point: :func:`evaluate`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .conventions import Conventions
+from .core.ranked import check_overlap, index_judgments, rank
+from .errors import InputError
+from .io.frames import is_nested_run, to_qrels, to_run
+from .io.tables import Run
+from .measures import Measure, parse_measures
+from .results import Result, SystemResult, aggregate
+
+
+def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Measure],
+             conventions: Conventions | None = None, per_query: bool = False,
+             **convention_overrides: Any) -> Result:
+    """Evaluate one or several runs against judgments.
+
+    Parameters
+    ----------
+    qrels : path, DataFrame, Arrow table, dict or Qrels
+        The judgments: a TREC qrels file (plain or ``.gz``), a frame with columns ``query``,
+        ``doc``, ``relevance``, or ``{query: {doc: grade}}``.
+    run : path, DataFrame, Arrow table, dict, Run, or a mapping/list of these
+        The ranking(s): a TREC run file, a frame with columns ``query``, ``doc``, ``score``, or
+        ``{query: {doc: score}}``; several as ``{name: run}`` or a list.
+    measures : str, Measure or sequence of them
+        Names in any dialect: ``"nDCG@10"``, ``"ndcg_cut_10"``, ``"ndcg@10"``, ``"official"``.
+    conventions : Conventions, optional
+        Defaults to trec_eval's; keyword overrides (``relevance_threshold=2``,
+        ``missing_queries="zero"``, ``max_depth=100``, ``unjudged="remove"``, ``ties=...``)
+        apply on top.
+    per_query : bool
+        Keep the per-query values (``Result.per_query()``, ``Result.to_frame()``).
+
+    Returns
+    -------
+    Result
+
+    Examples
+    --------
+    >>> import rankwise
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d4": 0.5, "d3": 0.4}}
+    >>> result = rankwise.evaluate(qrels, run, ["P@1", "RR"], per_query=True)
+    >>> result.mean("P@1"), result.mean("RR")
+    (0.5, 0.75)
+    >>> result.per_query()["q2"]
+    {'P@1': 0.0, 'RR': 0.5}
+    """
+    conv = (conventions or Conventions()).with_options(**convention_overrides)
+    parsed = parse_measures(measures)
+    judgments = index_judgments(to_qrels(qrels))
+    systems: dict[str, SystemResult] = {}
+    for name, one in _runs(run):
+        check_overlap(judgments.qrels, one)
+        lists = rank(judgments, one, conv)
+        values = {str(m): m.compute(lists) for m in parsed}
+        order = np.argsort(lists.query_ids.astype(str), kind="stable")
+        systems[name] = SystemResult(
+            name=name,
+            aggregates={k: aggregate(v, _kind(m)) for (k, v), m in zip(values.items(), parsed)},
+            diagnostics=lists.diagnostics.to_dict(),
+            query_ids=lists.query_ids[order] if per_query else None,
+            values={k: v[order] for k, v in values.items()} if per_query else None,
+            undefined={k: int(np.isnan(v).sum()) for k, v in values.items() if np.isnan(v).any()},
+            trec_names={str(m): m.trec_name() for m in parsed})
+    return Result([str(m) for m in parsed], systems, conv, {str(m): _kind(m) for m in parsed})
+
+
+def _kind(measure: Measure) -> str:
+    return measure.spec.aggregate
+
+
+def _runs(run: Any) -> list[tuple[str, Run]]:
+    """Normalise the ``run`` argument to ``[(name, Run), ...]`` with unique names."""
+    if isinstance(run, Mapping) and run and not is_nested_run(run):
+        items = [(str(name), to_run(r, name=str(name))) for name, r in run.items()]
+    elif isinstance(run, (list, tuple)):
+        items = [(None, to_run(r)) for r in run]
+        items = [(r.name, r) for _, r in items]
+    else:
+        one = to_run(run)
+        items = [(one.name, one)]
+    seen: dict[str, int] = {}
+    out = []
+    for name, r in items:
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}#{seen[name]}"
+        else:
+            seen[name] = 1
+        out.append((name, r))
+    if not out:
+        raise InputError("no run given", source="run")
+    return out

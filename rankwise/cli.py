@@ -1,0 +1,159 @@
+"""The ``rankwise`` command line: ``evaluate``, ``measures`` and ``demo``.
+
+Exit status 0 on success, 2 on bad input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from .errors import InputError
+
+FORMATS = ("table", "json", "csv", "markdown", "trec")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except InputError as exc:
+        print(f"rankwise: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rankwise", description="Evaluate rankings against "
+                                     "relevance judgments, with trec_eval semantics by default.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ev = commands.add_parser("evaluate", help="evaluate runs against judgments",
+                             description="Evaluate one or more TREC runs against TREC qrels.")
+    ev.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz")
+    ev.add_argument("runs", nargs="+", metavar="RUN", help="run file(s) (qid Q0 docid rank score tag)")
+    ev.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                    metavar="MEASURE", help="measures in any dialect (nDCG@10, ndcg_cut_10, "
+                    "ndcg@10, official, all_trec); default: official")
+    ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
+    ev.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    ev.add_argument("-l", "--relevance-threshold", type=float, metavar="GRADE",
+                    help="grade at or above which a document is relevant (trec_eval -l; default 1)")
+    ev.add_argument("-c", "--complete", action="store_true", help="queries judged but missing "
+                    "from a run count as 0 (trec_eval -c)")
+    ev.add_argument("-M", "--depth", type=_positive_int, metavar="N",
+                    help="evaluate only the first N documents of each ranking (trec_eval -M)")
+    ev.add_argument("-J", "--judged-only", action="store_true", help="remove unjudged documents "
+                    "before evaluating (trec_eval -J)")
+    ev.add_argument("--ties", choices=("docid_desc", "docid_asc", "input_order"),
+                    help="order of tied scores (default docid_desc, as trec_eval)")
+    ev.set_defaults(handler=_evaluate)
+
+    me = commands.add_parser("measures", help="list every measure with a one-line definition")
+    me.set_defaults(handler=_measures)
+
+    demo = commands.add_parser("demo", help="evaluate built-in example runs and write a report")
+    demo.add_argument("-o", "--output", default="rankwise-demo", help="folder for the report "
+                      "and the example data (default: rankwise-demo)")
+    demo.set_defaults(handler=_demo)
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from .api import evaluate
+    from .conventions import Conventions
+
+    conventions = Conventions().with_options(
+        relevance_threshold=args.relevance_threshold,
+        missing_queries="zero" if args.complete else None,
+        max_depth=args.depth,
+        unjudged="remove" if args.judged_only else None,
+        ties=args.ties)
+    runs = args.runs if len(args.runs) == 1 else {_run_label(p, args.runs): p for p in args.runs}
+    result = evaluate(args.qrels, runs, args.measures or ["official"], conventions,
+                      per_query=args.per_query)
+    sys.stdout.write(render(result, args.format, args.per_query))
+    for name, diag in result.systems.items():
+        from .core.ranked import Diagnostics
+
+        summary = Diagnostics(**diag.diagnostics).summary()
+        print(f"rankwise: {name}: {summary}", file=sys.stderr)
+    return 0
+
+
+def _run_label(path: str, all_paths: list[str]) -> str:
+    from pathlib import Path
+
+    names = [Path(p).name for p in all_paths]
+    return Path(path).name if names.count(Path(path).name) == 1 else path
+
+
+def render(result, fmt: str, per_query: bool) -> str:
+    """The result in one of the CLI's output formats."""
+    if fmt == "trec":
+        return result.to_trec(per_query=per_query)
+    if fmt == "json":
+        return result.to_json(indent=2) + "\n"
+    if fmt == "csv":
+        return result.to_csv(per_query=per_query)
+    if fmt == "markdown":
+        text = result.to_markdown() + "\n"
+        return text + ("\n" + _per_query_markdown(result) if per_query else "")
+    text = result.to_table() + "\n" + f"conventions: {result.conventions.describe()}\n"
+    return text + ("\n" + result.to_csv(per_query=True) if per_query else "")
+
+
+def _per_query_markdown(result) -> str:
+    frame_lines = result.to_csv(per_query=True).strip().split("\n")
+    header = frame_lines[0].split(",")
+    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows += ["| " + " | ".join(line.split(",")) + " |" for line in frame_lines[1:]]
+    return "\n".join(rows) + "\n"
+
+
+def _measures(args: argparse.Namespace) -> int:
+    from .measures import FAMILIES
+    from .measures.parse import ALIASES
+
+    spellings: dict[str, list[str]] = {}
+    for alias, (family, params) in ALIASES.items():
+        if not params:
+            spellings.setdefault(family, []).append(alias)
+    width = max(len(n) for n in FAMILIES)
+    for name, spec in FAMILIES.items():
+        cut = {"required": "@K", "optional": "[@K]", "none": ""}[spec.cutoff]
+        if spec.cutoff_type is float:
+            cut = "@recall"
+        print(f"{(name + cut):<{width + 7}} {spec.description}")
+        if spellings.get(name):
+            print(f"{'':<{width + 7}} also: {', '.join(sorted(spellings[name]))}")
+    print("\nDialects: ir_measures (P@10, P(rel=2)@5, nDCG(gain=exp)@10), trec_eval (P_10, "
+          "ndcg_cut.5,10, map, official, all_trec) and ranx (precision@10, ndcg_burges@10).")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    print(run_demo(args.output))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""Segment primitives: operations on a flat array cut into consecutive segments by offsets.
+
+A segmented array is a flat array plus ``offsets`` (length Q+1); segment q is
+``values[offsets[q]:offsets[q+1]]``. These helpers replace per-query Python loops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def starts_of_runs(values: np.ndarray) -> np.ndarray:
+    """Indices where a new run of equal consecutive values begins (always includes 0)."""
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = np.empty(len(values), dtype=bool)
+    change[0] = True
+    np.not_equal(values[1:], values[:-1], out=change[1:])
+    return np.flatnonzero(change)
+
+
+def segment_ids(offsets: np.ndarray) -> np.ndarray:
+    """The segment index of every element: ``[0, 0, 1, 1, 1, ...]``."""
+    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+
+
+def positions(offsets: np.ndarray) -> np.ndarray:
+    """0-based position of every element within its segment."""
+    n = int(offsets[-1])
+    lengths = np.diff(offsets)
+    return np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+
+
+def segment_sum(values: np.ndarray, segment: np.ndarray, num_segments: int) -> np.ndarray:
+    """Sum of ``values`` per segment id (float64), for any grouping ``segment``."""
+    return np.bincount(segment, weights=values, minlength=num_segments)
+
+
+def segment_count(segment: np.ndarray, num_segments: int) -> np.ndarray:
+    """Number of elements per segment id."""
+    return np.bincount(segment, minlength=num_segments)
+
+
+def rank_within(segment: np.ndarray) -> np.ndarray:
+    """1-based occurrence number of each element among equal, consecutive ``segment`` ids.
+
+    ``segment`` must be sorted (non-decreasing); e.g. the k-th relevant hit of a query.
+    """
+    n = len(segment)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = starts_of_runs(segment)
+    first = np.repeat(starts, np.diff(np.append(starts, n)))
+    return np.arange(n, dtype=np.int64) - first + 1
+
+
+def reverse_cummax(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
+    """``max(values[j] for j >= i in the same segment)``, exactly, for sorted ``segment``.
+
+    Values are replaced by their integer rank so the per-segment offset trick is exact.
+    """
+    n = len(values)
+    if n == 0:
+        return values.copy()
+    sorted_values, rank = np.unique(values, return_inverse=True)
+    span = len(sorted_values) + 1
+    # reversed, the segments appear in descending id order: give later ones larger offsets
+    keyed = rank[::-1].astype(np.int64) + (segment[-1] - segment[::-1]).astype(np.int64) * span
+    best = np.maximum.accumulate(keyed) - (segment[-1] - segment[::-1]).astype(np.int64) * span
+    return sorted_values[best[::-1]]
+
+
+def discounts(length: int, base: float = 2.0) -> np.ndarray:
+    """``1 / log_base(rank + 1)`` for ranks 1..length."""
+    ranks_plus_one = np.arange(2, length + 2, dtype=np.float64)
+    if base == 2.0:
+        return 1.0 / np.log2(ranks_plus_one)
+    return np.log(base) / np.log(ranks_plus_one)

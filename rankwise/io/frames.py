@@ -1,0 +1,114 @@
+"""Judgments and runs from in-memory objects: pandas/polars DataFrames, Arrow tables and
+dict-of-dicts ``{qid: {docid: value}}`` (the form pytrec_eval and ranx take).
+
+Column names are configurable; defaults ``query``, ``doc``, ``score`` (runs) and
+``relevance`` (judgments). Integer ids become their decimal strings; ids are never hashed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InputError
+from .tables import Qrels, Run
+from .trec import read_qrels, read_run
+
+
+def to_qrels(obj: Any, query: str = "query", doc: str = "doc",
+             relevance: str = "relevance") -> Qrels:
+    """Judgments from a path, a DataFrame/Arrow table, a dict-of-dicts or a :class:`Qrels`."""
+    if isinstance(obj, Qrels):
+        return obj
+    if isinstance(obj, (str, os.PathLike)):
+        return read_qrels(obj)
+    if isinstance(obj, Mapping):
+        q, d, v = _from_nested(obj, "qrels dict")
+        return Qrels.from_columns(q, d, v, source="qrels dict", row_unit="key")
+    columns = _columns(obj, (query, doc, relevance), "qrels")
+    if columns is None:
+        raise InputError("expected a qrels file path, a DataFrame, an Arrow table or a "
+                         "{query: {doc: grade}} dict", source="qrels", value=type(obj).__name__)
+    return Qrels.from_columns(*columns, source=f"qrels {type(obj).__name__}")
+
+
+def to_run(obj: Any, name: str | None = None, query: str = "query", doc: str = "doc",
+           score: str = "score") -> Run:
+    """A run from a path, a DataFrame/Arrow table, a dict-of-dicts or a :class:`Run`."""
+    if isinstance(obj, Run):
+        return obj if name is None or name == obj.name else _renamed(obj, name)
+    if isinstance(obj, (str, os.PathLike)):
+        return read_run(obj, name=name)
+    if isinstance(obj, Mapping):
+        q, d, v = _from_nested(obj, "run dict")
+        return Run.from_columns(q, d, v, name=name or "run", source="run dict", row_unit="key")
+    columns = _columns(obj, (query, doc, score), "run")
+    if columns is None:
+        raise InputError("expected a run file path, a DataFrame, an Arrow table or a "
+                         "{query: {doc: score}} dict", source="run", value=type(obj).__name__)
+    return Run.from_columns(*columns, name=name or "run", source=f"run {type(obj).__name__}")
+
+
+def is_nested_run(obj: Any) -> bool:
+    """True for ``{qid: {docid: score}}`` (one run), False for ``{name: run}`` (several)."""
+    for value in obj.values():
+        if not isinstance(value, Mapping):
+            return False
+        for inner in value.values():
+            return not isinstance(inner, Mapping)
+    return True
+
+
+def _renamed(run: Run, name: str) -> Run:
+    from dataclasses import replace
+
+    return replace(run, name=name)
+
+
+def _from_nested(obj: Mapping, source: str) -> tuple[list[str], list[str], list[Any]]:
+    queries: list[str] = []
+    docs: list[str] = []
+    values: list[Any] = []
+    for qid, inner in obj.items():
+        if not isinstance(inner, Mapping):
+            raise InputError("expected {query: {doc: value}}; this query maps to a "
+                             f"{type(inner).__name__}", source=source, line=qid, unit="key",
+                             value=repr(inner)[:80])
+        queries.extend([str(qid)] * len(inner))
+        docs.extend(map(str, inner.keys()))
+        values.extend(inner.values())
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+            raise InputError("expected a number", source=source,
+                             line=f"{queries[i]!r}/{docs[i]!r}", unit="key", value=repr(v))
+    return queries, docs, values
+
+
+def _columns(obj: Any, names: tuple[str, str, str], what: str):
+    """Three columns of a pandas/polars DataFrame or Arrow table, as Arrow arrays; None if the
+    object is none of these."""
+    import sys
+
+    available: list[str] | None = None
+    getter = None
+    if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
+        import pyarrow as pa
+
+        available = [str(c) for c in obj.columns]
+        getter = lambda c: pa.Array.from_pandas(obj[c])  # noqa: E731
+    elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
+        available = list(obj.columns)
+        getter = lambda c: obj[c].to_arrow()  # noqa: E731
+    elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
+        available = obj.column_names
+        getter = obj.column
+    if getter is None:
+        return None
+    missing = [c for c in names if c not in available]
+    if missing:
+        raise InputError(f"{what} frame has no column {missing[0]!r} (columns: "
+                         f"{', '.join(available)}); name the columns with "
+                         f"query=, doc= and {'score' if what == 'run' else 'relevance'}=",
+                         source=f"{what} {type(obj).__name__}")
+    return tuple(getter(c) for c in names)

@@ -1,0 +1,154 @@
+"""The in-memory forms of judgments and rankings: dictionary-encoded columns.
+
+Ids are kept as exact strings in two small dictionaries (``query_dict``, ``doc_dict``, Arrow
+string arrays); each row holds integer codes into them. Nothing is hashed, nothing is lost:
+every reader and converter produces one of these two classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import InputError
+
+
+@dataclass(frozen=True, eq=False)
+class _Encoded:
+    query_code: np.ndarray  # int32, one per row, index into query_dict
+    doc_code: np.ndarray  # int32, one per row, index into doc_dict
+    query_dict: Any  # pyarrow string array of distinct query ids
+    doc_dict: Any  # pyarrow string array of distinct document ids
+    source: str  # file name or a description of the in-memory object
+    row_lines: np.ndarray | None  # 1-based line (or row) of each row in the source; None: row + 1
+    row_unit: str  # "line" for files, "row"/"key" for in-memory inputs
+
+    def __len__(self) -> int:
+        return int(self.query_code.shape[0])
+
+    @property
+    def num_queries(self) -> int:
+        """Number of distinct query ids."""
+        return len(self.query_dict)
+
+    def query_ids(self) -> list[str]:
+        """The distinct query ids (Python strings)."""
+        return self.query_dict.to_pylist()
+
+    def location(self, row: int) -> int:
+        """Line (files) or row (frames) of a given row, as used in error messages."""
+        if self.row_lines is None:
+            return int(row) + (1 if self.row_unit == "line" else 0)
+        return int(self.row_lines[row])
+
+    def error_at(self, row: int, message: str, value: str | None = None) -> InputError:
+        """An :class:`InputError` pointing at ``row``."""
+        return InputError(message, source=self.source, line=self.location(row), value=value,
+                          unit=self.row_unit)
+
+    def ids_at(self, row: int) -> tuple[str, str]:
+        """(query id, doc id) of one row."""
+        return (self.query_dict[int(self.query_code[row])].as_py(),
+                self.doc_dict[int(self.doc_code[row])].as_py())
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels(_Encoded):
+    """Relevance judgments: (query, doc, grade) rows.
+
+    Grades are float64 (TREC files hold integers; rating data may hold fractions). A negative
+    grade means "in the pool but not judged", as in trec_eval.
+    """
+
+    grade: np.ndarray = None  # type: ignore[assignment]
+
+    @classmethod
+    def from_columns(cls, queries: Any, docs: Any, grades: Any, source: str = "qrels",
+                     row_lines: np.ndarray | None = None, row_unit: str = "row") -> "Qrels":
+        """Build from three equal-length columns (sequences, numpy or Arrow arrays)."""
+        q, d = _encode(queries, source, "query"), _encode(docs, source, "doc")
+        grade = _numeric(grades, source, "relevance", row_unit)
+        _same_length(source, q[0], d[0], grade)
+        return cls(q[0], d[0], q[1], d[1], source, row_lines, row_unit, grade)
+
+
+@dataclass(frozen=True, eq=False)
+class Run(_Encoded):
+    """A ranking: (query, doc, score) rows, higher score = ranked earlier."""
+
+    score: np.ndarray = None  # type: ignore[assignment]
+    name: str = "run"
+
+    @classmethod
+    def from_columns(cls, queries: Any, docs: Any, scores: Any, name: str = "run",
+                     source: str = "run", row_lines: np.ndarray | None = None,
+                     row_unit: str = "row") -> "Run":
+        """Build from three equal-length columns (sequences, numpy or Arrow arrays)."""
+        q, d = _encode(queries, source, "query"), _encode(docs, source, "doc")
+        score = _numeric(scores, source, "score", row_unit)
+        _same_length(source, q[0], d[0], score)
+        run = cls(q[0], d[0], q[1], d[1], source, row_lines, row_unit, score, name)
+        check_finite_scores(run)
+        return run
+
+
+def check_finite_scores(run: Run) -> None:
+    """Raise on the first NaN or infinite score."""
+    bad = ~np.isfinite(run.score)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise run.error_at(row, "score must be a finite number", str(run.score[row]))
+
+
+def _encode(values: Any, source: str, what: str) -> tuple[np.ndarray, Any]:
+    """Dictionary-encode a column of ids into (int32 codes, Arrow string dictionary)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        arr = np.asarray(values) if not isinstance(values, (list, tuple)) else values
+        try:
+            values = pa.array(arr)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(f"{what} ids must be strings or integers ({exc})", source=source) from None
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(pa.string()) if not pa.types.is_string(values.type.value_type) else values
+        if pa.types.is_dictionary(values.type):
+            values = values.dictionary_decode()
+    if values.null_count:
+        row = int(np.flatnonzero(np.asarray(values.is_null()))[0])
+        raise InputError(f"missing {what} id", source=source, line=row, unit="row")
+    if pa.types.is_integer(values.type):
+        values = values.cast(pa.string())
+    elif pa.types.is_large_string(values.type):
+        values = values.cast(pa.string())
+    elif not pa.types.is_string(values.type):
+        raise InputError(f"{what} ids must be strings or integers", source=source,
+                         value=str(values.type))
+    encoded = pc.dictionary_encode(values)
+    return (np.asarray(encoded.indices).astype(np.int32, copy=False), encoded.dictionary)
+
+
+def _numeric(values: Any, source: str, what: str, unit: str) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raw = list(values)
+        for i, v in enumerate(raw):
+            try:
+                float(v)
+            except (TypeError, ValueError):
+                raise InputError(f"{what} must be a number", source=source, line=i, value=repr(v),
+                                 unit=unit) from None
+        raise
+    return arr.reshape(-1)
+
+
+def _same_length(source: str, *columns: Sequence[Any]) -> None:
+    lengths = {len(c) for c in columns}
+    if len(lengths) > 1:
+        raise InputError(f"columns have different lengths {sorted(lengths)}", source=source)

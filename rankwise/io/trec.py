@@ -1,0 +1,227 @@
+"""Readers and writers for TREC text files: qrels (``qid iter docid rel``) and runs
+(``qid Q0 docid rank score tag``), plain or gzip-compressed.
+
+Accepted as trec_eval 10 accepts them: fields separated by any mix of spaces and tabs, LF or
+CRLF line ends, blank lines, and comment lines whose first non-blank character is ``#``.
+The fast path parses with pyarrow.csv straight into dictionary codes; files that need it are
+normalised first. Any bad line raises :class:`~rankwise.errors.InputError` naming the file,
+the line, the offending text and what was expected.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from .tables import Qrels, Run, check_finite_scores
+
+RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
+QRELS_FIELDS = ("qid", "iter", "docid", "rel")
+_BLOCK = 1 << 24
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read a TREC qrels file (``qid iter docid rel``; rel an integer grade).
+
+    Examples
+    --------
+    >>> import rankwise, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "qrels.txt")
+    >>> _ = open(p, "w").write("q1 0 d1 2\\nq1 0 d2 0\\n")
+    >>> q = rankwise.read_qrels(p)
+    >>> len(q), q.grade.tolist()
+    (2, [2.0, 0.0])
+    """
+    import pyarrow as pa
+
+    name = str(path)
+    table, lines = _parse(name, QRELS_FIELDS, {"qid": _dict_type(), "docid": _dict_type(),
+                                              "rel": pa.int64()}, ("qid", "docid", "rel"))
+    q, d = _codes(table.column("qid")), _codes(table.column("docid"))
+    grade = table.column("rel").to_numpy().astype(np.float64)
+    return Qrels(q[0], d[0], q[1], d[1], name, lines, "line", grade)
+
+
+def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
+    """Read a TREC run file (``qid Q0 docid rank score tag``).
+
+    The rank column is not used: documents are ordered by score, as trec_eval does.
+    The run's name is ``name``, else the tag of its first line.
+    """
+    import pyarrow as pa
+
+    source = str(path)
+    table, lines = _parse(source, RUN_FIELDS, {"qid": _dict_type(), "docid": _dict_type(),
+                                              "score": pa.float64(), "tag": _dict_type()},
+                          ("qid", "docid", "score", "tag"))
+    q, d = _codes(table.column("qid")), _codes(table.column("docid"))
+    score = table.column("score").to_numpy()
+    tag_col = table.column("tag")
+    tag = tag_col[0].as_py() if len(tag_col) else Path(source).name
+    run = Run(q[0], d[0], q[1], d[1], source, lines, "line", score, name or tag)
+    check_finite_scores(run)
+    return run
+
+
+def write_run(run: Run, path: str | os.PathLike[str], tag: str | None = None) -> None:
+    """Write a run as a TREC run file, ranks following the scores (ties by doc id descending)."""
+    from ..core.order import ranking_order
+
+    order, offsets = ranking_order(run, "docid_desc")
+    qids = np.asarray(run.query_dict.to_pylist(), dtype=object)
+    dids = np.asarray(run.doc_dict.to_pylist(), dtype=object)
+    ranks = np.arange(len(order)) - np.repeat(offsets[:-1], np.diff(offsets)) + 1
+    name = tag or run.name
+    with open(path, "w", encoding="utf-8") as out:
+        for i, row in enumerate(order):
+            out.write(f"{qids[run.query_code[row]]} Q0 {dids[run.doc_code[row]]} {ranks[i]} "
+                      f"{run.score[row]!r} {name}\n")
+
+
+def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
+    """Write judgments as a TREC qrels file."""
+    qids = qrels.query_dict.to_pylist()
+    dids = qrels.doc_dict.to_pylist()
+    with open(path, "w", encoding="utf-8") as out:
+        for q, d, g in zip(qrels.query_code, qrels.doc_code, qrels.grade):
+            grade = int(g) if float(g).is_integer() else float(g)
+            out.write(f"{qids[q]} 0 {dids[d]} {grade}\n")
+
+
+# ---------------------------------------------------------------------------- parsing
+
+
+def _dict_type():
+    import pyarrow as pa
+
+    return pa.dictionary(pa.int32(), pa.string())
+
+
+def _codes(column) -> tuple[np.ndarray, object]:
+    """(int32 codes, dictionary) of a dictionary-typed column with unified chunks."""
+    arr = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return np.asarray(arr.indices).astype(np.int32, copy=False), arr.dictionary
+
+
+def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ...]):
+    """Parse a whitespace-separated file into an Arrow table of the ``keep`` columns.
+
+    Returns the table and the 1-based line number of each row (``None`` when row i is line i+1).
+    """
+    import pyarrow as pa
+
+    data = _read_bytes(source)
+    kind = "run" if len(names) == 6 else "qrels"
+    try:
+        table = _arrow_parse(data, names, types, keep)
+        lines = None
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        clean, lines = _normalise(data)
+        try:
+            table = _arrow_parse(clean, names, types, keep)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise _locate_error(source, data, names, kind) or InputError(
+                f"cannot parse as a TREC {kind} file ({exc})", source=source) from None
+    if table.num_rows == 0:
+        raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
+                         source=source)
+    table = table.unify_dictionaries() if table.num_columns else table
+    return table, lines
+
+
+def _arrow_parse(data: bytes, names, types, keep):
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    return csv.read_csv(
+        pa.py_buffer(data),
+        read_options=csv.ReadOptions(column_names=list(names), block_size=_BLOCK),
+        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
+                                       escape_char=False, ignore_empty_lines=False),
+        convert_options=csv.ConvertOptions(column_types=types, include_columns=list(keep),
+                                           null_values=[], strings_can_be_null=False,
+                                           check_utf8=True),
+    )
+
+
+_LEAD = re.compile(rb"(?m)^[ \t\r]+")
+_TRAIL = re.compile(rb"(?m)[ \t\r]+$")
+_GAPS = re.compile(rb"[ \t]+")
+_SKIP = re.compile(rb"(?m)^(?:#[^\n]*)?\n")
+
+
+def _normalise(data: bytes) -> tuple[bytes, np.ndarray]:
+    """Single spaces between fields, no blank or comment lines; and the line of each kept row."""
+    text = _LEAD.sub(b"", data)
+    text = _TRAIL.sub(b"", text)
+    text = _GAPS.sub(b" ", text)
+    if not text.endswith(b"\n"):
+        text += b"\n"
+    buf = np.frombuffer(text, dtype=np.uint8)
+    ends = np.flatnonzero(buf == 10)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    first = buf[starts]
+    keep = (first != 10) & (first != ord("#"))
+    return _SKIP.sub(b"", text), np.flatnonzero(keep) + 1
+
+
+def _read_bytes(source: str) -> bytes:
+    try:
+        with open(source, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise InputError("file not found", source=source) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a file", source=source) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", source=source) from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise InputError(f"corrupt or truncated gzip file ({exc})", source=source) from None
+    if not data.strip():
+        raise InputError("empty file", source=source)
+    if b"\x00" in data[:65536]:
+        raise InputError("not a text file (contains NUL bytes)", source=source)
+    return data
+
+
+def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str) -> InputError | None:
+    """Scan line by line for the first bad line; only runs after the fast parse has failed."""
+    expected = " ".join(names)
+    numeric = {"score": float} if kind == "run" else {"rel": int}
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return InputError("not valid UTF-8 text", source=source, line=number,
+                              value=raw.decode("utf-8", "replace"))
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        fields = stripped.split()
+        if len(fields) != len(names):
+            hint = ""
+            if kind == "qrels" and len(fields) == 6:
+                hint = "; this looks like a run file passed as qrels"
+            elif kind == "run" and len(fields) == 4:
+                hint = "; this looks like a qrels file passed as a run"
+            return InputError(f"expected {len(names)} fields '{expected}', got {len(fields)}{hint}",
+                              source=source, line=number, value=stripped)
+        for field_name, convert in numeric.items():
+            text = fields[names.index(field_name)]
+            try:
+                convert(text)
+            except ValueError:
+                what = "an integer relevance grade" if convert is int else "a number for the score"
+                header = " (a header line? TREC files have none)" if number == 1 else ""
+                return InputError(f"expected {what} in field '{field_name}'{header}",
+                                  source=source, line=number, value=text)
+    return None

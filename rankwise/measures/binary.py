@@ -1,0 +1,181 @@
+"""Binary-relevance measures with trec_eval 10 semantics.
+
+A document is relevant when its judged grade is >= ``rel`` (default: the conventions'
+relevance threshold, trec_eval ``-l``). Every function returns one value per query of the
+:class:`~rankwise.core.RankedLists`; work is done on the relevant retrieved rows only.
+Reference for each: the trec_eval source file named in its docstring.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import family
+
+REL = {"rel": None}
+
+
+def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, 0 where the denominator is 0 (trec_eval's convention)."""
+    out = np.zeros(len(numerator), dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def hits_at(lists, cutoff: int | None, rel: float) -> np.ndarray:
+    """Number of relevant documents in the top ``cutoff`` of each query."""
+    hits = lists.hits(rel)
+    mask = hits.within(cutoff)
+    return np.bincount(hits.segment[mask], minlength=lists.num_queries).astype(np.float64)
+
+
+@family("P", "Precision at K: relevant in the top K / K (short lists padded with non-relevant; "
+        "trec_eval m_P.c).", cutoff="required", params=REL, trec_cutoff_name="P_{cutoff}")
+def precision(lists, cutoff: int, rel: float) -> np.ndarray:
+    """P@K = |relevant in top K| / K.
+
+    >>> from rankwise import evaluate
+    >>> evaluate({"q": {"a": 1, "c": 1}}, {"q": {"a": 3, "b": 2, "c": 1}}, ["P@2"]).mean("P@2")
+    0.5
+    """
+    return hits_at(lists, cutoff, rel) / cutoff
+
+
+@family("R", "Recall at K: relevant in the top K / all relevant (trec_eval m_recall.c).",
+        cutoff="required", params=REL, trec_cutoff_name="recall_{cutoff}")
+def recall(lists, cutoff: int, rel: float) -> np.ndarray:
+    """R@K = |relevant in top K| / R, 0 when R = 0."""
+    return _safe_divide(hits_at(lists, cutoff, rel), lists.num_relevant(rel))
+
+
+@family("F1", "F1 at K: harmonic mean of P@K and R@K (0 when both are 0).", cutoff="required",
+        params=REL)
+def f1(lists, cutoff: int, rel: float) -> np.ndarray:
+    """F1@K = 2 · P@K · R@K / (P@K + R@K) = 2 · hits / (K + R)."""
+    return _safe_divide(2.0 * hits_at(lists, cutoff, rel), cutoff + lists.num_relevant(rel))
+
+
+@family("Success", "Success at K (hit rate): 1 if a relevant document is in the top K "
+        "(trec_eval m_success.c).", cutoff="required", params=REL, trec_cutoff_name="success_{cutoff}")
+def success(lists, cutoff: int, rel: float) -> np.ndarray:
+    """Success@K = 1 if any relevant document is ranked within K, else 0."""
+    return (hits_at(lists, cutoff, rel) > 0).astype(np.float64)
+
+
+@family("RR", "Reciprocal rank of the first relevant document, optionally within K "
+        "(trec_eval m_recip_rank.c).", cutoff="optional", params=REL, trec_name="recip_rank")
+def reciprocal_rank(lists, cutoff: int | None, rel: float) -> np.ndarray:
+    """RR = 1 / rank of the first relevant document (0 if none within the cutoff)."""
+    hits = lists.hits(rel)
+    first = (hits.kth == 1) & hits.within(cutoff)
+    return np.bincount(hits.segment[first], weights=1.0 / (hits.position[first] + 1),
+                       minlength=lists.num_queries)
+
+
+@family("AP", "Average precision: mean of the precision at each relevant document, over all R "
+        "relevant; with @K only ranks within K count (trec_eval m_map.c, m_map_cut.c).",
+        cutoff="optional", params=REL, trec_name="map", trec_cutoff_name="map_cut_{cutoff}")
+def average_precision(lists, cutoff: int | None, rel: float) -> np.ndarray:
+    """AP = (1/R) · Σ_{relevant d retrieved, rank(d) <= K} P@rank(d).
+
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"d1": 5, "d2": 4, "d3": 3, "d4": 2, "d5": 1}}
+    >>> round(evaluate({"q": {"d1": 1, "d3": 1, "d5": 1}}, run, ["AP"]).mean("AP"), 3)
+    0.756
+    """
+    hits = lists.hits(rel)
+    mask = hits.within(cutoff)
+    total = np.bincount(hits.segment[mask], weights=hits.kth[mask] / (hits.position[mask] + 1.0),
+                        minlength=lists.num_queries)
+    return _safe_divide(total, lists.num_relevant(rel))
+
+
+@family("gm_map", "Geometric mean of AP over queries (each AP floored at 1e-5; trec_eval "
+        "m_gm_map.c). Per query it is AP.", params=REL, aggregate="gmean", trec_name="gm_map",
+        per_query_in_trec=False)
+def geometric_map(lists, cutoff: None, rel: float) -> np.ndarray:
+    """Per query AP; averaged as exp(mean(log(max(AP, 1e-5))))."""
+    return average_precision(lists, None, rel)
+
+
+@family("Rprec", "R-precision: precision after R documents, R = number of relevant "
+        "(trec_eval m_Rprec.c).", params=REL, trec_name="Rprec")
+def r_precision(lists, cutoff: None, rel: float) -> np.ndarray:
+    """Rprec = |relevant in top R| / R (0 when R = 0)."""
+    hits = lists.hits(rel)
+    num_rel = lists.num_relevant(rel)
+    mask = hits.position < num_rel[hits.segment]
+    return _safe_divide(np.bincount(hits.segment[mask], minlength=lists.num_queries), num_rel)
+
+
+@family("Bpref", "Binary preference: for each relevant retrieved document, the share of the "
+        "first R judged non-relevant documents ranked below it (trec_eval m_bpref.c).",
+        params=REL, trec_name="bpref")
+def bpref(lists, cutoff: None, rel: float) -> np.ndarray:
+    """bpref = (1/R) Σ_r (1 − min(n_r, R) / min(N, R)), n_r = judged non-relevant above r.
+
+    Unjudged documents (and negative grades) are skipped; N counts judged non-relevant.
+    """
+    hits = lists.hits(rel)
+    num_rel = lists.num_relevant(rel)
+    num_nonrel = lists.num_judged_nonrelevant(rel)
+    judged_nonrel = (lists.grade >= 0) & (lists.grade < rel)
+    above = np.cumsum(judged_nonrel) - judged_nonrel  # judged non-relevant before each row
+    nonrel_above = above[hits.rows] - above[lists.offsets[hits.segment]]
+    r = num_rel[hits.segment]
+    denominator = np.minimum(num_nonrel, num_rel)[hits.segment]
+    share = np.ones(len(hits.rows))
+    penalised = nonrel_above > 0
+    share[penalised] -= np.minimum(nonrel_above, r)[penalised] / denominator[penalised]
+    return _safe_divide(np.bincount(hits.segment, weights=share, minlength=lists.num_queries),
+                        num_rel)
+
+
+@family("NumQ", "Number of queries evaluated.", aggregate="sum", trec_name="num_q")
+def num_q(lists, cutoff: None) -> np.ndarray:
+    """1 per query; summed over queries."""
+    return np.ones(lists.num_queries)
+
+
+@family("NumRet", "Number of documents retrieved (after -M and -J).", aggregate="sum",
+        trec_name="num_ret")
+def num_ret(lists, cutoff: None) -> np.ndarray:
+    """Length of each ranked list."""
+    return lists.num_retrieved.astype(np.float64)
+
+
+@family("NumRel", "Number of relevant judged documents (R).", params=REL, aggregate="sum",
+        trec_name="num_rel")
+def num_rel(lists, cutoff: None, rel: float) -> np.ndarray:
+    """R per query."""
+    return lists.num_relevant(rel).astype(np.float64)
+
+
+@family("NumRelRet", "Number of relevant documents retrieved.", params=REL, aggregate="sum",
+        trec_name="num_rel_ret")
+def num_rel_ret(lists, cutoff: None, rel: float) -> np.ndarray:
+    """|relevant ∩ retrieved| per query."""
+    return hits_at(lists, None, rel)
+
+
+@family("SetP", "Set precision: relevant retrieved / retrieved (trec_eval m_set_P.c).",
+        params=REL, trec_name="set_P")
+def set_precision(lists, cutoff: None, rel: float) -> np.ndarray:
+    """set_P = |relevant ∩ retrieved| / |retrieved|."""
+    return _safe_divide(hits_at(lists, None, rel), lists.num_retrieved)
+
+
+@family("SetR", "Set recall: relevant retrieved / relevant (trec_eval m_set_recall.c).",
+        params=REL, trec_name="set_recall")
+def set_recall(lists, cutoff: None, rel: float) -> np.ndarray:
+    """set_recall = |relevant ∩ retrieved| / R."""
+    return _safe_divide(hits_at(lists, None, rel), lists.num_relevant(rel))
+
+
+@family("SetF", "Set F-measure (beta = relative weight of recall; trec_eval m_set_F.c).",
+        params={"rel": None, "beta": 1.0}, trec_name="set_F")
+def set_f(lists, cutoff: None, rel: float, beta: float) -> np.ndarray:
+    """set_F = (β+1)·P·R / (β·P + R) with set precision P and set recall R (0 if no hit)."""
+    p = set_precision(lists, None, rel)
+    r = set_recall(lists, None, rel)
+    return _safe_divide((beta + 1.0) * p * r, beta * p + r)

@@ -1,0 +1,48 @@
+"""Interpolated precision at recall levels and the 11-point average (trec_eval 10).
+
+Interpolated precision at recall level p is the best precision at any rank at or below the
+rank where ⌊p·R⌉ relevant documents have been retrieved (trec_eval 10 rounds with ``lround``;
+trec_eval 9 added 0.9 and truncated). Levels beyond what was retrieved give 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.segments import reverse_cummax
+from .registry import family
+
+ELEVEN_POINTS = tuple(i / 10 for i in range(11))
+
+
+def interpolated_precision(lists, levels: tuple[float, ...], rel: float) -> np.ndarray:
+    """Array (queries × levels) of interpolated precision (trec_eval m_iprec_at_recall.c)."""
+    hits = lists.hits(rel)
+    q = lists.num_queries
+    precision = hits.kth / (hits.position + 1.0)
+    best_from_here = reverse_cummax(precision, hits.segment)
+    first_hit = np.searchsorted(hits.segment, np.arange(q))
+    num_rel_ret = np.bincount(hits.segment, minlength=q)
+    num_rel = lists.num_relevant(rel)
+    out = np.zeros((q, len(levels)))
+    for j, level in enumerate(levels):
+        needed = np.floor(level * num_rel + 0.5).astype(np.int64)  # C lround for x >= 0
+        reached = (num_rel_ret > 0) & (needed <= num_rel_ret)
+        at = first_hit[reached] + np.maximum(needed[reached], 1) - 1
+        out[reached, j] = best_from_here[at]
+    return out
+
+
+@family("IPrec", "Interpolated precision at a recall level: the best precision at or after "
+        "the rank reaching that recall (trec_eval 10 m_iprec_at_recall.c).", cutoff="required",
+        cutoff_type=float, params={"rel": None}, trec_cutoff_name="iprec_at_recall_{cutoff}")
+def iprec(lists, cutoff: float, rel: float) -> np.ndarray:
+    """IPrec@p = max_{rank r >= r_p} P@r, where r_p is the rank of the ⌊p·R⌉-th relevant hit."""
+    return interpolated_precision(lists, (cutoff,), rel)[:, 0]
+
+
+@family("11pt_avg", "Mean interpolated precision at recall 0, 0.1, ..., 1 (trec_eval 10 "
+        "m_11pt_avg.c).", params={"rel": None}, trec_name="11pt_avg")
+def eleven_point_average(lists, cutoff: None, rel: float) -> np.ndarray:
+    """(1/11) Σ_{p ∈ {0, .1, ..., 1}} IPrec@p."""
+    return interpolated_precision(lists, ELEVEN_POINTS, rel).mean(axis=1)

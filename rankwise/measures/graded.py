@@ -1,0 +1,143 @@
+"""Graded-relevance measures: CG, DCG, IDCG, nDCG (trec_eval semantics) and ERR.
+
+Gain (parameter ``gain``): ``linear`` (the grade, trec_eval and scikit-learn), ``exp``
+(2^grade − 1, Burges et al. 2005; the seed articles' "industrial" DCG) or a map
+``{grade: gain}`` (trec_eval ``ndcg.1=3,2=9``; unmapped grades keep gain = grade).
+Unjudged documents and negative grades gain 0. Discount: 1/log_base(rank + 1), base 2.
+The ideal ranking is built from all judgments of the query (trec_eval), never from the
+retrieved list only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.segments import discounts
+from .registry import family
+
+GAIN = {"gain": "linear", "base": 2}
+
+
+def gains(grades: np.ndarray, gain) -> np.ndarray:
+    """Gain of each grade; NaN (unjudged) and negative grades gain 0."""
+    g = np.where(grades >= 0, grades, 0.0)  # NaN >= 0 is False
+    if gain == "linear":
+        return g
+    if gain == "exp":
+        return np.exp2(g) - 1.0
+    mapped = g.copy()
+    for grade, value in gain:
+        mapped[grades == grade] = value
+    return mapped
+
+
+def dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
+    """Σ_{rank i <= K} gain(grade_i) / log_base(i + 1), per query."""
+    row_gain = gains(lists.grade, gain)
+    rows = np.flatnonzero(row_gain != 0)
+    position = lists.position[rows]
+    if cutoff is not None:
+        keep = position < cutoff
+        rows, position = rows[keep], position[keep]
+    if len(rows) == 0:
+        return np.zeros(lists.num_queries)
+    weight = row_gain[rows] * discounts(int(position.max()) + 1, base)[position]
+    return np.bincount(lists.segment[rows], weights=weight, minlength=lists.num_queries)
+
+
+def ideal_dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
+    """DCG of the ideal ranking of all the query's judgments, from per-grade counts.
+
+    With grades sorted by gain (descending, positive gains only) and C_j the cumulative count
+    of judgments down to the j-th grade, IDCG@K = Σ_j gain_j · (S[min(C_j, K)] − S[min(C_{j-1}, K)])
+    where S[k] is the sum of the first k discounts: no per-query sort.
+    """
+    level_gain = gains(lists.levels, gain)
+    by_gain = np.argsort(-level_gain, kind="stable")
+    by_gain = by_gain[level_gain[by_gain] > 0]
+    if len(by_gain) == 0 or lists.num_queries == 0:
+        return np.zeros(lists.num_queries)
+    cumulative = np.cumsum(lists.level_counts[:, by_gain], axis=1)
+    if cutoff is not None:
+        cumulative = np.minimum(cumulative, cutoff)
+    longest = int(cumulative[:, -1].max())
+    prefix = np.concatenate(([0.0], np.cumsum(discounts(longest, base))))
+    upper = prefix[cumulative]
+    lower = np.concatenate([np.zeros((len(upper), 1)), upper[:, :-1]], axis=1)
+    return (upper - lower) @ level_gain[by_gain]
+
+
+def _ratio(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(dcg))
+    np.divide(dcg, ideal, out=out, where=ideal > 0)
+    return out
+
+
+@family("nDCG", "Normalised DCG: DCG / ideal DCG from all judgments, 0 when the ideal is 0 "
+        "(trec_eval m_ndcg.c; with @K m_ndcg_cut.c).", cutoff="optional", params=GAIN,
+        trec_name="ndcg", trec_cutoff_name="ndcg_cut_{cutoff}")
+def ndcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
+    """nDCG@K = DCG@K / IDCG@K (Järvelin & Kekäläinen 2002).
+
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"a": .1, "b": .2, "c": .3, "d": 4, "e": 70}}
+    >>> qrels = {"q": {"a": 10, "b": 0, "c": 0, "d": 1, "e": 5}}
+    >>> round(evaluate(qrels, run, ["nDCG"]).mean("nDCG"), 4)
+    0.6957
+    >>> round(evaluate(qrels, run, ["nDCG(gain=exp)"]).mean("nDCG(gain=exp)"), 4)
+    0.4097
+    """
+    return _ratio(dcg_at(lists, cutoff, gain, base), ideal_dcg_at(lists, cutoff, gain, base))
+
+
+@family("DCG", "Discounted cumulative gain Σ gain / log2(rank + 1).", cutoff="optional",
+        params=GAIN)
+def dcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
+    """DCG@K = Σ_{i<=K} gain_i / log_base(i + 1)."""
+    return dcg_at(lists, cutoff, gain, base)
+
+
+@family("IDCG", "Ideal DCG: the DCG of the best ordering of all judged documents.",
+        cutoff="optional", params=GAIN)
+def idcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
+    """IDCG@K, from all judgments of the query."""
+    return ideal_dcg_at(lists, cutoff, gain, base)
+
+
+@family("CG", "Cumulative gain: Σ gain over the top K (no discount).", cutoff="optional",
+        params={"gain": "linear"})
+def cumulative_gain(lists, cutoff: int | None, gain) -> np.ndarray:
+    """CG@K = Σ_{i<=K} gain_i."""
+    row_gain = gains(lists.grade, gain)
+    rows = np.flatnonzero(row_gain != 0)
+    if cutoff is not None:
+        rows = rows[lists.position[rows] < cutoff]
+    return np.bincount(lists.segment[rows], weights=row_gain[rows], minlength=lists.num_queries)
+
+
+@family("ERR", "Expected reciprocal rank (cascade model), R_i = (2^g − 1) / 2^g_max with g_max "
+        "the largest grade in the judgments unless given (Chapelle et al. 2009).",
+        cutoff="optional", params={"max_grade": None})
+def err(lists, cutoff: int | None, max_grade: float | None) -> np.ndarray:
+    """ERR@K = Σ_{r<=K} (1/r) · R_r · Π_{i<r} (1 − R_i).
+
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"a": 3, "b": 2, "c": 1}}
+    >>> round(evaluate({"q": {"a": 2, "b": 3, "c": 0}}, run, ["ERR"]).mean("ERR"), 3)
+    0.648
+    """
+    top = lists.max_grade if max_grade is None else float(max_grade)
+    grade = np.minimum(np.where(lists.grade > 0, lists.grade, 0.0), top)
+    rows = np.flatnonzero(grade > 0)
+    if cutoff is not None:
+        rows = rows[lists.position[rows] < cutoff]
+    if len(rows) == 0:
+        return np.zeros(lists.num_queries)
+    stop = (np.exp2(grade[rows]) - 1.0) / np.exp2(top)
+    segment = lists.segment[rows]
+    log_continue = np.log1p(-stop)
+    before = np.cumsum(log_continue) - log_continue  # Σ log(1 − R_i) over earlier rows
+    first = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
+    before -= np.repeat(before[first], np.diff(np.r_[first, len(rows)]))
+    contribution = stop * np.exp(before) / (lists.position[rows] + 1.0)
+    return np.bincount(segment, weights=contribution, minlength=lists.num_queries)

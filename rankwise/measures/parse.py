@@ -1,0 +1,204 @@
+"""Parse measure strings in three dialects into :class:`Measure` objects.
+
+* ir_measures: ``P@10``, ``P(rel=2)@5``, ``AP@100``, ``nDCG(gain=exp)@10``, ``IPrec@0.5``;
+* trec_eval: ``P_10``, ``ndcg_cut_10``, ``map``, ``recip_rank``, ``iprec_at_recall_0.50``,
+  families with parameters ``P.5,10``, ``ndcg.1=3,2=9``, bare families ``P`` (its default
+  cutoffs), and the sets ``official`` and ``all_trec``;
+* ranx: ``precision@10``, ``ndcg@10``, ``ndcg_burges@10``, ``map@100``, ``mrr@10``,
+  ``hit_rate@10``, ``f1@10``, ``r-precision``.
+
+A small grammar, never ``eval``. Unknown names get an error listing the closest known ones.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any, Iterable
+
+from ..errors import MeasureError
+from .registry import FAMILIES, Measure, make_measure
+
+# lower-case spelling -> (family, fixed parameters)
+ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "p": ("P", {}), "precision": ("P", {}),
+    "r": ("R", {}), "recall": ("R", {}),
+    "f1": ("F1", {}), "f": ("F1", {}),
+    "success": ("Success", {}), "hit_rate": ("Success", {}), "hitrate": ("Success", {}),
+    "hr": ("Success", {}),
+    "rr": ("RR", {}), "mrr": ("RR", {}), "recip_rank": ("RR", {}),
+    "ap": ("AP", {}), "map": ("AP", {}), "map_cut": ("AP", {}),
+    "gm_map": ("gm_map", {}),
+    "rprec": ("Rprec", {}), "r-precision": ("Rprec", {}), "r_precision": ("Rprec", {}),
+    "bpref": ("Bpref", {}),
+    "ndcg": ("nDCG", {}), "ndcg_cut": ("nDCG", {}), "ndcg_burges": ("nDCG", {"gain": "exp"}),
+    "dcg": ("DCG", {}), "dcg_burges": ("DCG", {"gain": "exp"}),
+    "idcg": ("IDCG", {}), "ideal_dcg": ("IDCG", {}), "cg": ("CG", {}),
+    "err": ("ERR", {}),
+    "iprec": ("IPrec", {}), "iprec_at_recall": ("IPrec", {}),
+    "11pt_avg": ("11pt_avg", {}), "11pt": ("11pt_avg", {}),
+    "numq": ("NumQ", {}), "num_q": ("NumQ", {}),
+    "numret": ("NumRet", {}), "num_ret": ("NumRet", {}),
+    "numrel": ("NumRel", {}), "num_rel": ("NumRel", {}),
+    "numrelret": ("NumRelRet", {}), "num_rel_ret": ("NumRelRet", {}),
+    "setp": ("SetP", {}), "set_p": ("SetP", {}),
+    "setr": ("SetR", {}), "set_recall": ("SetR", {}),
+    "setf": ("SetF", {}), "set_f": ("SetF", {}),
+    "mae": ("MAE", {}), "rmse": ("RMSE", {}),
+}
+
+# trec_eval families that take a list of cutoffs, with their defaults
+TREC_CUTOFF_FAMILIES: dict[str, tuple[str, tuple[float, ...]]] = {
+    "P": ("P", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "recall": ("R", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "ndcg_cut": ("nDCG", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "map_cut": ("AP", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "success": ("Success", (1, 5, 10)),
+    "iprec_at_recall": ("IPrec", tuple(i / 10 for i in range(11))),
+}
+
+OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+            "recip_rank", "iprec_at_recall", "P")
+ALL_TREC = OFFICIAL + ("recall", "ndcg", "ndcg_cut", "map_cut", "11pt_avg", "success",
+                       "set_P", "set_recall", "set_F")
+
+_GENERIC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$")
+_TREC_CUT = re.compile(r"^(?P<family>P|recall|ndcg_cut|map_cut|success|iprec_at_recall)_"
+                       r"(?P<cutoff>\d+(?:\.\d+)?)$")
+
+
+def parse_measures(specs: Iterable[str | Measure] | str) -> list[Measure]:
+    """Parse measure strings (or pass Measure objects through); duplicates removed, order kept.
+
+    >>> [str(m) for m in parse_measures(["P_10", "ndcg_cut.5,10", "mrr@10", "map"])]
+    ['P@10', 'nDCG@5', 'nDCG@10', 'RR@10', 'AP']
+    """
+    if isinstance(specs, (str, Measure)):
+        specs = [specs]
+    out: list[Measure] = []
+    for spec in specs:
+        for measure in ([spec] if isinstance(spec, Measure) else _parse_one(str(spec).strip())):
+            if measure not in out:
+                out.append(measure)
+    if not out:
+        raise MeasureError("no measure given", source="measure")
+    return out
+
+
+def parse_measure(text: str) -> Measure:
+    """Parse one string naming exactly one measure."""
+    measures = _parse_one(text.strip())
+    if len(measures) != 1:
+        raise MeasureError("names several measures, expected one", source="measure", value=text)
+    return measures[0]
+
+
+def _parse_one(text: str) -> list[Measure]:
+    if text in ("official", "all_trec"):
+        return [m for name in (OFFICIAL if text == "official" else ALL_TREC)
+                for m in _parse_one(name)]
+    match = _TREC_CUT.match(text)
+    if match:
+        family = TREC_CUTOFF_FAMILIES[match["family"]][0]
+        return [make_measure(family, match["cutoff"], text=text)]
+    if text in TREC_CUTOFF_FAMILIES:
+        family, cutoffs = TREC_CUTOFF_FAMILIES[text]
+        return [make_measure(family, c, text=text) for c in cutoffs]
+    if "." in text and "@" not in text and "(" not in text:
+        return _parse_trec_params(text)
+    match = _GENERIC.match(text)
+    if not match:
+        raise _unknown(text)
+    family, fixed = _lookup(match["name"], text)
+    params = dict(fixed)
+    params.update(_parse_params(match["params"], text) if match["params"] else {})
+    return [make_measure(family, match["cutoff"], params, text=text)]
+
+
+def _lookup(name: str, text: str) -> tuple[str, dict[str, Any]]:
+    if name in FAMILIES:
+        return name, {}
+    alias = ALIASES.get(name.lower())
+    if alias is None:
+        raise _unknown(text)
+    return alias
+
+
+def _parse_trec_params(text: str) -> list[Measure]:
+    """trec_eval's ``family.params`` form: ``P.5,10``, ``ndcg.1=3,2=9``, ``set_F.0.5``."""
+    name, _, rest = text.partition(".")
+    values = [v for v in rest.split(",") if v]
+    if name in TREC_CUTOFF_FAMILIES:
+        family = TREC_CUTOFF_FAMILIES[name][0]
+        return [make_measure(family, v, text=text) for v in values]
+    if name == "ndcg" and all("=" in v for v in values):
+        gain_map = {}
+        for v in values:
+            grade, _, gain = v.partition("=")
+            gain_map[_number(grade, text)] = _number(gain, text)
+        return [make_measure("nDCG", None, {"gain": gain_map}, text=text)]
+    if name == "set_F" and len(values) == 1:
+        return [make_measure("SetF", None, {"beta": _number(values[0], text)}, text=text)]
+    raise _unknown(text)
+
+
+def _parse_params(text: str, whole: str) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for item in _split_top_level(text):
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise MeasureError("parameters are written name=value", source="measure", value=whole)
+        if key == "dcg":  # ir_measures spelling of the gain
+            key, value = "gain", {"exp-log2": "exp", "log2": "linear"}.get(value, value)
+        if value.startswith("{") and value.endswith("}"):
+            params[key] = _parse_map(value[1:-1], whole)
+        else:
+            params[key] = value
+    return params
+
+
+def _parse_map(text: str, whole: str) -> dict[float, float]:
+    out = {}
+    for pair in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = pair.partition(":")
+        if not sep:
+            raise MeasureError("a gain map is written {grade:gain,...}", source="measure",
+                               value=whole)
+        out[_number(key, whole)] = _number(value, whole)
+    return out
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return [p for p in parts if p.strip()]
+
+
+def _number(text: str, whole: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise MeasureError("expected a number", source="measure", value=whole) from None
+
+
+def known_names() -> list[str]:
+    """Every accepted spelling of a measure family (for suggestions and ``rankwise measures``)."""
+    return sorted(set(FAMILIES) | set(ALIASES) | set(TREC_CUTOFF_FAMILIES) | {"official", "all_trec"})
+
+
+def _unknown(text: str) -> MeasureError:
+    base = re.split(r"[@(._]", text, maxsplit=1)[0] if text else text
+    pool = known_names()
+    close = difflib.get_close_matches(text, pool, n=5, cutoff=0.5) or \
+        difflib.get_close_matches(base, pool, n=5, cutoff=0.5)
+    hint = f"; closest: {', '.join(close)}" if close else "; `rankwise measures` lists them all"
+    return MeasureError(f"unknown measure{hint}", source="measure", value=text)

@@ -1,0 +1,167 @@
+"""Measure objects and the registry of measure families.
+
+A :class:`Measure` is a family name, an optional cutoff and named parameters, e.g.
+``P(rel=2)@5``. Each family registers its compute function with :func:`family`; the
+function receives the :class:`~rankwise.core.RankedLists`, the cutoff and the parameters,
+and returns one float per query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import MeasureError
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: how to compute it, its parameters and how it is named and averaged."""
+
+    name: str
+    compute: Callable[..., np.ndarray]
+    description: str
+    cutoff: str = "none"  # "required", "optional" or "none"
+    cutoff_type: type = int  # int ranks, or float recall levels (IPrec)
+    params: dict[str, Any] = field(default_factory=dict)  # name -> default (None: conventions)
+    aggregate: str = "mean"  # "mean", "sum" or "gmean"
+    trec_name: str | None = None  # trec_eval's name without a cutoff, or None
+    trec_cutoff_name: str | None = None  # trec_eval's name with a cutoff ("P_{cutoff}"), or None
+    per_query_in_trec: bool = True  # trec_eval prints it per query
+
+
+FAMILIES: dict[str, Family] = {}
+
+
+def family(name: str, description: str, **options: Any) -> Callable:
+    """Register ``compute`` as the measure family ``name``."""
+
+    def register(compute: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+        FAMILIES[name] = Family(name, compute, description, **options)
+        return compute
+
+    return register
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure: a family, a cutoff (or recall level) and parameters.
+
+    Examples
+    --------
+    >>> from rankwise.measures import parse_measure
+    >>> m = parse_measure("P(rel=2)@5")
+    >>> m.family, m.cutoff, dict(m.params), str(m)
+    ('P', 5, {'rel': 2}, 'P(rel=2)@5')
+    """
+
+    family: str
+    cutoff: int | float | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def spec(self) -> Family:
+        return FAMILIES[self.family]
+
+    def __str__(self) -> str:
+        text = self.family
+        if self.params:
+            text += "(" + ",".join(f"{k}={_show(v)}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            text += f"@{_show(self.cutoff)}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+    def trec_name(self) -> str:
+        """trec_eval's name for this measure where it has one, else the canonical name."""
+        spec = self.spec
+        template = spec.trec_name if self.cutoff is None else spec.trec_cutoff_name
+        if template is None or self.params:
+            return str(self)
+        cutoff = self.cutoff
+        if spec.cutoff_type is float:
+            cutoff = f"{cutoff:.2f}"
+        return template.format(cutoff=cutoff)
+
+    def compute(self, lists) -> np.ndarray:
+        """One value per query of ``lists``."""
+        params = {k: v for k, v in self.spec.params.items()}
+        params.update(dict(self.params))
+        if "rel" in params and params["rel"] is None:
+            params["rel"] = lists.conventions.relevance_threshold
+        return self.spec.compute(lists, self.cutoff, **params)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "{" + ",".join(f"{_show(k)}:{_show(v)}" for k, v in value) + "}"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def make_measure(name: str, cutoff: Any = None, params: dict[str, Any] | None = None,
+                 text: str | None = None) -> Measure:
+    """Validate and build a :class:`Measure` (the single place parameters are checked)."""
+    shown = text or name
+    spec = FAMILIES.get(name)
+    if spec is None:
+        raise MeasureError(f"unknown measure family {name!r}", source="measure", value=shown)
+    params = dict(params or {})
+    for key in params:
+        if key not in spec.params:
+            allowed = ", ".join(spec.params) or "none"
+            raise MeasureError(f"{name} has no parameter {key!r} (parameters: {allowed})",
+                               source="measure", value=shown)
+    if cutoff is None and spec.cutoff == "required":
+        raise MeasureError(f"{name} needs a cutoff, e.g. {name}@10", source="measure", value=shown)
+    if cutoff is not None and spec.cutoff == "none":
+        raise MeasureError(f"{name} takes no cutoff", source="measure", value=shown)
+    if cutoff is not None:
+        cutoff = _check_cutoff(spec, cutoff, shown)
+    for key, value in params.items():
+        params[key] = _check_param(name, key, value, shown)
+    ordered = tuple(sorted((k, v) for k, v in params.items() if v != spec.params[k]))
+    return Measure(name, cutoff, ordered)
+
+
+def _check_cutoff(spec: Family, cutoff: Any, shown: str) -> int | float:
+    if spec.cutoff_type is float:
+        try:
+            level = float(cutoff)
+        except (TypeError, ValueError):
+            level = -1.0
+        if not 0.0 <= level <= 1.0:
+            raise MeasureError(f"{spec.name} needs a recall level between 0 and 1",
+                               source="measure", value=shown)
+        return level
+    try:
+        as_float = float(cutoff)
+    except (TypeError, ValueError):
+        as_float = -1.0
+    if not as_float.is_integer() or as_float < 1:
+        raise MeasureError("a cutoff must be a positive integer", source="measure", value=shown)
+    return int(as_float)
+
+
+def _check_param(name: str, key: str, value: Any, shown: str) -> Any:
+    if key == "gain":
+        if isinstance(value, dict):
+            return tuple(sorted((float(k), float(v)) for k, v in value.items()))
+        if isinstance(value, tuple) or value in ("linear", "exp"):
+            return value
+        raise MeasureError("gain must be linear, exp or a map {grade:gain}", source="measure",
+                           value=shown)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise MeasureError(f"{name} parameter {key} must be a number", source="measure",
+                           value=shown) from None
+    if key in ("beta", "base", "max_grade") and number <= 0:
+        raise MeasureError(f"{name} parameter {key} must be positive", source="measure",
+                           value=shown)
+    return int(number) if number.is_integer() else number

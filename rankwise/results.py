@@ -1,0 +1,256 @@
+"""Result: aggregates, per-query values, conventions and diagnostics of one evaluation,
+with writers to tables, Markdown, CSV, JSON and trec_eval's own line format.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .conventions import Conventions
+
+MIN_GEO_MEAN = 1e-5  # trec_eval's floor for geometric means
+
+
+@dataclass
+class SystemResult:
+    """One run's numbers: the mean (or sum) of every measure, and its per-query values."""
+
+    name: str
+    aggregates: dict[str, float]
+    diagnostics: dict[str, Any]
+    query_ids: np.ndarray | None = None  # sorted query ids (per-query values kept)
+    values: dict[str, np.ndarray] | None = None
+    undefined: dict[str, int] = field(default_factory=dict)  # queries with no value, per measure
+    trec_names: dict[str, str] = field(default_factory=dict)
+
+
+class Result:
+    """What :func:`rankwise.evaluate` returns.
+
+    Attributes
+    ----------
+    measures : list of str
+        Canonical measure names, in the order asked for.
+    systems : dict of str to SystemResult
+        One entry per run, in the order given.
+    conventions : Conventions
+        The conventions every number was computed under.
+    """
+
+    def __init__(self, measures: list[str], systems: dict[str, SystemResult],
+                 conventions: Conventions, aggregate_kinds: dict[str, str]) -> None:
+        self.measures = measures
+        self.systems = systems
+        self.conventions = conventions
+        self.aggregate_kinds = aggregate_kinds
+
+    # ------------------------------------------------------------------ access
+
+    def _system(self, system: str | None) -> SystemResult:
+        if system is None:
+            if len(self.systems) != 1:
+                raise KeyError(f"several systems: name one of {list(self.systems)}")
+            return next(iter(self.systems.values()))
+        return self.systems[system]
+
+    def mean(self, measure: str, system: str | None = None) -> float:
+        """The aggregate of ``measure`` (a canonical name) for ``system`` (default: the only one)."""
+        return self._system(system).aggregates[_canonical(measure)]
+
+    @property
+    def aggregates(self) -> dict[str, dict[str, float]]:
+        """``{system: {measure: aggregate}}``."""
+        return {name: dict(s.aggregates) for name, s in self.systems.items()}
+
+    @property
+    def diagnostics(self) -> dict[str, dict[str, Any]]:
+        """``{system: counts}``: what was ignored, removed, unjudged or tied (see Diagnostics)."""
+        return {name: dict(s.diagnostics) for name, s in self.systems.items()}
+
+    def per_query(self, system: str | None = None) -> dict[str, dict[str, float]]:
+        """``{query: {measure: value}}`` for one system (needs ``per_query=True``)."""
+        s = self._system(system)
+        if s.values is None:
+            raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
+        columns = [s.values[m].tolist() for m in self.measures]
+        return {q: dict(zip(self.measures, row)) for q, row in zip(s.query_ids, zip(*columns))}
+
+    def to_frame(self, backend: str = "pandas", per_query: bool = True):
+        """A DataFrame: per query (``system, query, <measures>``) or aggregates (``system,
+        <measures>``). ``backend``: ``"pandas"`` or ``"polars"``."""
+        data: dict[str, list[Any]] = {"system": []}
+        if per_query:
+            data["query"] = []
+        for m in self.measures:
+            data[m] = []
+        for name, s in self.systems.items():
+            if per_query:
+                if s.values is None:
+                    raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
+                data["system"] += [name] * len(s.query_ids)
+                data["query"] += list(s.query_ids)
+                for m in self.measures:
+                    data[m] += s.values[m].tolist()
+            else:
+                data["system"].append(name)
+                for m in self.measures:
+                    data[m].append(s.aggregates[m])
+        if backend == "polars":
+            import polars as pl
+
+            return pl.DataFrame(data)
+        import pandas as pd
+
+        return pd.DataFrame(data)
+
+    # ------------------------------------------------------------------ text formats
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The aggregates as a Markdown table, one row per system, conventions below."""
+        head = "| system | " + " | ".join(self.measures) + " |"
+        rule = "|---|" + "---:|" * len(self.measures)
+        rows = [f"| {name} | " + " | ".join(self._fmt(m, s.aggregates[m], digits)
+                                            for m in self.measures) + " |"
+                for name, s in self.systems.items()]
+        return "\n".join([head, rule, *rows, "", f"Conventions: {self.conventions.describe()}"])
+
+    def to_table(self, digits: int = 4) -> str:
+        """The aggregates as an aligned plain-text table."""
+        header = ["system", *self.measures]
+        body = [[name, *(self._fmt(m, s.aggregates[m], digits) for m in self.measures)]
+                for name, s in self.systems.items()]
+        widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(len(header))]
+        lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                           for i, (c, w) in enumerate(zip(r, widths))) for r in [header, *body]]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def to_csv(self, per_query: bool = False) -> str:
+        """CSV of the aggregates (or of the per-query values), full precision."""
+        lines = []
+        if per_query:
+            lines.append(",".join(["system", "query", *self.measures]))
+            for name, s in self.systems.items():
+                if s.values is None:
+                    raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
+                for i, q in enumerate(s.query_ids):
+                    lines.append(",".join([_csv(name), _csv(q),
+                                           *(repr(float(s.values[m][i])) for m in self.measures)]))
+        else:
+            lines.append(",".join(["system", *self.measures]))
+            for name, s in self.systems.items():
+                lines.append(",".join([_csv(name), *(repr(s.aggregates[m]) for m in self.measures)]))
+        return "\n".join(lines) + "\n"
+
+    def to_trec(self, per_query: bool = False) -> str:
+        """trec_eval's output format: ``measure<TAB>qid|all<TAB>value`` (4 decimals, counts as
+        integers, measure names padded to 22), so it can be diffed with trec_eval's."""
+        lines = []
+        for name, s in self.systems.items():
+            if per_query:
+                if s.values is None:
+                    raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
+                printed = [m for m in self.measures if self.aggregate_kinds[m] != "gmean"]
+                for i, q in enumerate(s.query_ids):
+                    for m in printed:
+                        lines.append(_trec_line(s.trec_names[m], q, s.values[m][i],
+                                                self.aggregate_kinds[m] == "sum"))
+            lines.append(f"{'runid':<22s}\tall\t{name}")
+            for m in self.measures:
+                lines.append(_trec_line(s.trec_names[m], "all", s.aggregates[m],
+                                        self.aggregate_kinds[m] == "sum"))
+        return "\n".join(lines) + "\n"
+
+    def to_json(self, indent: int | None = None) -> str:
+        """Everything, as JSON (NaN as null); :meth:`from_json` reads it back."""
+        from . import __version__
+
+        data = {
+            "rankwise": __version__,
+            "conventions": self.conventions.to_dict(),
+            "measures": self.measures,
+            "aggregate_kinds": self.aggregate_kinds,
+            "systems": {
+                name: {
+                    "aggregates": {m: _json_number(v) for m, v in s.aggregates.items()},
+                    "diagnostics": s.diagnostics,
+                    "undefined": s.undefined,
+                    "trec_names": s.trec_names,
+                    "per_query": None if s.values is None else {
+                        "query_ids": list(s.query_ids),
+                        "values": {m: [_json_number(v) for v in s.values[m].tolist()]
+                                   for m in self.measures},
+                    },
+                }
+                for name, s in self.systems.items()
+            },
+        }
+        return json.dumps(data, indent=indent, allow_nan=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Result":
+        """Rebuild a Result written by :meth:`to_json`."""
+        data = json.loads(text)
+        systems = {}
+        for name, s in data["systems"].items():
+            per_query = s["per_query"]
+            systems[name] = SystemResult(
+                name=name,
+                aggregates={m: _from_json_number(v) for m, v in s["aggregates"].items()},
+                diagnostics=s["diagnostics"],
+                query_ids=None if per_query is None else np.asarray(per_query["query_ids"],
+                                                                    dtype=object),
+                values=None if per_query is None else {
+                    m: np.asarray([_from_json_number(v) for v in vals], dtype=np.float64)
+                    for m, vals in per_query["values"].items()},
+                undefined=s["undefined"], trec_names=s["trec_names"])
+        return cls(data["measures"], systems, Conventions.from_dict(data["conventions"]),
+                   data["aggregate_kinds"])
+
+    def __repr__(self) -> str:
+        return f"Result(systems={list(self.systems)}, measures={self.measures})"
+
+    def _fmt(self, measure: str, value: float, digits: int) -> str:
+        if self.aggregate_kinds[measure] == "sum" and not math.isnan(value):
+            return str(int(round(value)))
+        return f"{value:.{digits}f}"
+
+
+def aggregate(values: np.ndarray, kind: str) -> float:
+    """Mean (NaN values skipped), sum, or trec_eval's geometric mean (values floored at 1e-5)."""
+    defined = values[~np.isnan(values)]
+    if kind == "sum":
+        return float(defined.sum())
+    if len(defined) == 0:
+        return float("nan")
+    if kind == "gmean":
+        return float(np.exp(np.mean(np.log(np.maximum(defined, MIN_GEO_MEAN)))))
+    return float(defined.mean())
+
+
+def _canonical(measure: str) -> str:
+    from .measures import parse_measure
+
+    return str(parse_measure(measure))
+
+
+def _trec_line(name: str, qid: str, value: float, integer: bool) -> str:
+    shown = str(int(round(value))) if integer and not math.isnan(value) else f"{value:.4f}"
+    return f"{name:<22s}\t{qid}\t{shown}"
+
+
+def _csv(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
+
+
+def _json_number(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def _from_json_number(value: float | None) -> float:
+    return float("nan") if value is None else float(value)
