@@ -81,7 +81,7 @@ def write_run(run: Run, path: str | os.PathLike[str], tag: str | None = None) ->
     with open(path, "w", encoding="utf-8") as out:
         for i, row in enumerate(order):
             out.write(f"{qids[run.query_code[row]]} Q0 {dids[run.doc_code[row]]} {ranks[i]} "
-                      f"{run.score[row]!r} {name}\n")
+                      f"{float(run.score[row])!r} {name}\n")
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
@@ -123,6 +123,9 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
         lines = None
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         clean, lines = _normalise(data)
+        if not clean:
+            raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
+                             source=source) from None
         try:
             table = _arrow_parse(clean, names, types, keep)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
@@ -211,7 +214,8 @@ def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str) -
             hint = ""
             if kind == "qrels" and len(fields) == 6:
                 hint = "; this looks like a run file passed as qrels"
-            elif kind == "run" and len(fields) == 4:
+            elif kind == "run" and len(fields) == 4 and fields[1] != "Q0" \
+                    and fields[3].lstrip("-").isdigit():
                 hint = "; this looks like a qrels file passed as a run"
             return InputError(f"expected {len(names)} fields '{expected}', got {len(fields)}{hint}",
                               source=source, line=number, value=stripped)

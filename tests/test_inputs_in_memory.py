@@ -1,0 +1,120 @@
+"""Judgments and runs from DataFrames, Arrow tables, dicts and learning-to-rank arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+
+import rankwise
+from rankwise import InputError
+
+QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d1": 1}}
+RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d9": 5.0, "d1": 4.0}}
+MEASURES = ["P@2", "AP", "nDCG@3", "RR"]
+
+
+def expected():
+    return rankwise.evaluate(QRELS, RUN, MEASURES, per_query=True).per_query()
+
+
+def long_rows(nested, value):
+    return [{"query": q, "doc": d, value: v} for q, docs in nested.items() for d, v in docs.items()]
+
+
+def test_dicts():
+    got = expected()
+    assert got["q1"]["P@2"] == 0.5 and got["q2"]["RR"] == 0.5
+
+
+@pytest.mark.parametrize("make", [
+    lambda rows: pd.DataFrame(rows),
+    lambda rows: pl.DataFrame(rows),
+    lambda rows: pa.Table.from_pylist(rows),
+], ids=["pandas", "polars", "arrow"])
+def test_frames_match_dicts(make):
+    qrels = make(long_rows(QRELS, "relevance"))
+    run = make(long_rows(RUN, "score"))
+    assert rankwise.evaluate(qrels, run, MEASURES, per_query=True).per_query() == expected()
+
+
+def test_renamed_columns():
+    qrels = pd.DataFrame(long_rows(QRELS, "rating")).rename(columns={"query": "user", "doc": "item"})
+    run = pd.DataFrame(long_rows(RUN, "pred")).rename(columns={"query": "user", "doc": "item"})
+    q = rankwise.to_qrels(qrels, query="user", doc="item", relevance="rating")
+    r = rankwise.to_run(run, query="user", doc="item", score="pred")
+    assert rankwise.evaluate(q, r, MEASURES, per_query=True).per_query() == expected()
+
+
+def test_missing_column_is_named():
+    with pytest.raises(InputError, match="no column 'score'.*columns: query, doc, rating"):
+        rankwise.evaluate(QRELS, pd.DataFrame(long_rows(RUN, "rating")), ["AP"])
+
+
+def test_integer_ids_become_strings():
+    qrels = pd.DataFrame({"query": [1, 1], "doc": [10, 11], "relevance": [1, 0]})
+    run = pd.DataFrame({"query": [1, 1], "doc": [11, 10], "score": [0.9, 0.1]})
+    assert rankwise.evaluate(qrels, run, ["RR"], per_query=True).per_query() == {"1": {"RR": 0.5}}
+
+
+def test_nan_score_in_frame_names_the_row():
+    run = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"], "score": [1.0, np.nan]})
+    with pytest.raises(InputError, match=r"run DataFrame, row 1: score must be a finite number"):
+        rankwise.evaluate(QRELS, run, ["AP"])
+
+
+def test_bad_value_in_dict_names_the_key():
+    with pytest.raises(InputError, match="'q1'/'d2'"):
+        rankwise.evaluate(QRELS, {"q1": {"d1": 1.0, "d2": "high"}}, ["AP"])
+
+
+def test_several_runs_by_name():
+    other = {"q1": {"d3": 3.0, "d1": 2.0}, "q2": {"d1": 1.0}}
+    result = rankwise.evaluate(QRELS, {"a": RUN, "b": other}, MEASURES)
+    assert list(result.systems) == ["a", "b"]
+    assert result.mean("RR", "b") == 1.0
+    assert result.mean("AP", "a") == rankwise.evaluate(QRELS, RUN, ["AP"]).mean("AP")
+
+
+def test_arrays_with_group_sizes():
+    y_true = [3, 0, 1, 2, 0]
+    y_score = [0.9, 0.8, 0.1, 0.4, 0.5]
+    qrels, run = rankwise.from_arrays(y_true, y_score, group=[3, 2])
+    result = rankwise.evaluate(qrels, run, ["nDCG"], per_query=True).per_query()
+    ideal = 3 + 1 / np.log2(3)
+    assert result["0"]["nDCG"] == pytest.approx((3 + 0 + 1 / 2) / ideal)
+    assert result["1"]["nDCG"] == pytest.approx((2 / np.log2(3)) / 2)
+
+
+def test_arrays_with_query_ids_and_2d():
+    y_true = np.array([[3, 0, 1], [0, 2, 0]])
+    y_score = np.array([[0.9, 0.8, 0.1], [0.5, 0.4, 0.1]])
+    two_d = rankwise.evaluate(*rankwise.from_arrays(y_true, y_score), ["nDCG"]).mean("nDCG")
+    flat = rankwise.from_arrays(y_true.ravel(), y_score.ravel(), query=["a"] * 3 + ["b"] * 3)
+    assert rankwise.evaluate(*flat, ["nDCG"]).mean("nDCG") == pytest.approx(two_d)
+
+
+def test_arrays_against_sklearn_ndcg():
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(3)
+    y_true = rng.integers(0, 4, size=(20, 15))
+    y_score = rng.random((20, 15))  # no ties: sklearn averages over tied orderings
+    ours = rankwise.evaluate(*rankwise.from_arrays(y_true, y_score), ["nDCG@5"]).mean("nDCG@5")
+    assert ours == pytest.approx(sklearn_metrics.ndcg_score(y_true, y_score, k=5))
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"group": [2, 2]}, "add up to 4, but there are 5 rows"),
+    ({"group": [3, 2], "query": [1] * 5}, "either group"),
+    ({"query": [1, 2]}, "query has 2 ids for 5 rows"),
+])
+def test_bad_arrays(kwargs, fragment):
+    with pytest.raises(InputError, match=fragment):
+        rankwise.from_arrays([1, 0, 0, 1, 0], [0.1] * 5, **kwargs)
+
+
+def test_shape_mismatch():
+    with pytest.raises(InputError, match="shape"):
+        rankwise.from_arrays([1, 0], [0.1, 0.2, 0.3])

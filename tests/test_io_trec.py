@@ -1,0 +1,180 @@
+"""TREC file reading: accepted variants and the errors for bad input (file, line, value)."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+import rankwise
+from rankwise import InputError
+from tests.helpers import write
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\n"
+RUN = "q1 Q0 d1 1 3.0 sys\nq1 Q0 d2 2 2.0 sys\nq1 Q0 d3 3 1.0 sys\nq2 Q0 d9 1 5 sys\n"
+
+
+def evaluate_text(tmp_path, qrels=QRELS, run=RUN, measures=("P@2", "AP", "NumRet")):
+    return rankwise.evaluate(write(tmp_path, "qrels", qrels), write(tmp_path, "run", run),
+                             list(measures), per_query=True)
+
+
+def test_plain_file(tmp_path):
+    result = evaluate_text(tmp_path)
+    assert result.per_query()["q1"]["P@2"] == 0.5
+    assert result.per_query()["q1"]["AP"] == pytest.approx((1 + 2 / 3) / 2)
+    assert result.per_query()["q2"]["AP"] == 0.0
+    assert result.mean("NumRet") == 4
+    assert "sys" in result.systems
+
+
+@pytest.mark.parametrize("transform", [
+    lambda t: t.replace(" ", "\t"),
+    lambda t: t.replace(" ", " \t  "),
+    lambda t: t.replace("\n", "\r\n"),
+    lambda t: "  " + t.replace("\n", "   \n  "),
+    lambda t: "# a comment\n\n" + t.replace("\n", "\n# another\n\n", 1),
+    lambda t: t.rstrip("\n"),
+], ids=["tabs", "mixed-blanks", "crlf", "padding", "comments-and-blank-lines", "no-final-newline"])
+def test_whitespace_and_comment_variants_give_the_same_numbers(tmp_path, transform):
+    expected = evaluate_text(tmp_path).per_query()
+    got = evaluate_text(tmp_path, transform(QRELS), transform(RUN)).per_query()
+    assert got == expected
+
+
+def test_gzip_inputs(tmp_path):
+    result = rankwise.evaluate(write(tmp_path, "q.gz", QRELS, compress=True),
+                               write(tmp_path, "r.gz", RUN, compress=True), ["P@2"])
+    assert result.mean("P@2") == 0.25
+
+
+def test_ids_stay_exact_strings(tmp_path):
+    qrels = "007 0 001 1\n7 0 1 0\n"
+    run = "007 Q0 001 1 1.0 s\n7 Q0 1 1 1.0 s\n"
+    result = evaluate_text(tmp_path, qrels, run, ["P@1"])
+    assert result.per_query() == {"007": {"P@1": 1.0}, "7": {"P@1": 0.0}}
+
+
+def test_non_ascii_and_long_ids(tmp_path):
+    long_id = "d" * 5000
+    qrels = f"qé 0 {long_id} 1\nqé 0 dø 0\n"
+    run = f"qé Q0 dø 1 2 s\nqé Q0 {long_id} 2 1 s\n"
+    assert evaluate_text(tmp_path, qrels, run, ["RR"]).per_query() == {"qé": {"RR": 0.5}}
+
+
+def test_scores_decide_order_not_rank_column(tmp_path):
+    run = "q1 Q0 d1 3 1.0 s\nq1 Q0 d2 1 3.0 s\nq1 Q0 d3 2 2.0 s\n"  # rank column contradicts
+    assert evaluate_text(tmp_path, run=run, measures=["RR"]).per_query()["q1"]["RR"] == 0.5
+
+
+def test_ties_broken_by_docid_descending_as_trec_eval(tmp_path):
+    qrels = "q 0 a 1\nq 0 b 0\n"
+    run = "q Q0 a 1 1.0 s\nq Q0 b 2 1.0 s\n"  # tie: trec_eval puts "b" first
+    assert evaluate_text(tmp_path, qrels, run, ["RR"]).mean("RR") == 0.5
+
+
+def test_unsorted_run_is_sorted(tmp_path):
+    run = "q2 Q0 d9 1 5 s\nq1 Q0 d3 3 1.0 s\nq1 Q0 d1 1 3.0 s\nq1 Q0 d2 2 2.0 s\n"
+    assert evaluate_text(tmp_path, run=run).per_query() == evaluate_text(tmp_path).per_query()
+
+
+def test_one_sided_queries_are_counted(tmp_path):
+    qrels = QRELS + "q3 0 d1 1\n"
+    run = RUN + "q4 Q0 d1 1 1 sys\n"
+    result = evaluate_text(tmp_path, qrels, run)
+    diag = result.diagnostics["sys"]
+    assert diag["queries_only_in_run"] == 1 and diag["queries_only_in_qrels"] == 1
+    assert diag["rows_in_run_only_queries"] == 1
+    assert diag["examples"]["queries_only_in_run"] == ["q4"]
+    assert set(result.per_query()) == {"q1", "q2"}
+    assert diag["run_rows"] == diag["rows_evaluated"] + diag["rows_in_run_only_queries"] \
+        + diag["rows_beyond_depth"] + diag["rows_unjudged_removed"]
+
+
+def _error(tmp_path, qrels=QRELS, run=RUN) -> InputError:
+    with pytest.raises(InputError) as info:
+        evaluate_text(tmp_path, qrels, run)
+    return info.value
+
+
+@pytest.mark.parametrize("run, line, fragment", [
+    ("q1 Q0 d1 1 3.0 sys\nq1 Q0 d2 2\n", 2, "expected 6 fields 'qid Q0 docid rank score tag', got 4"),
+    ("q1 Q0 d1 1 3.0 sys\nq1 Q0 d2 2 high sys\n", 2, "expected a number for the score"),
+    ("q1 Q0 d1 1 3.0 sys\nq1 Q0 d2 2 nan sys\n", 2, "finite"),
+    ("q1 Q0 d1 1 3.0 sys\nq1 Q0 d2 2 inf sys\n", 2, "finite"),
+    ("qid Q0 docno rank score tag\nq1 Q0 d1 1 3.0 sys\n", 1, "header line"),
+    ("q1 Q0 d1 1 3.0 sys\nq1 Q0 d1 2 2.0 sys\n", 2, "appears twice"),
+    ("q1 0 d1 1\n", 1, "looks like a qrels file"),
+])
+def test_bad_run_lines(tmp_path, run, line, fragment):
+    err = _error(tmp_path, run=run)
+    assert err.line == line and err.source.endswith("run")
+    assert fragment in str(err)
+    assert str(err).startswith(f"{err.source}:{line}: ")
+
+
+@pytest.mark.parametrize("qrels, line, fragment", [
+    ("q1 0 d1 1\nq1 0 d2\n", 2, "expected 4 fields"),
+    ("q1 0 d1 1\nq1 0 d2 x\n", 2, "integer relevance grade"),
+    ("q1 0 d1 1\nq1 0 d2 1.5\n", 2, "integer relevance grade"),
+    ("q1 0 d1 1\nq1 0 d1 2\n", 2, "judged twice"),
+    ("q1 Q0 d1 1 3.0 sys\n", 1, "looks like a run file"),
+])
+def test_bad_qrels_lines(tmp_path, qrels, line, fragment):
+    err = _error(tmp_path, qrels=qrels)
+    assert err.line == line and err.source.endswith("qrels")
+    assert fragment in str(err)
+
+
+def test_identical_duplicate_judgments_are_dropped_and_counted(tmp_path):
+    result = evaluate_text(tmp_path, QRELS + "q1 0 d1 1\n")
+    assert result.diagnostics["sys"]["qrels_duplicates_dropped"] == 1
+    assert result.per_query() == evaluate_text(tmp_path).per_query()
+
+
+def test_negative_grades_are_unjudged_as_in_trec_eval(tmp_path):
+    qrels = "q 0 a -1\nq 0 b 1\nq 0 c 0\n"
+    run = "q Q0 a 1 3 s\nq Q0 b 2 2 s\nq Q0 c 3 1 s\n"
+    result = evaluate_text(tmp_path, qrels, run, ["Bpref", "RR", "NumRel"])
+    assert result.per_query()["q"] == {"Bpref": 1.0, "RR": 0.5, "NumRel": 1.0}
+    assert result.diagnostics["s"]["negative_grades"] == 1
+
+
+@pytest.mark.parametrize("content, fragment", [
+    (b"", "empty file"),
+    (b"\n  \n", "empty file"),
+    (b"# only a comment\n", "no qrels lines"),
+    (b"\x00\x01\x02binary", "not a text file"),
+    (b"q1 0 d\xff\xfe 1\n", "not valid UTF-8"),
+])
+def test_unreadable_qrels(tmp_path, content, fragment):
+    with pytest.raises(InputError, match=fragment):
+        rankwise.read_qrels(write(tmp_path, "qrels", content))
+
+
+def test_truncated_gzip(tmp_path):
+    data = gzip.compress(QRELS.encode() * 100)
+    with pytest.raises(InputError, match="truncated"):
+        rankwise.read_qrels(write(tmp_path, "q.gz", data[: len(data) // 2]))
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InputError, match="file not found"):
+        rankwise.read_run(tmp_path / "nope.txt")
+
+
+def test_no_query_in_common(tmp_path):
+    err = _error(tmp_path, run="x1 Q0 d1 1 3.0 sys\n")
+    assert "no query in common" in str(err)
+
+
+def test_write_and_read_back(tmp_path):
+    run = rankwise.read_run(write(tmp_path, "run", RUN))
+    qrels = rankwise.read_qrels(write(tmp_path, "qrels", QRELS))
+    rankwise.write_run(run, tmp_path / "out.run")
+    rankwise.write_qrels(qrels, tmp_path / "out.qrels")
+    again = rankwise.evaluate(str(tmp_path / "out.qrels"), str(tmp_path / "out.run"), ["AP"],
+                              per_query=True)
+    assert again.per_query() == rankwise.evaluate(qrels, run, ["AP"], per_query=True).per_query()
+    assert np.array_equal(rankwise.read_run(tmp_path / "out.run").score, run.score)

@@ -1,0 +1,67 @@
+"""Measure strings in the three dialects parse to the same objects; bad names get help."""
+
+from __future__ import annotations
+
+import pytest
+
+from rankwise import MeasureError, parse_measure, parse_measures
+
+SAME = [
+    ("nDCG@10", "ndcg_cut_10", "ndcg@10", "ndcg_cut.10"),
+    ("P@5", "P_5", "precision@5", "P.5"),
+    ("AP", "map"),
+    ("AP@100", "map_cut_100", "map@100"),
+    ("RR", "recip_rank", "mrr"),
+    ("RR@10", "mrr@10"),
+    ("R@100", "recall_100", "recall@100"),
+    ("Success@10", "success_10", "hit_rate@10"),
+    ("Rprec", "r-precision", "R-Precision"),
+    ("nDCG(gain=exp)@10", "ndcg_burges@10", "nDCG(dcg=exp-log2)@10"),
+    ("IPrec@0.5", "iprec_at_recall_0.50"),
+    ("F1@10", "f1@10"),
+    ("Bpref", "bpref"),
+    ("SetF", "set_F"),
+]
+
+
+@pytest.mark.parametrize("names", SAME, ids=[s[0] for s in SAME])
+def test_dialects_agree(names):
+    parsed = {parse_measure(n) for n in names}
+    assert len(parsed) == 1
+    assert str(parsed.pop()) == names[0]
+
+
+def test_trec_families_expand_to_default_cutoffs():
+    assert [str(m) for m in parse_measures("P")] == [f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    assert len(parse_measures("official")) == 29  # 4 counts, 5 single measures, 11 IPrec, 9 P
+
+
+def test_trec_names_round_trip():
+    for m in parse_measures(["official", "ndcg", "ndcg_cut", "set_F", "success", "recall"]):
+        assert parse_measure(m.trec_name()) == m
+
+
+def test_parameters():
+    m = parse_measure("P(rel=2)@5")
+    assert dict(m.params) == {"rel": 2} and m.cutoff == 5
+    assert parse_measure("nDCG(gain={1:3,2:9})") == parse_measures("ndcg.1=3,2=9")[0]
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("nDGC@10", "closest: nDCG"),
+    ("precison@10", "closest: precision"),
+    ("P@0", "positive integer"),
+    ("P@1.5", "positive integer"),
+    ("P@ten", "positive integer"),
+    ("P", None),
+    ("Success", "needs a cutoff"),
+    ("Rprec@10", "takes no cutoff"),
+    ("P(foo=1)@5", "has no parameter 'foo'"),
+    ("IPrec@1.5", "between 0 and 1"),
+])
+def test_bad_names(text, fragment):
+    if fragment is None:
+        assert parse_measures(text)
+        return
+    with pytest.raises(MeasureError, match=fragment):
+        parse_measures(text)

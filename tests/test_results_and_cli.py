@@ -1,0 +1,132 @@
+"""Result formats (JSON round trip, frames, Markdown, trec) and the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+import rankwise
+from rankwise.cli import main
+from tests.helpers import write
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\nq3 0 d5 1\n"
+RUN_A = "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 2 2.0 A\nq1 Q0 d3 3 1.0 A\nq2 Q0 d9 1 5 A\n"
+RUN_B = "q1 Q0 d3 1 3.0 B\nq1 Q0 d1 2 2.0 B\nq2 Q0 d1 1 5 B\nq9 Q0 d1 1 5 B\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    return (write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "a.run", RUN_A),
+            write(tmp_path, "b.run", RUN_B))
+
+
+def test_json_round_trip(files):
+    qrels, a, b = files
+    result = rankwise.evaluate(qrels, {"A": a, "B": b}, ["AP", "nDCG@10", "NumRet", "MAE"],
+                               rankwise.Conventions(missing_queries="zero"), per_query=True)
+    again = rankwise.Result.from_json(result.to_json())
+    assert again.to_json() == result.to_json()
+    assert again.conventions == result.conventions
+    assert str(again.per_query("B")) == str(result.per_query("B"))  # NaN-aware equality
+    data = json.loads(result.to_json())
+    assert data["conventions"]["missing_queries"] == "zero"
+    assert data["systems"]["B"]["diagnostics"]["queries_only_in_run"] == 1
+
+
+def test_undefined_values_are_counted_not_hidden(files):
+    qrels, a, _ = files
+    result = rankwise.evaluate(qrels, a, ["MAE"], per_query=True)
+    assert result.systems["A"].undefined == {"MAE": 1}  # q2 retrieved nothing judged
+    assert math.isnan(result.per_query()["q2"]["MAE"])
+
+
+def test_frames(files):
+    qrels, a, b = files
+    result = rankwise.evaluate(qrels, [a, b], ["AP", "RR"], per_query=True)
+    frame = result.to_frame()
+    assert list(frame.columns) == ["system", "query", "AP", "RR"]
+    assert len(frame) == 4
+    assert result.to_frame("polars", per_query=False).shape == (2, 3)
+
+
+def test_aggregates_only_without_per_query(files):
+    qrels, a, _ = files
+    result = rankwise.evaluate(qrels, a, ["AP"])
+    with pytest.raises(ValueError, match="per_query=True"):
+        result.per_query()
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "rankwise", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown", "trec"])
+def test_cli_formats(files, fmt):
+    qrels, a, b = files
+    out = run_cli("evaluate", qrels, a, b, "-m", "P@2", "map", "--per-query", "--format", fmt)
+    assert out.returncode == 0, out.stderr
+    assert "P@2" in out.stdout or "P_2" in out.stdout
+    assert "queries evaluated" in out.stderr
+
+
+def test_cli_trec_format_is_trec_evals(files):
+    qrels, a, _ = files
+    out = run_cli("evaluate", qrels, a, "-m", "P_2", "num_ret", "-q", "-f", "trec")
+    lines = out.stdout.splitlines()
+    assert "P_2                   \tq1\t0.5000" in lines
+    assert "num_ret               \tall\t4" in lines
+    assert "runid                 \tall\tA" in lines
+
+
+def test_cli_trec_flags(files, capsys):
+    qrels, a, _ = files
+    assert main(["evaluate", qrels, a, "-m", "num_q", "P_2", "-c", "-f", "trec"]) == 0
+    assert "num_q                 \tall\t3" in capsys.readouterr().out
+    assert main(["evaluate", qrels, a, "-m", "num_ret", "-M", "1", "-f", "trec"]) == 0
+    assert "num_ret               \tall\t2" in capsys.readouterr().out
+    assert main(["evaluate", qrels, a, "-m", "num_ret", "-J", "-f", "trec"]) == 0
+    assert "num_ret               \tall\t3" in capsys.readouterr().out
+    assert main(["evaluate", qrels, a, "-m", "num_rel", "-l", "2", "-f", "trec"]) == 0
+    assert "num_rel               \tall\t1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["-m", "nDGC@10"], "unknown measure; closest: nDCG"),
+    (["-m", "P@0"], "positive integer"),
+])
+def test_cli_bad_measure_exit_2(files, args, fragment):
+    qrels, a, _ = files
+    out = run_cli("evaluate", qrels, a, *args)
+    assert out.returncode == 2
+    assert fragment in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_cli_bad_file_exit_2(tmp_path, files):
+    qrels, _, _ = files
+    bad = write(tmp_path, "bad.run", "q1 Q0 d1 1 3.0 A\nq1 Q0 d2 oops\n")
+    out = run_cli("evaluate", qrels, bad)
+    assert out.returncode == 2
+    assert out.stderr.strip() == (f"rankwise: error: {bad}:2: expected 6 fields 'qid Q0 docid "
+                                  "rank score tag', got 4 (got 'q1 Q0 d2 oops')")
+
+
+def test_cli_measures_lists_every_family():
+    out = run_cli("measures")
+    assert out.returncode == 0
+    for family in rankwise.measures.FAMILIES:
+        assert family in out.stdout
+
+
+def test_cli_demo(tmp_path):
+    out = run_cli("demo", "--output", str(tmp_path / "demo"))
+    assert out.returncode == 0, out.stderr
+    assert "strong" in out.stdout and "nDCG@10" in out.stdout
+    report = (tmp_path / "demo" / "report.md").read_text()
+    assert "| strong |" in report and "Conventions:" in report
+    saved = rankwise.Result.from_json((tmp_path / "demo" / "result.json").read_text())
+    assert list(saved.systems) == ["strong", "medium", "random"]
