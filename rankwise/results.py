@@ -155,7 +155,7 @@ class Result:
             if per_query:
                 if s.values is None:
                     raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
-                printed = [m for m in self.measures if self.aggregate_kinds[m] != "gmean"]
+                printed = [m for m in self.measures if _printed_per_query(m)]
                 for i, q in enumerate(s.query_ids):
                     for m in printed:
                         lines.append(_trec_line(s.trec_names[m], q, s.values[m][i],
@@ -231,6 +231,13 @@ def aggregate(values: np.ndarray, kind: str) -> float:
     if kind == "gmean":
         return float(np.exp(np.mean(np.log(np.maximum(defined, MIN_GEO_MEAN)))))
     return float(defined.mean())
+
+
+def _printed_per_query(measure: str) -> bool:
+    """trec_eval prints some measures (num_q, gm_map) in the summary only."""
+    from .measures import parse_measure
+
+    return parse_measure(measure).spec.per_query_in_trec
 
 
 def _canonical(measure: str) -> str:

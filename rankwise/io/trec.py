@@ -52,6 +52,7 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     """Read a TREC run file (``qid Q0 docid rank score tag``).
 
     The rank column is not used: documents are ordered by score, as trec_eval does.
+    Text after the sixth field is ignored, as trec_eval ignores it.
     The run's name is ``name``, else the tag of its first line.
     """
     import pyarrow as pa
@@ -122,7 +123,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
         table = _arrow_parse(data, names, types, keep)
         lines = None
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        clean, lines = _normalise(data)
+        clean, lines = _normalise(data, len(names))
         if not clean:
             raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                              source=source) from None
@@ -159,11 +160,20 @@ _GAPS = re.compile(rb"[ \t]+")
 _SKIP = re.compile(rb"(?m)^(?:#[^\n]*)?\n")
 
 
-def _normalise(data: bytes) -> tuple[bytes, np.ndarray]:
-    """Single spaces between fields, no blank or comment lines; and the line of each kept row."""
+_RUN_EXTRA = re.compile(rb"(?m)^((?:[^ \n]+ ){5}[^ \n]+) [^\n]*$")
+
+
+def _normalise(data: bytes, fields: int) -> tuple[bytes, np.ndarray]:
+    """Single spaces between fields, no blank or comment lines; and the line of each kept row.
+
+    Run lines may carry text after the tag (trec_eval reads six fields and ignores the rest);
+    it is cut off here.
+    """
     text = _LEAD.sub(b"", data)
     text = _TRAIL.sub(b"", text)
     text = _GAPS.sub(b" ", text)
+    if fields == 6:
+        text = _RUN_EXTRA.sub(rb"\1", text)
     if not text.endswith(b"\n"):
         text += b"\n"
     buf = np.frombuffer(text, dtype=np.uint8)
@@ -210,7 +220,7 @@ def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str) -
         if not stripped or stripped.startswith("#"):
             continue
         fields = stripped.split()
-        if len(fields) != len(names):
+        if len(fields) != len(names) and not (kind == "run" and len(fields) > len(names)):
             hint = ""
             if kind == "qrels" and len(fields) == 6:
                 hint = "; this looks like a run file passed as qrels"

@@ -131,7 +131,8 @@ def bpref(lists, cutoff: None, rel: float) -> np.ndarray:
                         num_rel)
 
 
-@family("NumQ", "Number of queries evaluated.", aggregate="sum", trec_name="num_q")
+@family("NumQ", "Number of queries evaluated.", aggregate="sum", trec_name="num_q",
+        per_query_in_trec=False)
 def num_q(lists, cutoff: None) -> np.ndarray:
     """1 per query; summed over queries."""
     return np.ones(lists.num_queries)
