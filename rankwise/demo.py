@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 DEMO_MEASURES = ["nDCG@10", "P@10", "R@100", "AP", "RR", "Bpref", "ERR@20", "Success@1"]
-SYSTEMS = {"strong": 2.0, "medium": 1.0, "random": 0.0}  # how much each score follows the grade
+SYSTEMS = {"strong": 1.0, "medium": 0.6, "random": 0.0}  # how much each score follows the grade
 
 
 def write_demo_data(folder: str | Path, queries: int = 50, depth: int = 100,
