@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.segments import discounts
+from ..core.segments import discounts, rank_within
 from .registry import family
 
 GAIN = {"gain": "linear", "base": 2}
@@ -63,8 +63,12 @@ def ideal_dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     longest = int(cumulative[:, -1].max())
     prefix = np.concatenate(([0.0], np.cumsum(discounts(longest, base))))
     upper = prefix[cumulative]
-    lower = np.concatenate([np.zeros((len(upper), 1)), upper[:, :-1]], axis=1)
-    return (upper - lower) @ level_gain[by_gain]
+    ideal = np.zeros(lists.num_queries)
+    below = np.zeros(lists.num_queries)
+    for j, gain_j in enumerate(level_gain[by_gain]):  # a few grades: same sum order per query
+        ideal += gain_j * (upper[:, j] - below)
+        below = upper[:, j]
+    return ideal
 
 
 def _ratio(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
@@ -135,9 +139,15 @@ def err(lists, cutoff: int | None, max_grade: float | None) -> np.ndarray:
         return np.zeros(lists.num_queries)
     stop = (np.exp2(grade[rows]) - 1.0) / np.exp2(top)
     segment = lists.segment[rows]
-    log_continue = np.log1p(-stop)
-    before = np.cumsum(log_continue) - log_continue  # Σ log(1 − R_i) over earlier rows
-    first = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
-    before -= np.repeat(before[first], np.diff(np.r_[first, len(rows)]))
-    contribution = stop * np.exp(before) / (lists.position[rows] + 1.0)
-    return np.bincount(segment, weights=contribution, minlength=lists.num_queries)
+    # walk the k-th gaining document of every query at once: exact, per query, no logs
+    kth = rank_within(segment)
+    by_kth = np.argsort(kth, kind="stable")
+    bounds = np.searchsorted(kth[by_kth], np.arange(1, int(kth.max()) + 2))
+    still_looking = np.ones(lists.num_queries)
+    out = np.zeros(lists.num_queries)
+    for k in range(len(bounds) - 1):
+        at = by_kth[bounds[k]:bounds[k + 1]]
+        q = segment[at]
+        out[q] += stop[at] * still_looking[q] / (lists.position[rows[at]] + 1.0)
+        still_looking[q] *= 1.0 - stop[at]
+    return out
