@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .conventions import Conventions
+from .core.memory import large_arrays
 from .core.ranked import check_overlap, index_judgments, rank
 from .errors import InputError
 from .io.frames import is_nested_run, to_qrels, to_run
@@ -55,6 +56,12 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
     """
     conv = (conventions or Conventions()).with_options(**convention_overrides)
     parsed = parse_measures(measures)
+    with large_arrays():
+        return _evaluate(qrels, run, parsed, conv, per_query)
+
+
+def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
+              per_query: bool) -> Result:
     judgments = index_judgments(to_qrels(qrels))
     systems: dict[str, SystemResult] = {}
     for name, one in _runs(run):

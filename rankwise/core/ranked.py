@@ -15,6 +15,7 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..errors import InputError
+from .keys import KeyCollision, exact_pair_keys, fingerprints, pair_keys
 from .order import ranking_order
 from .segments import positions, rank_within, segment_ids, starts_of_runs
 
@@ -74,7 +75,8 @@ class RankedLists:
 
     Rows of query ``q`` are ``offsets[q]:offsets[q+1]``, best first. Per row: the judged
     ``grade`` (NaN when unjudged; negative grades are kept and count as unjudged), the run
-    ``score`` and ``doc_code`` (into ``doc_dict``). Per query: the number of judgments at each
+    ``score`` and ``run_row`` (the row of the run, e.g. to look up its doc id in ``docs``). Per
+    query: the number of judgments at each
     non-negative grade (``level_counts[q, j]`` for grade ``levels[j]``), from which relevant
     counts and ideal rankings follow for any threshold or gain.
     """
@@ -83,8 +85,8 @@ class RankedLists:
     offsets: np.ndarray  # int64, Q + 1
     grade: np.ndarray  # float64 per row
     score: np.ndarray  # float64 per row
-    doc_code: np.ndarray  # int32 per row
-    doc_dict: Any  # Arrow string array
+    run_row: np.ndarray  # int64 per row: the row of the run it came from
+    docs: Any  # the run's doc ids (Arrow string array), indexed by run_row
     levels: np.ndarray  # float64, ascending distinct judged grades >= 0
     level_counts: np.ndarray  # int64, Q x L
     conventions: Conventions
@@ -154,40 +156,55 @@ class Hits:
 
 @dataclass(frozen=True, eq=False)
 class JudgmentIndex:
-    """The judgments sorted by (query, doc) key for lookups; built once, shared by every run."""
+    """The judgments sorted by (query, doc) key for lookups; built once, shared by every run.
+
+    With ``exact=False`` the keys come from doc-id fingerprints (see :mod:`.keys`) and every
+    match must be verified on the strings; with ``exact=True`` they are exact pair codes.
+    """
 
     qrels: Any
-    keys: np.ndarray  # sorted int64 keys query_code * num_docs + doc_code, duplicates removed
+    keys: np.ndarray  # sorted int64 pair keys, duplicates removed
     grades: np.ndarray  # float64 grade of each key
+    rows: np.ndarray  # the qrels row of each key
     query_of_key: np.ndarray  # qrels query code of each key
     duplicates_dropped: int
     negative_grades: int
+    exact: bool
 
 
 def index_judgments(qrels) -> JudgmentIndex:
     """Sort the judgments' (query, doc) keys once; identical duplicates are dropped and
     counted, a pair judged twice with different grades raises :class:`InputError`."""
-    ndocs = max(len(qrels.doc_dict), 1)
-    key = qrels.query_code.astype(np.int64) * ndocs + qrels.doc_code
+    try:
+        keys = pair_keys(qrels.query_code, fingerprints(qrels.docs), qrels.num_queries)
+        return _index_from_keys(qrels, keys, exact=False)
+    except KeyCollision:
+        (keys,) = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs))
+        return _index_from_keys(qrels, keys, exact=True)
+
+
+def _index_from_keys(qrels, key: np.ndarray, exact: bool) -> JudgmentIndex:
     sorter = np.argsort(key, kind="stable")
     key_sorted = key[sorter]
-    grade_sorted = qrels.grade[sorter]
     dup = np.flatnonzero(key_sorted[1:] == key_sorted[:-1])
+    keep = np.ones(len(key_sorted), dtype=bool)
     if len(dup):
-        conflict = dup[grade_sorted[dup] != grade_sorted[dup + 1]]
+        first, second = sorter[dup], sorter[dup + 1]
+        if not exact and not _same_docs(qrels.docs, first, qrels.docs, second):
+            raise KeyCollision
+        conflict = np.flatnonzero(qrels.grade[first] != qrels.grade[second])
         if len(conflict):
-            i = int(conflict[0])
-            first, second = sorted((int(sorter[i]), int(sorter[i + 1])))
-            qid, did = qrels.ids_at(second)
+            a, b = sorted((int(first[conflict[0]]), int(second[conflict[0]])))
+            qid, did = qrels.ids_at(b)
             raise qrels.error_at(
-                second, f"document {did!r} judged twice for query {qid!r} with different grades "
-                f"({qrels.grade[first]:g} at {qrels.row_unit} {qrels.location(first)}, "
-                f"{qrels.grade[second]:g} here)", did)
-        keep = np.ones(len(key_sorted), dtype=bool)
+                b, f"document {did!r} judged twice for query {qid!r} with different grades "
+                f"({qrels.grade[a]:g} at {qrels.row_unit} {qrels.location(a)}, "
+                f"{qrels.grade[b]:g} here)", did)
         keep[dup + 1] = False
-        key_sorted, grade_sorted = key_sorted[keep], grade_sorted[keep]
-    return JudgmentIndex(qrels, key_sorted, grade_sorted, key_sorted // ndocs, len(dup),
-                         int((grade_sorted < 0).sum()))
+    rows = sorter[keep]
+    grades = qrels.grade[rows]
+    return JudgmentIndex(qrels, key_sorted[keep], grades, rows, qrels.query_code[rows],
+                         len(dup), int((grades < 0).sum()), exact)
 
 
 def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
@@ -207,14 +224,34 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
     RankedLists
     """
     index = judgments if isinstance(judgments, JudgmentIndex) else index_judgments(judgments)
-    qrels = index.qrels
     conv = conventions or Conventions()
-    _require_unique_pairs(run)
+    try:
+        return _rank(index, run, conv)
+    except KeyCollision:  # two different doc ids share a fingerprint key: redo exactly
+        qrels = index.qrels
+        qrels_keys, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
+                                               (_query_ids_per_row(run), run.docs))
+        return _rank(_index_from_keys(qrels, qrels_keys, exact=True), run, conv, run_keys)
+
+
+def _rank(index: JudgmentIndex, run, conv: Conventions,
+          run_keys: np.ndarray | None = None) -> RankedLists:
+    """The pass itself; ``run_keys`` are the run's exact pair codes when ``index.exact``."""
+    qrels = index.qrels
+    if index.exact:
+        if run_keys is None:  # exact codes of the qrels come first, so they stay the same
+            _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
+                                          (_query_ids_per_row(run), run.docs))
+        run_fingerprints = None
+        _require_unique_pairs(run, run_keys, exact=True)
+    else:
+        run_fingerprints = fingerprints(run.docs)
+        _require_unique_pairs(run, pair_keys(run.query_code, run_fingerprints, run.num_queries),
+                              exact=False)
     diag = Diagnostics(run_rows=len(run), run_queries=run.num_queries, qrels_rows=len(qrels),
                        qrels_queries=qrels.num_queries,
                        qrels_duplicates_dropped=index.duplicates_dropped,
                        negative_grades=index.negative_grades)
-    judged_keys, judged_grade, qrels_query_of_key = index.keys, index.grades, index.query_of_key
 
     order, offsets = ranking_order(run, conv.ties)
     block_query = run.query_code[order[offsets[:-1]]]
@@ -251,8 +288,12 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
     if conv.max_depth is not None:
         rows, offsets = _truncate(rows, offsets, conv.max_depth, diag)
 
-    grade = _lookup_grades(run, rows, run_to_qrels_query, _index_in(run.doc_dict, qrels.doc_dict),
-                           len(qrels.doc_dict), judged_keys, judged_grade)
+    if index.exact:
+        probe = run_keys[rows]
+    else:
+        probe = pair_keys(run_to_qrels_query[run.query_code[rows]], run_fingerprints[rows],
+                          qrels.num_queries)
+    grade = _lookup_grades(index, run, rows, probe)
     unjudged = ~(grade >= 0)
     diag.unjudged_retrieved = int(unjudged.sum())
     if conv.unjudged == "remove" and diag.unjudged_retrieved:
@@ -263,10 +304,10 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
         np.cumsum(np.bincount(seg[keep], minlength=len(offsets) - 1), out=offsets[1:])
         rows, grade = rows[keep], grade[keep]
 
-    levels, level_counts = _level_counts(qrels, judged_grade, qrels_query_of_key, query_codes)
+    levels, level_counts = _level_counts(qrels, index.grades, index.query_of_key, query_codes)
     ranked = RankedLists(
         query_ids=np.asarray(query_ids, dtype=object), offsets=offsets, grade=grade,
-        score=run.score[rows], doc_code=run.doc_code[rows], doc_dict=run.doc_dict,
+        score=run.score[rows], run_row=rows, docs=run.docs,
         levels=levels, level_counts=level_counts, conventions=conv, diagnostics=diag)
     diag.queries_evaluated = ranked.num_queries
     diag.rows_evaluated = ranked.num_rows
@@ -284,31 +325,46 @@ def check_overlap(qrels, run) -> None:
             source=run.source)
 
 
-def _pair_keys(run) -> np.ndarray:
-    return run.query_code.astype(np.int64) * max(len(run.doc_dict), 1) + run.doc_code
-
-
-def _require_unique_pairs(run) -> None:
+def _require_unique_pairs(run, keys: np.ndarray, exact: bool) -> None:
     """Raise on a (query, doc) pair that occurs twice in a run, as trec_eval does.
 
-    A hash count of distinct keys proves uniqueness cheaply; only when it fails is the
-    (slower) sort run to name the first duplicate.
+    Runs are written query by query, so sorting the pair keys is nearly linear (timsort).
     """
+    ordered = np.sort(keys, kind="stable")
+    if not np.any(ordered[1:] == ordered[:-1]):
+        return
+    sorter = np.argsort(keys, kind="stable")
+    dup = np.flatnonzero(keys[sorter][1:] == keys[sorter][:-1])
+    first, second = sorter[dup], sorter[dup + 1]
+    if not exact:
+        same = _same_docs_mask(run.docs, first, run.docs, second)
+        if not same.all() and not same.any():
+            raise KeyCollision
+        first, second = first[same], second[same]
+    pairs = sorted(zip(np.minimum(first, second).tolist(), np.maximum(first, second).tolist()),
+                   key=lambda p: p[1])
+    a, b = pairs[0]
+    qid, did = run.ids_at(b)
+    raise run.error_at(b, f"document {did!r} appears twice for query {qid!r} "
+                       f"(first at {run.row_unit} {run.location(a)})", did)
+
+
+def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> np.ndarray:
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    if len(run) and pc.count_distinct(_pair_keys(run)).as_py() != len(run):
-        _raise_first_duplicate(run)
+    equal = pc.equal(docs_a.take(pa.array(rows_a)), docs_b.take(pa.array(rows_b)))
+    return equal.to_numpy(zero_copy_only=False)
 
 
-def _raise_first_duplicate(run) -> None:
-    key = _pair_keys(run)
-    sorter = np.argsort(key, kind="stable")
-    dup = np.flatnonzero(key[sorter][1:] == key[sorter][:-1])
-    if len(dup):
-        first, second = sorted((int(sorter[dup[0]]), int(sorter[dup[0] + 1])))
-        qid, did = run.ids_at(second)
-        raise run.error_at(second, f"document {did!r} appears twice for query {qid!r} "
-                           f"(first at {run.row_unit} {run.location(first)})", did)
+def _same_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> bool:
+    return bool(_same_docs_mask(docs_a, rows_a, docs_b, rows_b).all())
+
+
+def _query_ids_per_row(table):
+    import pyarrow as pa
+
+    return table.query_dict.take(pa.array(table.query_code))
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -352,25 +408,33 @@ def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnosti
     return rows[keep], new_offsets
 
 
-def _lookup_grades(run, rows, run_to_qrels_query, run_to_qrels_doc, qrels_ndocs, keys, grades):
+def _lookup_grades(index: JudgmentIndex, run, rows: np.ndarray, probe: np.ndarray) -> np.ndarray:
     """Grade of every ranked row (NaN when the (query, doc) pair is not judged)."""
     grade = np.full(len(rows), np.nan)
-    if len(keys) == 0 or len(rows) == 0:
+    if len(index.keys) == 0 or len(rows) == 0:
         return grade
-    doc = run_to_qrels_doc[run.doc_code[rows]]
-    judged_somewhere = np.flatnonzero(doc >= 0)
-    key = run_to_qrels_query[run.query_code[rows[judged_somewhere]]] * max(qrels_ndocs, 1) \
-        + doc[judged_somewhere]
-    at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
-    found = keys[at] == key
-    grade[judged_somewhere[found]] = grades[at[found]]
+    judged_query = np.flatnonzero(probe >= 0)
+    at = np.minimum(np.searchsorted(index.keys, probe[judged_query]), len(index.keys) - 1)
+    found = index.keys[at] == probe[judged_query]
+    hit, at = judged_query[found], at[found]
+    if not index.exact and not _same_docs(run.docs, rows[hit], index.qrels.docs, index.rows[at]):
+        raise KeyCollision
+    grade[hit] = index.grades[at]
     return grade
 
 
 def _level_counts(qrels, grades, query_of_key, query_codes):
     """Distinct judged grades >= 0 and, per evaluated query, how many judgments have each."""
     judged = grades >= 0
-    levels, level_index = np.unique(grades[judged], return_inverse=True)
+    judged_grades = grades[judged]
+    small_integers = len(judged_grades) and np.all(judged_grades == np.round(judged_grades)) \
+        and judged_grades.max() < 4096
+    if small_integers:  # the usual case: a few integer grades, no sort needed
+        present = np.bincount(judged_grades.astype(np.int64)) > 0
+        levels = np.flatnonzero(present).astype(np.float64)
+        level_index = np.cumsum(present)[judged_grades.astype(np.int64)] - 1
+    else:
+        levels, level_index = np.unique(judged_grades, return_inverse=True)
     nlev = len(levels)
     counts = np.bincount(query_of_key[judged] * nlev + level_index,
                          minlength=qrels.num_queries * nlev).reshape(qrels.num_queries, nlev)

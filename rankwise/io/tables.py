@@ -1,8 +1,8 @@
-"""The in-memory forms of judgments and rankings: dictionary-encoded columns.
+"""The in-memory forms of judgments and rankings: columns with exact string ids.
 
-Ids are kept as exact strings in two small dictionaries (``query_dict``, ``doc_dict``, Arrow
-string arrays); each row holds integer codes into them. Nothing is hashed, nothing is lost:
-every reader and converter produces one of these two classes.
+Query ids are dictionary-encoded (``query_code`` per row into the small ``query_dict``); doc
+ids stay one Arrow string column (``docs``), exact, never hashed away. Every reader and
+converter produces one of these two classes.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from ..errors import InputError
 @dataclass(frozen=True, eq=False)
 class _Encoded:
     query_code: np.ndarray  # int32, one per row, index into query_dict
-    doc_code: np.ndarray  # int32, one per row, index into doc_dict
     query_dict: Any  # pyarrow string array of distinct query ids
-    doc_dict: Any  # pyarrow string array of distinct document ids
+    docs: Any  # pyarrow string array: the document id of every row
     source: str  # file name or a description of the in-memory object
     row_lines: np.ndarray | None  # 1-based line (or row) of each row in the source; None: row + 1
     row_unit: str  # "line" for files, "row"/"key" for in-memory inputs
@@ -50,8 +49,7 @@ class _Encoded:
 
     def ids_at(self, row: int) -> tuple[str, str]:
         """(query id, doc id) of one row."""
-        return (self.query_dict[int(self.query_code[row])].as_py(),
-                self.doc_dict[int(self.doc_code[row])].as_py())
+        return (self.query_dict[int(self.query_code[row])].as_py(), self.docs[int(row)].as_py())
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,10 +66,10 @@ class Qrels(_Encoded):
     def from_columns(cls, queries: Any, docs: Any, grades: Any, source: str = "qrels",
                      row_lines: np.ndarray | None = None, row_unit: str = "row") -> "Qrels":
         """Build from three equal-length columns (sequences, numpy or Arrow arrays)."""
-        q, d = _encode(queries, source, "query"), _encode(docs, source, "doc")
+        q, d = encode_queries(_strings(queries, source, "query")), _strings(docs, source, "doc")
         grade = _numeric(grades, source, "relevance", row_unit)
-        _same_length(source, q[0], d[0], grade)
-        return cls(q[0], d[0], q[1], d[1], source, row_lines, row_unit, grade)
+        _same_length(source, q[0], d, grade)
+        return cls(q[0], q[1], d, source, row_lines, row_unit, grade)
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,10 +84,10 @@ class Run(_Encoded):
                      source: str = "run", row_lines: np.ndarray | None = None,
                      row_unit: str = "row") -> "Run":
         """Build from three equal-length columns (sequences, numpy or Arrow arrays)."""
-        q, d = _encode(queries, source, "query"), _encode(docs, source, "doc")
+        q, d = encode_queries(_strings(queries, source, "query")), _strings(docs, source, "doc")
         score = _numeric(scores, source, "score", row_unit)
-        _same_length(source, q[0], d[0], score)
-        run = cls(q[0], d[0], q[1], d[1], source, row_lines, row_unit, score, name)
+        _same_length(source, q[0], d, score)
+        run = cls(q[0], q[1], d, source, row_lines, row_unit, score, name)
         check_finite_scores(run)
         return run
 
@@ -102,10 +100,9 @@ def check_finite_scores(run: Run) -> None:
         raise run.error_at(row, "score must be a finite number", str(run.score[row]))
 
 
-def _encode(values: Any, source: str, what: str) -> tuple[np.ndarray, Any]:
-    """Dictionary-encode a column of ids into (int32 codes, Arrow string dictionary)."""
+def _strings(values: Any, source: str, what: str):
+    """A column of ids as one Arrow string array (integers become their decimal strings)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
@@ -116,21 +113,37 @@ def _encode(values: Any, source: str, what: str) -> tuple[np.ndarray, Any]:
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"{what} ids must be strings or integers ({exc})", source=source) from None
     if pa.types.is_dictionary(values.type):
-        values = values.cast(pa.string()) if not pa.types.is_string(values.type.value_type) else values
-        if pa.types.is_dictionary(values.type):
-            values = values.dictionary_decode()
+        values = values.dictionary_decode()
     if values.null_count:
-        row = int(np.flatnonzero(np.asarray(values.is_null()))[0])
+        row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
-    if pa.types.is_integer(values.type):
-        values = values.cast(pa.string())
-    elif pa.types.is_large_string(values.type):
+    if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type):
         values = values.cast(pa.string())
     elif not pa.types.is_string(values.type):
         raise InputError(f"{what} ids must be strings or integers", source=source,
                          value=str(values.type))
-    encoded = pc.dictionary_encode(values)
-    return (np.asarray(encoded.indices).astype(np.int32, copy=False), encoded.dictionary)
+    return values
+
+
+def encode_queries(ids) -> tuple[np.ndarray, Any]:
+    """(int32 code per row, distinct ids) for a column of query ids.
+
+    Rows of one query are nearly always consecutive, so the column is first cut into runs of
+    equal ids (one vectorised comparison) and only the first id of each run is hashed.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(ids)
+    if n == 0:
+        return np.zeros(0, dtype=np.int32), pa.array([], type=pa.string())
+    change = np.ones(n, dtype=bool)
+    if n > 1:
+        change[1:] = pc.not_equal(ids.slice(1), ids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(change)
+    encoded = pc.dictionary_encode(ids.take(pa.array(starts)))
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    return np.repeat(codes, np.diff(np.append(starts, n))), encoded.dictionary
 
 
 def _numeric(values: Any, source: str, what: str, unit: str) -> np.ndarray:

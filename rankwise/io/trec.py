@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .tables import Qrels, Run, check_finite_scores
+from .tables import Qrels, Run, check_finite_scores, encode_queries
 
 RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docid", "rel")
@@ -41,11 +41,11 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     import pyarrow as pa
 
     name = str(path)
-    table, lines = _parse(name, QRELS_FIELDS, {"qid": _dict_type(), "docid": _dict_type(),
+    table, lines, _ = _parse(name, QRELS_FIELDS, {"qid": pa.string(), "docid": pa.string(),
                                               "rel": pa.int64()}, ("qid", "docid", "rel"))
-    q, d = _codes(table.column("qid")), _codes(table.column("docid"))
-    grade = table.column("rel").to_numpy().astype(np.float64)
-    return Qrels(q[0], d[0], q[1], d[1], name, lines, "line", grade)
+    codes, queries = encode_queries(_column(table, "qid"))
+    grade = _column(table, "rel").to_numpy().astype(np.float64)
+    return Qrels(codes, queries, _column(table, "docid"), name, lines, "line", grade)
 
 
 def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
@@ -58,14 +58,13 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     import pyarrow as pa
 
     source = str(path)
-    table, lines = _parse(source, RUN_FIELDS, {"qid": _dict_type(), "docid": _dict_type(),
-                                              "score": pa.float64(), "tag": _dict_type()},
-                          ("qid", "docid", "score", "tag"))
-    q, d = _codes(table.column("qid")), _codes(table.column("docid"))
-    score = table.column("score").to_numpy()
-    tag_col = table.column("tag")
-    tag = tag_col[0].as_py() if len(tag_col) else Path(source).name
-    run = Run(q[0], d[0], q[1], d[1], source, lines, "line", score, name or tag)
+    table, lines, first = _parse(source, RUN_FIELDS, {"qid": pa.string(), "docid": pa.string(),
+                                                     "score": pa.float64()},
+                                 ("qid", "docid", "score"))
+    codes, queries = encode_queries(_column(table, "qid"))
+    score = _column(table, "score").to_numpy()
+    tag = first.split()[5] if len(first.split()) > 5 else Path(source).name
+    run = Run(codes, queries, _column(table, "docid"), source, lines, "line", score, name or tag)
     check_finite_scores(run)
     return run
 
@@ -76,44 +75,39 @@ def write_run(run: Run, path: str | os.PathLike[str], tag: str | None = None) ->
 
     order, offsets = ranking_order(run, "docid_desc")
     qids = np.asarray(run.query_dict.to_pylist(), dtype=object)
-    dids = np.asarray(run.doc_dict.to_pylist(), dtype=object)
+    dids = run.docs.to_pylist()
     ranks = np.arange(len(order)) - np.repeat(offsets[:-1], np.diff(offsets)) + 1
     name = tag or run.name
     with open(path, "w", encoding="utf-8") as out:
         for i, row in enumerate(order):
-            out.write(f"{qids[run.query_code[row]]} Q0 {dids[run.doc_code[row]]} {ranks[i]} "
+            out.write(f"{qids[run.query_code[row]]} Q0 {dids[row]} {ranks[i]} "
                       f"{float(run.score[row])!r} {name}\n")
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
     """Write judgments as a TREC qrels file."""
     qids = qrels.query_dict.to_pylist()
-    dids = qrels.doc_dict.to_pylist()
+    dids = qrels.docs.to_pylist()
     with open(path, "w", encoding="utf-8") as out:
-        for q, d, g in zip(qrels.query_code, qrels.doc_code, qrels.grade):
+        for q, d, g in zip(qrels.query_code, dids, qrels.grade):
             grade = int(g) if float(g).is_integer() else float(g)
-            out.write(f"{qids[q]} 0 {dids[d]} {grade}\n")
+            out.write(f"{qids[q]} 0 {d} {grade}\n")
 
 
 # ---------------------------------------------------------------------------- parsing
 
 
-def _dict_type():
-    import pyarrow as pa
-
-    return pa.dictionary(pa.int32(), pa.string())
-
-
-def _codes(column) -> tuple[np.ndarray, object]:
-    """(int32 codes, dictionary) of a dictionary-typed column with unified chunks."""
-    arr = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    return np.asarray(arr.indices).astype(np.int32, copy=False), arr.dictionary
+def _column(table, name: str):
+    """One column as a single Arrow array (chunks combined)."""
+    column = table.column(name)
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ...]):
     """Parse a whitespace-separated file into an Arrow table of the ``keep`` columns.
 
-    Returns the table and the 1-based line number of each row (``None`` when row i is line i+1).
+    Returns the table, the 1-based line number of each row (``None`` when row i is line i+1)
+    and the first data line (for the run tag).
     """
     import pyarrow as pa
 
@@ -135,8 +129,15 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
     if table.num_rows == 0:
         raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                          source=source)
-    table = table.unify_dictionaries() if table.num_columns else table
-    return table, lines
+    return table, lines, _first_data_line(data)
+
+
+def _first_data_line(data: bytes) -> str:
+    for raw in data[:1 << 16].split(b"\n"):
+        line = raw.strip()
+        if line and not line.startswith(b"#"):
+            return line.decode("utf-8", "replace")
+    return ""
 
 
 def _arrow_parse(data: bytes, names, types, keep):
@@ -154,6 +155,7 @@ def _arrow_parse(data: bytes, names, types, keep):
     )
 
 
+_NON_BLANK = re.compile(rb"\S")
 _LEAD = re.compile(rb"(?m)^[ \t\r]+")
 _TRAIL = re.compile(rb"(?m)[ \t\r]+$")
 _GAPS = re.compile(rb"[ \t]+")
@@ -199,7 +201,7 @@ def _read_bytes(source: str) -> bytes:
             data = gzip.decompress(data)
         except (EOFError, OSError, zlib.error) as exc:
             raise InputError(f"corrupt or truncated gzip file ({exc})", source=source) from None
-    if not data.strip():
+    if _NON_BLANK.search(data) is None:
         raise InputError("empty file", source=source)
     if b"\x00" in data[:65536]:
         raise InputError("not a text file (contains NUL bytes)", source=source)

@@ -1,0 +1,102 @@
+"""Integer keys for (query, document) pairs, so that joining, de-duplicating and checking
+never hash millions of strings.
+
+A document id is turned into a 64-bit fingerprint by vectorised arithmetic over its bytes;
+a pair key puts the query code in the high bits and the top of the fingerprint in the low
+bits. Keys only *find candidates*: every match they produce is verified on the exact id
+strings, and if two different ids ever share a key the caller redoes the work with exact
+keys (:func:`exact_pair_keys`, dense codes from hashing the strings). Ids are never replaced
+by their fingerprints; results are exact either way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xFF51AFD7ED558CCD)
+_MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
+_ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+class KeyCollision(Exception):
+    """Two different ids got the same key: the caller must use exact keys."""
+
+
+def string_buffers(strings) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, data) numpy views of an Arrow string array (one chunk, no nulls)."""
+    import pyarrow as pa
+
+    if pa.types.is_large_string(strings.type):
+        width = np.int64
+    else:
+        width = np.int32
+    offsets = np.frombuffer(strings.buffers()[1], dtype=width)[
+        strings.offset:strings.offset + len(strings) + 1]
+    data_buffer = strings.buffers()[2]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else \
+        np.zeros(0, dtype=np.uint8)
+    return offsets.astype(np.int64), data
+
+
+def fingerprints(strings) -> np.ndarray:
+    """A 64-bit fingerprint of every string: 8 bytes per step, vectorised over the rows."""
+    offsets, data = string_buffers(strings)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    h = lengths.astype(np.uint64) * _MULTIPLIER
+    if len(lengths) == 0 or lengths.max() == 0:
+        return _finalise(h)
+    end = int(offsets[-1])
+    # words[i] = the 8 bytes from data[i] on (an unaligned view, no copy); ids in the last 8
+    # bytes of the buffer read from a small zero-padded copy of that tail instead
+    body = max(end - 7, 0)
+    words = np.ndarray(shape=(body,), dtype="<u8", buffer=data, strides=(1,))
+    tail = np.zeros(16, dtype=np.uint8)
+    tail[: end - body] = data[body:end]
+    tail_words = np.ndarray(shape=(9,), dtype="<u8", buffer=tail, strides=(1,))
+    for step in range(0, int(lengths.max()), 8):
+        at = starts + step
+        remaining = lengths - step
+        in_body = at < body
+        word = words[np.where(in_body, at, 0)] if body else np.zeros(len(at), np.uint64)
+        if not in_body.all():
+            late = np.flatnonzero(~in_body)
+            word[late] = tail_words[np.clip(at[late] - body, 0, 8)]
+        short = remaining < 8  # keep only the id's own bytes (the low ones, little-endian)
+        if short.any():
+            keep_bits = np.clip(remaining[short], 0, 8).astype(np.uint64) * np.uint64(8)
+            word[short] &= np.where(keep_bits == 0, np.uint64(0),
+                                    _ALL_ONES >> (np.uint64(64) - np.maximum(keep_bits, np.uint64(1))))
+        mixed = (h ^ word) * _MULTIPLIER
+        mixed ^= mixed >> np.uint64(29)
+        h = mixed if step == 0 else np.where(remaining > 0, mixed, h)  # ended ids keep theirs
+    return _finalise(h)
+
+
+def _finalise(h: np.ndarray) -> np.ndarray:
+    """The murmur3 64-bit finaliser: spreads every input bit over the whole word."""
+    h = h ^ (h >> np.uint64(33))
+    h = h * _MIX1
+    h = h ^ (h >> np.uint64(33))
+    h = h * _MIX2
+    return h ^ (h >> np.uint64(33))
+
+
+def pair_keys(query_codes: np.ndarray, doc_fingerprints: np.ndarray, num_queries: int) -> np.ndarray:
+    """int64 keys ordered by query: query code in the high bits, fingerprint below."""
+    query_bits = max(int(num_queries).bit_length(), 1)
+    low = doc_fingerprints >> np.uint64(query_bits + 1)
+    return ((query_codes.astype(np.uint64) << np.uint64(63 - query_bits)) | low).astype(np.int64)
+
+
+def exact_pair_keys(*pairs) -> list[np.ndarray]:
+    """Dense exact codes for several (query ids per row, doc ids per row) Arrow pairs, sharing
+    one code space: hashes the strings (slower, used after a fingerprint collision)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    joined = [pc.binary_join_element_wise(q, d, "\x00") for q, d in pairs]
+    codes = pc.dictionary_encode(pa.chunked_array(joined)).combine_chunks().indices
+    codes = np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
+    bounds = np.cumsum([0] + [len(j) for j in joined])
+    return [codes[bounds[i]:bounds[i + 1]] for i in range(len(joined))]
