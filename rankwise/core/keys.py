@@ -40,7 +40,17 @@ def string_buffers(strings) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fingerprints(strings) -> np.ndarray:
-    """A 64-bit fingerprint of every string: 8 bytes per step, vectorised over the rows."""
+    """A 64-bit fingerprint of every string: 8 bytes per step, vectorised over the rows.
+
+    ``strings``: an Arrow string array or chunked array (without nulls).
+    """
+    if hasattr(strings, "chunks"):
+        parts = [_fingerprints(chunk) for chunk in strings.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    return _fingerprints(strings)
+
+
+def _fingerprints(strings) -> np.ndarray:
     offsets, data = string_buffers(strings)
     starts, lengths = offsets[:-1], np.diff(offsets)
     h = lengths.astype(np.uint64) * _MULTIPLIER
@@ -95,8 +105,13 @@ def exact_pair_keys(*pairs) -> list[np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    joined = [pc.binary_join_element_wise(q, d, "\x00") for q, d in pairs]
+    joined = [pc.binary_join_element_wise(q, _single(d), "\x00") for q, d in pairs]
     codes = pc.dictionary_encode(pa.chunked_array(joined)).combine_chunks().indices
     codes = np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
     bounds = np.cumsum([0] + [len(j) for j in joined])
     return [codes[bounds[i]:bounds[i + 1]] for i in range(len(joined))]
+
+
+def _single(strings):
+    """One Arrow array from an array or a chunked array."""
+    return strings.combine_chunks() if hasattr(strings, "chunks") else strings

@@ -158,8 +158,9 @@ class Hits:
 class JudgmentIndex:
     """The judgments sorted by (query, doc) key for lookups; built once, shared by every run.
 
-    With ``exact=False`` the keys come from doc-id fingerprints (see :mod:`.keys`) and every
-    match must be verified on the strings; with ``exact=True`` they are exact pair codes.
+    With ``exact=False`` the keys come from doc-id fingerprints (see :mod:`.keys`, laid out for
+    ``key_queries`` query codes) and every match must be verified on the strings; with
+    ``exact=True`` they are exact pair codes.
     """
 
     qrels: Any
@@ -170,20 +171,22 @@ class JudgmentIndex:
     duplicates_dropped: int
     negative_grades: int
     exact: bool
+    key_queries: int
 
 
-def index_judgments(qrels) -> JudgmentIndex:
+def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
     """Sort the judgments' (query, doc) keys once; identical duplicates are dropped and
     counted, a pair judged twice with different grades raises :class:`InputError`."""
+    key_queries = key_queries or qrels.num_queries
     try:
-        keys = pair_keys(qrels.query_code, fingerprints(qrels.docs), qrels.num_queries)
-        return _index_from_keys(qrels, keys, exact=False)
+        keys = pair_keys(qrels.query_code, fingerprints(qrels.docs), key_queries)
+        return _index_from_keys(qrels, keys, exact=False, key_queries=key_queries)
     except KeyCollision:
         (keys,) = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs))
         return _index_from_keys(qrels, keys, exact=True)
 
 
-def _index_from_keys(qrels, key: np.ndarray, exact: bool) -> JudgmentIndex:
+def _index_from_keys(qrels, key: np.ndarray, exact: bool, key_queries: int = 0) -> JudgmentIndex:
     sorter = np.argsort(key, kind="stable")
     key_sorted = key[sorter]
     dup = np.flatnonzero(key_sorted[1:] == key_sorted[:-1])
@@ -204,7 +207,7 @@ def _index_from_keys(qrels, key: np.ndarray, exact: bool) -> JudgmentIndex:
     rows = sorter[keep]
     grades = qrels.grade[rows]
     return JudgmentIndex(qrels, key_sorted[keep], grades, rows, qrels.query_code[rows],
-                         len(dup), int((grades < 0).sum()), exact)
+                         len(dup), int((grades < 0).sum()), exact, key_queries)
 
 
 def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
@@ -238,16 +241,21 @@ def _rank(index: JudgmentIndex, run, conv: Conventions,
           run_keys: np.ndarray | None = None) -> RankedLists:
     """The pass itself; ``run_keys`` are the run's exact pair codes when ``index.exact``."""
     qrels = index.qrels
+    run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
     if index.exact:
         if run_keys is None:  # exact codes of the qrels come first, so they stay the same
             _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
                                           (_query_ids_per_row(run), run.docs))
-        run_fingerprints = None
-        _require_unique_pairs(run, run_keys, exact=True)
     else:
-        run_fingerprints = fingerprints(run.docs)
-        _require_unique_pairs(run, pair_keys(run.query_code, run_fingerprints, run.num_queries),
-                              exact=False)
+        # one query code space for both sides: judged queries keep their qrels code
+        unjudged = run_to_qrels_query < 0
+        shared_code = run_to_qrels_query.copy()
+        shared_code[unjudged] = qrels.num_queries + np.arange(int(unjudged.sum()))
+        key_queries = qrels.num_queries + int(unjudged.sum())
+        if key_queries.bit_length() != index.key_queries.bit_length():
+            index = index_judgments(qrels, key_queries)
+        run_keys = pair_keys(shared_code[run.query_code], fingerprints(run.docs), key_queries)
+    grade_of_row = _join(index, run, run_keys)
     diag = Diagnostics(run_rows=len(run), run_queries=run.num_queries, qrels_rows=len(qrels),
                        qrels_queries=qrels.num_queries,
                        qrels_duplicates_dropped=index.duplicates_dropped,
@@ -257,8 +265,6 @@ def _rank(index: JudgmentIndex, run, conv: Conventions,
     block_query = run.query_code[order[offsets[:-1]]]
     diag.tied_rows = _count_tied(run.score[order], offsets)
 
-    # queries: run codes -> qrels codes (-1 when the query has no judgments)
-    run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
     block_qrels = run_to_qrels_query[block_query]
     keep_block = block_qrels >= 0
     lengths = np.diff(offsets)
@@ -288,12 +294,7 @@ def _rank(index: JudgmentIndex, run, conv: Conventions,
     if conv.max_depth is not None:
         rows, offsets = _truncate(rows, offsets, conv.max_depth, diag)
 
-    if index.exact:
-        probe = run_keys[rows]
-    else:
-        probe = pair_keys(run_to_qrels_query[run.query_code[rows]], run_fingerprints[rows],
-                          qrels.num_queries)
-    grade = _lookup_grades(index, run, rows, probe)
+    grade = grade_of_row[rows]
     unjudged = ~(grade >= 0)
     diag.unjudged_retrieved = int(unjudged.sum())
     if conv.unjudged == "remove" and diag.unjudged_retrieved:
@@ -325,20 +326,35 @@ def check_overlap(qrels, run) -> None:
             source=run.source)
 
 
-def _require_unique_pairs(run, keys: np.ndarray, exact: bool) -> None:
-    """Raise on a (query, doc) pair that occurs twice in a run, as trec_eval does.
+def _join(index: JudgmentIndex, run, run_keys: np.ndarray) -> np.ndarray:
+    """Grade of every run row (NaN when not judged), and the check that no (query, doc) pair
+    occurs twice in the run (an error, as in trec_eval).
 
-    Runs are written query by query, so sorting the pair keys is nearly linear (timsort).
+    One sort of the run's keys serves both: runs are written query by query, so it is
+    nearly linear (timsort), and sorted probes make the search cache-friendly.
     """
-    ordered = np.sort(keys, kind="stable")
-    if not np.any(ordered[1:] == ordered[:-1]):
-        return
-    sorter = np.argsort(keys, kind="stable")
-    dup = np.flatnonzero(keys[sorter][1:] == keys[sorter][:-1])
-    first, second = sorter[dup], sorter[dup + 1]
+    sorter = np.argsort(run_keys, kind="stable")
+    sorted_keys = run_keys[sorter]
+    dup = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    if len(dup):
+        _raise_duplicate(run, sorter[dup], sorter[dup + 1], index.exact)
+    grade = np.full(len(run_keys), np.nan)
+    if len(index.keys) == 0 or len(run_keys) == 0:
+        return grade
+    at = np.minimum(np.searchsorted(index.keys, sorted_keys), len(index.keys) - 1)
+    found = np.flatnonzero(index.keys[at] == sorted_keys)
+    rows, at = sorter[found], at[found]
+    if not index.exact and not _same_docs(run.docs, rows, index.qrels.docs, index.rows[at]):
+        raise KeyCollision
+    grade[rows] = index.grades[at]
+    return grade
+
+
+def _raise_duplicate(run, first: np.ndarray, second: np.ndarray, exact: bool) -> None:
+    """Raise on the first real duplicate among candidate pairs of rows with equal keys."""
     if not exact:
         same = _same_docs_mask(run.docs, first, run.docs, second)
-        if not same.all() and not same.any():
+        if not same.any():
             raise KeyCollision
         first, second = first[same], second[same]
     pairs = sorted(zip(np.minimum(first, second).tolist(), np.maximum(first, second).tolist()),
@@ -354,11 +370,17 @@ def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> n
     import pyarrow.compute as pc
 
     equal = pc.equal(docs_a.take(pa.array(rows_a)), docs_b.take(pa.array(rows_b)))
-    return equal.to_numpy(zero_copy_only=False)
+    return np.asarray(equal.to_pylist(), dtype=bool)  # only on the rare duplicate path
 
 
 def _same_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> bool:
-    return bool(_same_docs_mask(docs_a, rows_a, docs_b, rows_b).all())
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(rows_a) == 0:
+        return True
+    equal = pc.equal(docs_a.take(pa.array(rows_a)), docs_b.take(pa.array(rows_b)))
+    return bool(pc.all(equal).as_py())
 
 
 def _query_ids_per_row(table):
@@ -406,21 +428,6 @@ def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnosti
     new_offsets = np.zeros(len(offsets), dtype=np.int64)
     np.cumsum(lengths, out=new_offsets[1:])
     return rows[keep], new_offsets
-
-
-def _lookup_grades(index: JudgmentIndex, run, rows: np.ndarray, probe: np.ndarray) -> np.ndarray:
-    """Grade of every ranked row (NaN when the (query, doc) pair is not judged)."""
-    grade = np.full(len(rows), np.nan)
-    if len(index.keys) == 0 or len(rows) == 0:
-        return grade
-    judged_query = np.flatnonzero(probe >= 0)
-    at = np.minimum(np.searchsorted(index.keys, probe[judged_query]), len(index.keys) - 1)
-    found = index.keys[at] == probe[judged_query]
-    hit, at = judged_query[found], at[found]
-    if not index.exact and not _same_docs(run.docs, rows[hit], index.qrels.docs, index.rows[at]):
-        raise KeyCollision
-    grade[hit] = index.grades[at]
-    return grade
 
 
 def _level_counts(qrels, grades, query_of_key, query_codes):

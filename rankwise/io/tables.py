@@ -19,7 +19,7 @@ from ..errors import InputError
 class _Encoded:
     query_code: np.ndarray  # int32, one per row, index into query_dict
     query_dict: Any  # pyarrow string array of distinct query ids
-    docs: Any  # pyarrow string array: the document id of every row
+    docs: Any  # Arrow string array (or chunked array): the document id of every row
     source: str  # file name or a description of the in-memory object
     row_lines: np.ndarray | None  # 1-based line (or row) of each row in the source; None: row + 1
     row_unit: str  # "line" for files, "row"/"key" for in-memory inputs
@@ -125,6 +125,14 @@ def _strings(values: Any, source: str, what: str):
     return values
 
 
+def bits_to_bools(flags) -> np.ndarray:
+    """A null-free Arrow boolean array as numpy bools (unpacking its bitmap directly is many
+    times faster than pyarrow's element-wise conversion)."""
+    bitmap = np.frombuffer(flags.buffers()[1], dtype=np.uint8)
+    return np.unpackbits(bitmap, bitorder="little")[flags.offset:flags.offset + len(flags)] \
+        .view(bool)
+
+
 def encode_queries(ids) -> tuple[np.ndarray, Any]:
     """(int32 code per row, distinct ids) for a column of query ids.
 
@@ -139,7 +147,7 @@ def encode_queries(ids) -> tuple[np.ndarray, Any]:
         return np.zeros(0, dtype=np.int32), pa.array([], type=pa.string())
     change = np.ones(n, dtype=bool)
     if n > 1:
-        change[1:] = pc.not_equal(ids.slice(1), ids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+        change[1:] = bits_to_bools(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)))
     starts = np.flatnonzero(change)
     encoded = pc.dictionary_encode(ids.take(pa.array(starts)))
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)

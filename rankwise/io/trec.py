@@ -45,7 +45,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
                                               "rel": pa.int64()}, ("qid", "docid", "rel"))
     codes, queries = encode_queries(_column(table, "qid"))
     grade = _column(table, "rel").to_numpy().astype(np.float64)
-    return Qrels(codes, queries, _column(table, "docid"), name, lines, "line", grade)
+    return Qrels(codes, queries, table.column("docid"), name, lines, "line", grade)
 
 
 def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
@@ -64,7 +64,7 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     codes, queries = encode_queries(_column(table, "qid"))
     score = _column(table, "score").to_numpy()
     tag = first.split()[5] if len(first.split()) > 5 else Path(source).name
-    run = Run(codes, queries, _column(table, "docid"), source, lines, "line", score, name or tag)
+    run = Run(codes, queries, table.column("docid"), source, lines, "line", score, name or tag)
     check_finite_scores(run)
     return run
 
@@ -111,10 +111,18 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
     """
     import pyarrow as pa
 
-    data = _read_bytes(source)
     kind = "run" if len(names) == 6 else "qrels"
+    head = _peek(source)
+    if head[:2] != _GZIP_MAGIC and b"\x00" not in head:
+        try:  # the fast path: pyarrow reads the file itself, overlapping I/O and parsing
+            table = _arrow_parse(source, names, types, keep)
+            if table.num_rows:
+                return table, None, _first_data_line(head)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            pass
+    data = _read_bytes(source)
     try:
-        table = _arrow_parse(data, names, types, keep)
+        table = _arrow_parse(pa.py_buffer(data), names, types, keep)
         lines = None
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         clean, lines = _normalise(data, len(names))
@@ -122,7 +130,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
             raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                              source=source) from None
         try:
-            table = _arrow_parse(clean, names, types, keep)
+            table = _arrow_parse(pa.py_buffer(clean), names, types, keep)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise _locate_error(source, data, names, kind) or InputError(
                 f"cannot parse as a TREC {kind} file ({exc})", source=source) from None
@@ -140,12 +148,12 @@ def _first_data_line(data: bytes) -> str:
     return ""
 
 
-def _arrow_parse(data: bytes, names, types, keep):
-    import pyarrow as pa
+def _arrow_parse(source, names, types, keep):
+    """pyarrow.csv on a path or a buffer: single spaces, no quoting, every line a row."""
     import pyarrow.csv as csv
 
     return csv.read_csv(
-        pa.py_buffer(data),
+        source,
         read_options=csv.ReadOptions(column_names=list(names), block_size=_BLOCK),
         parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
                                        escape_char=False, ignore_empty_lines=False),
@@ -186,17 +194,27 @@ def _normalise(data: bytes, fields: int) -> tuple[bytes, np.ndarray]:
     return _SKIP.sub(b"", text), np.flatnonzero(keep) + 1
 
 
-def _read_bytes(source: str) -> bytes:
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _peek(source: str, size: int = 1 << 16) -> bytes:
+    """The first bytes of a file (raising InputError when it cannot be opened)."""
+    return _read_bytes(source, size, checks=False)
+
+
+def _read_bytes(source: str, size: int = -1, checks: bool = True) -> bytes:
     try:
         with open(source, "rb") as handle:
-            data = handle.read()
+            data = handle.read(size)
     except FileNotFoundError:
         raise InputError("file not found", source=source) from None
     except IsADirectoryError:
         raise InputError("is a directory, expected a file", source=source) from None
     except OSError as exc:
         raise InputError(f"cannot read file ({exc.strerror})", source=source) from None
-    if data[:2] == b"\x1f\x8b":
+    if not checks:
+        return data
+    if data[:2] == _GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
         except (EOFError, OSError, zlib.error) as exc:

@@ -1,0 +1,57 @@
+"""The engine's internals: fingerprint keys, their exact fallback, chunked columns, order."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import rankwise
+from rankwise.core import keys
+from rankwise.io import trec
+from tests.helpers import write
+
+IDS = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefghé", "x" * 40, "d12345678901234567"]
+
+
+def test_fingerprint_of_an_id_does_not_depend_on_its_neighbours():
+    together = keys.fingerprints(pa.array(IDS * 2))
+    for i, text in enumerate(IDS):
+        alone = keys.fingerprints(pa.array([text]))[0]
+        assert together[i] == together[i + len(IDS)] == alone
+        assert keys.fingerprints(pa.array(["z" * 30, text]).slice(1))[0] == alone
+    assert len(set(together.tolist())) == len(IDS)
+    chunked = pa.chunked_array([IDS[:3], IDS[3:]])
+    assert np.array_equal(keys.fingerprints(chunked), together[:len(IDS)])
+
+
+QRELS = "".join(f"q{q} 0 d{d} {(q * d) % 4}\n" for q in range(30) for d in range(0, 40, 3))
+RUN = "".join(f"q{q} Q0 d{d} {d} {round(1 - d / 50, 1)} run\n" for q in range(32) for d in range(35))
+MEASURES = ["AP", "nDCG@10", "P@5", "Bpref", "RR", "NumRelRet", "ERR@10"]
+
+
+def _values(tmp_path):
+    return rankwise.evaluate(write(tmp_path, "qrels", QRELS), write(tmp_path, "run", RUN),
+                             MEASURES, per_query=True).per_query()
+
+
+def test_colliding_fingerprints_fall_back_to_exact_keys(tmp_path, monkeypatch):
+    expected = _values(tmp_path)
+    # every id gets the same fingerprint: every key collides, the exact path must take over
+    monkeypatch.setattr("rankwise.core.ranked.fingerprints", lambda s: np.zeros(len(s), np.uint64))
+    assert _values(tmp_path) == expected
+
+
+def test_duplicates_are_found_on_the_exact_path_too(tmp_path, monkeypatch):
+    monkeypatch.setattr("rankwise.core.ranked.fingerprints", lambda s: np.zeros(len(s), np.uint64))
+    run = RUN + "q3 Q0 d4 99 0.01 run\n"
+    with pytest.raises(rankwise.InputError, match="'d4' appears twice for query 'q3'"):
+        rankwise.evaluate(write(tmp_path, "qrels", QRELS), write(tmp_path, "run", run), ["AP"])
+
+
+def test_files_read_in_many_chunks_give_the_same_numbers(tmp_path, monkeypatch):
+    expected = _values(tmp_path)
+    monkeypatch.setattr(trec, "_BLOCK", 256)  # many Arrow chunks per column
+    run = rankwise.read_run(write(tmp_path, "run", RUN))
+    assert run.docs.num_chunks > 10
+    assert _values(tmp_path) == expected
