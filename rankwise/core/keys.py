@@ -105,9 +105,11 @@ def exact_pair_keys(*pairs) -> list[np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from .arrow import to_numpy
+
     joined = [pc.binary_join_element_wise(q, _single(d), "\x00") for q, d in pairs]
     codes = pc.dictionary_encode(pa.chunked_array(joined)).combine_chunks().indices
-    codes = np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
+    codes = to_numpy(codes, np.int64)
     bounds = np.cumsum([0] + [len(j) for j in joined])
     return [codes[bounds[i]:bounds[i + 1]] for i in range(len(joined))]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arrow import indices, to_numpy
 from .segments import starts_of_runs
 
 
@@ -54,8 +55,8 @@ def _order_ties(order: np.ndarray, tied: np.ndarray, docs, descending: bool) -> 
     starts_group = np.ones(len(positions), dtype=bool)
     starts_group[1:] = ~tied[positions[1:] - 1]
     rows = order[positions]
-    table = pa.table({"group": np.cumsum(starts_group),
-                      "doc": docs.take(pa.array(rows)).cast(pa.binary())})
+    table = pa.table({"group": indices(np.cumsum(starts_group)),
+                      "doc": docs.take(indices(rows)).cast(pa.binary())})
     perm = pc.sort_indices(table, sort_keys=[("group", "ascending"),
                                              ("doc", "descending" if descending else "ascending")])
-    order[positions] = rows[perm.to_numpy(zero_copy_only=False)]
+    order[positions] = rows[to_numpy(perm, np.int64)]

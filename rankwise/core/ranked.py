@@ -15,6 +15,7 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..errors import InputError
+from .arrow import indices, to_numpy
 from .keys import KeyCollision, exact_pair_keys, fingerprints, pair_keys
 from .order import ranking_order
 from .segments import positions, rank_within, segment_ids, starts_of_runs
@@ -369,7 +370,7 @@ def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> n
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    equal = pc.equal(docs_a.take(pa.array(rows_a)), docs_b.take(pa.array(rows_b)))
+    equal = pc.equal(docs_a.take(indices(rows_a)), docs_b.take(indices(rows_b)))
     return np.asarray(equal.to_pylist(), dtype=bool)  # only on the rare duplicate path
 
 
@@ -379,14 +380,14 @@ def _same_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> bool:
 
     if len(rows_a) == 0:
         return True
-    equal = pc.equal(docs_a.take(pa.array(rows_a)), docs_b.take(pa.array(rows_b)))
+    equal = pc.equal(docs_a.take(indices(rows_a)), docs_b.take(indices(rows_b)))
     return bool(pc.all(equal).as_py())
 
 
 def _query_ids_per_row(table):
     import pyarrow as pa
 
-    return table.query_dict.take(pa.array(table.query_code))
+    return table.query_dict.take(indices(table.query_code))
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -395,7 +396,7 @@ def _query_ids_per_row(table):
 def _arrow(codes: np.ndarray):
     import pyarrow as pa
 
-    return pa.array(codes, type=pa.int64())
+    return indices(codes)
 
 
 def _first(codes: np.ndarray, limit: int = 5):
@@ -406,8 +407,7 @@ def _index_in(values, value_set) -> np.ndarray:
     """Position of each of ``values`` in ``value_set`` (-1 when absent), for Arrow string arrays."""
     import pyarrow.compute as pc
 
-    found = pc.index_in(values, value_set=value_set)
-    return np.asarray(found.fill_null(-1)).astype(np.int64)
+    return to_numpy(pc.index_in(values, value_set=value_set), np.int64, null=-1)
 
 
 def _count_tied(scores: np.ndarray, offsets: np.ndarray) -> int:

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..core.arrow import indices, to_numpy
 from ..errors import InputError
 
 
@@ -115,7 +116,7 @@ def _strings(values: Any, source: str, what: str):
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()
     if values.null_count:
-        row = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+        row = int(np.flatnonzero(to_numpy(values.is_null(), bool))[0])
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type):
         values = values.cast(pa.string())
@@ -123,14 +124,6 @@ def _strings(values: Any, source: str, what: str):
         raise InputError(f"{what} ids must be strings or integers", source=source,
                          value=str(values.type))
     return values
-
-
-def bits_to_bools(flags) -> np.ndarray:
-    """A null-free Arrow boolean array as numpy bools (unpacking its bitmap directly is many
-    times faster than pyarrow's element-wise conversion)."""
-    bitmap = np.frombuffer(flags.buffers()[1], dtype=np.uint8)
-    return np.unpackbits(bitmap, bitorder="little")[flags.offset:flags.offset + len(flags)] \
-        .view(bool)
 
 
 def encode_queries(ids) -> tuple[np.ndarray, Any]:
@@ -147,10 +140,10 @@ def encode_queries(ids) -> tuple[np.ndarray, Any]:
         return np.zeros(0, dtype=np.int32), pa.array([], type=pa.string())
     change = np.ones(n, dtype=bool)
     if n > 1:
-        change[1:] = bits_to_bools(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)))
+        change[1:] = to_numpy(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)), bool)
     starts = np.flatnonzero(change)
-    encoded = pc.dictionary_encode(ids.take(pa.array(starts)))
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    encoded = pc.dictionary_encode(ids.take(indices(starts)))
+    codes = to_numpy(encoded.indices, np.int32)
     return np.repeat(codes, np.diff(np.append(starts, n))), encoded.dictionary
 
 

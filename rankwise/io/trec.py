@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..core.arrow import to_numpy
 from .tables import Qrels, Run, check_finite_scores, encode_queries
 
 RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
@@ -44,7 +45,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     table, lines, _ = _parse(name, QRELS_FIELDS, {"qid": pa.string(), "docid": pa.string(),
                                               "rel": pa.int64()}, ("qid", "docid", "rel"))
     codes, queries = encode_queries(_column(table, "qid"))
-    grade = _column(table, "rel").to_numpy().astype(np.float64)
+    grade = to_numpy(table.column("rel"), np.float64)
     return Qrels(codes, queries, table.column("docid"), name, lines, "line", grade)
 
 
@@ -62,7 +63,7 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
                                                      "score": pa.float64()},
                                  ("qid", "docid", "score"))
     codes, queries = encode_queries(_column(table, "qid"))
-    score = _column(table, "score").to_numpy()
+    score = to_numpy(table.column("score"), np.float64)
     tag = first.split()[5] if len(first.split()) > 5 else Path(source).name
     run = Run(codes, queries, table.column("docid"), source, lines, "line", score, name or tag)
     check_finite_scores(run)
