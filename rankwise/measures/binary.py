@@ -180,3 +180,44 @@ def set_f(lists, cutoff: None, rel: float, beta: float) -> np.ndarray:
     p = set_precision(lists, None, rel)
     r = set_recall(lists, None, rel)
     return _safe_divide((beta + 1.0) * p * r, beta * p + r)
+
+
+@family("RelP", "Relative precision at K: relevant in the top K / min(K, R), 0 when R = 0 "
+        "(trec_eval m_rel_P.c).", cutoff="required", params=REL,
+        trec_cutoff_name="relative_P_{cutoff}")
+def relative_precision(lists, cutoff: int, rel: float) -> np.ndarray:
+    """relative_P@K = |relevant in top K| / min(K, R): P@K against the best possible."""
+    return _safe_divide(hits_at(lists, cutoff, rel), np.minimum(cutoff, lists.num_relevant(rel)))
+
+
+@family("SetRelP", "Relative set precision: relevant retrieved / min(retrieved, R) "
+        "(trec_eval m_set_rel_P.c).", params=REL, trec_name="set_relative_P")
+def set_relative_precision(lists, cutoff: None, rel: float) -> np.ndarray:
+    """set_relative_P = |relevant ∩ retrieved| / min(|retrieved|, R)."""
+    return _safe_divide(hits_at(lists, None, rel),
+                        np.minimum(lists.num_retrieved, lists.num_relevant(rel)))
+
+
+@family("SetAP", "Set average precision: set precision × set recall (trec_eval m_set_map.c).",
+        params=REL, trec_name="set_map")
+def set_average_precision(lists, cutoff: None, rel: float) -> np.ndarray:
+    """set_map = |relevant ∩ retrieved|² / (|retrieved| · R)."""
+    hits = hits_at(lists, None, rel)
+    return _safe_divide(hits * hits, lists.num_retrieved * lists.num_relevant(rel))
+
+
+@family("NumNonRelJudgedRet", "Number of judged non-relevant documents retrieved "
+        "(trec_eval m_num_nonrel_judged_ret.c).", params=REL, aggregate="sum",
+        trec_name="num_nonrel_judged_ret")
+def num_nonrel_judged_ret(lists, cutoff: None, rel: float) -> np.ndarray:
+    """|{retrieved d : 0 <= grade(d) < rel}| per query."""
+    judged_nonrel = np.flatnonzero((lists.grade >= 0) & (lists.grade < rel))
+    return np.bincount(lists.segment[judged_nonrel], minlength=lists.num_queries).astype(np.float64)
+
+
+@family("gm_bpref", "Geometric mean of Bpref over queries (each floored at 1e-5; trec_eval "
+        "m_gm_bpref.c). Per query it is Bpref.", params=REL, aggregate="gmean",
+        trec_name="gm_bpref", per_query_in_trec=False)
+def geometric_bpref(lists, cutoff: None, rel: float) -> np.ndarray:
+    """Per query Bpref; averaged as exp(mean(log(max(bpref, 1e-5))))."""
+    return bpref(lists, None, rel)

@@ -45,6 +45,12 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     "setr": ("SetR", {}), "set_recall": ("SetR", {}),
     "setf": ("SetF", {}), "set_f": ("SetF", {}),
     "mae": ("MAE", {}), "rmse": ("RMSE", {}),
+    "relp": ("RelP", {}), "relative_p": ("RelP", {}),
+    "setrelp": ("SetRelP", {}), "set_relative_p": ("SetRelP", {}),
+    "setap": ("SetAP", {}), "set_map": ("SetAP", {}),
+    "numnonreljudgedret": ("NumNonRelJudgedRet", {}),
+    "num_nonrel_judged_ret": ("NumNonRelJudgedRet", {}),
+    "gm_bpref": ("gm_bpref", {}),
 }
 
 # trec_eval families that take a list of cutoffs, with their defaults
@@ -55,15 +61,17 @@ TREC_CUTOFF_FAMILIES: dict[str, tuple[str, tuple[float, ...]]] = {
     "map_cut": ("AP", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
     "success": ("Success", (1, 5, 10)),
     "iprec_at_recall": ("IPrec", tuple(i / 10 for i in range(11))),
+    "relative_P": ("RelP", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
 }
 
 OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
             "recip_rank", "iprec_at_recall", "P")
-ALL_TREC = OFFICIAL + ("recall", "ndcg", "ndcg_cut", "map_cut", "11pt_avg", "success",
-                       "set_P", "set_recall", "set_F")
+ALL_TREC = OFFICIAL + ("recall", "gm_bpref", "11pt_avg", "ndcg", "ndcg_cut", "map_cut",
+                       "relative_P", "success", "set_P", "set_relative_P", "set_recall",
+                       "set_map", "set_F", "num_nonrel_judged_ret")
 
 _GENERIC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$")
-_TREC_CUT = re.compile(r"^(?P<family>P|recall|ndcg_cut|map_cut|success|iprec_at_recall)_"
+_TREC_CUT = re.compile(r"^(?P<family>P|recall|ndcg_cut|map_cut|success|iprec_at_recall|relative_P)_"
                        r"(?P<cutoff>\d+(?:\.\d+)?)$")
 
 

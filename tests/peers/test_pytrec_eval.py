@@ -45,14 +45,16 @@ TREC_NAMES = [
     "P_5", "P_10", "P_20", "recall_10", "recall_100", "map", "map_cut_10", "map_cut_100",
     "ndcg", "ndcg_cut_10", "ndcg_cut_20", "recip_rank", "Rprec", "bpref",
     "success_1", "success_5", "success_10", "set_P", "set_recall", "set_F",
-    "num_ret", "num_rel", "num_rel_ret",
+    "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret",
+    "relative_P_5", "relative_P_100", "set_relative_P", "set_map",
     "iprec_at_recall_0.00", "iprec_at_recall_0.50", "iprec_at_recall_1.00",
 ]
 # what pytrec_eval is asked for (families with their cutoffs)
 PYTREC_MEASURES = {
     "P.5,10,20", "recall.10,100", "map", "map_cut.10,100", "ndcg", "ndcg_cut.10,20",
     "recip_rank", "Rprec", "bpref", "success.1,5,10", "set_P", "set_recall", "set_F",
-    "num_ret", "num_rel", "num_rel_ret", "iprec_at_recall",
+    "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "relative_P.5,100",
+    "set_relative_P", "set_map", "iprec_at_recall",
 }
 SEEDS = [0, 1, 2, 3, 4]
 
