@@ -55,3 +55,12 @@ def test_files_read_in_many_chunks_give_the_same_numbers(tmp_path, monkeypatch):
     run = rankwise.read_run(write(tmp_path, "run", RUN))
     assert run.docs.num_chunks > 10
     assert _values(tmp_path) == expected
+
+
+def test_many_run_only_queries_widen_the_key_layout(tmp_path):
+    """More run-only queries than judged ones need one more bit for query codes."""
+    extra = "".join(f"x{q} Q0 d1 1 1.0 run\n" for q in range(40))
+    qrels, run = write(tmp_path, "qrels", QRELS), write(tmp_path, "run", RUN + extra)
+    result = rankwise.evaluate(qrels, run, MEASURES, per_query=True)
+    assert result.per_query() == _values(tmp_path)
+    assert result.diagnostics["run"]["queries_only_in_run"] == 42

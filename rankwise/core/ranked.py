@@ -243,19 +243,20 @@ def _rank(index: JudgmentIndex, run, conv: Conventions,
     """The pass itself; ``run_keys`` are the run's exact pair codes when ``index.exact``."""
     qrels = index.qrels
     run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
-    if index.exact:
-        if run_keys is None:  # exact codes of the qrels come first, so they stay the same
-            _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
-                                          (_query_ids_per_row(run), run.docs))
-    else:
-        # one query code space for both sides: judged queries keep their qrels code
-        unjudged = run_to_qrels_query < 0
-        shared_code = run_to_qrels_query.copy()
-        shared_code[unjudged] = qrels.num_queries + np.arange(int(unjudged.sum()))
-        key_queries = qrels.num_queries + int(unjudged.sum())
-        if key_queries.bit_length() != index.key_queries.bit_length():
-            index = index_judgments(qrels, key_queries)
+    if not (run_to_qrels_query >= 0).any():
+        raise _no_overlap(qrels, run)
+    # one query code space for both sides: judged queries keep their qrels code
+    run_only = run_to_qrels_query < 0
+    shared_code = run_to_qrels_query.copy()
+    shared_code[run_only] = qrels.num_queries + np.arange(int(run_only.sum()))
+    key_queries = qrels.num_queries + int(run_only.sum())
+    if not index.exact and key_queries.bit_length() != index.key_queries.bit_length():
+        index = index_judgments(qrels, key_queries)  # lay the keys out for more query codes
+    if not index.exact:
         run_keys = pair_keys(shared_code[run.query_code], fingerprints(run.docs), key_queries)
+    elif run_keys is None:  # exact codes of the qrels come first, so they stay the same
+        _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
+                                      (_query_ids_per_row(run), run.docs))
     grade_of_row = _join(index, run, run_keys)
     diag = Diagnostics(run_rows=len(run), run_queries=run.num_queries, qrels_rows=len(qrels),
                        qrels_queries=qrels.num_queries,
@@ -317,14 +318,12 @@ def _rank(index: JudgmentIndex, run, conv: Conventions,
     return ranked
 
 
-def check_overlap(qrels, run) -> None:
-    """Raise when the run and the judgments share no query (almost always a wrong file)."""
-    shared = _index_in(run.query_dict, qrels.query_dict) >= 0
-    if not shared.any():
-        raise InputError(
-            f"no query in common with the judgments in {qrels.source} (run queries such as "
-            f"{run.query_dict[0].as_py()!r}, judged queries such as {qrels.query_dict[0].as_py()!r})",
-            source=run.source)
+def _no_overlap(qrels, run) -> InputError:
+    """The error for a run and judgments without a common query (almost always a wrong file)."""
+    return InputError(
+        f"no query in common with the judgments in {qrels.source} (run queries such as "
+        f"{run.query_dict[0].as_py()!r}, judged queries such as {qrels.query_dict[0].as_py()!r})",
+        source=run.source)
 
 
 def _join(index: JudgmentIndex, run, run_keys: np.ndarray) -> np.ndarray:

@@ -31,16 +31,6 @@ def positions(offsets: np.ndarray) -> np.ndarray:
     return np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
 
 
-def segment_sum(values: np.ndarray, segment: np.ndarray, num_segments: int) -> np.ndarray:
-    """Sum of ``values`` per segment id (float64), for any grouping ``segment``."""
-    return np.bincount(segment, weights=values, minlength=num_segments)
-
-
-def segment_count(segment: np.ndarray, num_segments: int) -> np.ndarray:
-    """Number of elements per segment id."""
-    return np.bincount(segment, minlength=num_segments)
-
-
 def rank_within(segment: np.ndarray) -> np.ndarray:
     """1-based occurrence number of each element among equal, consecutive ``segment`` ids.
 
