@@ -10,6 +10,7 @@ import numpy as np
 from .conventions import Conventions
 from .core.memory import large_arrays
 from .core.ranked import index_judgments, rank
+from .diagnostics import pitfall_warnings
 from .errors import InputError
 from .io.frames import is_nested_run, to_qrels, to_run
 from .io.tables import Run
@@ -75,7 +76,8 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
             query_ids=lists.query_ids[order] if per_query else None,
             values={k: v[order] for k, v in values.items()} if per_query else None,
             undefined={k: int(np.isnan(v).sum()) for k, v in values.items() if np.isnan(v).any()},
-            trec_names={str(m): m.trec_name() for m in parsed})
+            trec_names={str(m): m.trec_name() for m in parsed},
+            warnings=pitfall_warnings(lists, parsed))
     return Result([str(m) for m in parsed], systems, conv, {str(m): _kind(m) for m in parsed})
 
 

@@ -94,6 +94,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
         summary = Diagnostics(**diag.diagnostics).summary()
         print(f"rankwise: {name}: {summary}", file=sys.stderr)
+        for warning in diag.warnings:
+            print(f"rankwise: warning: {name}: {warning}", file=sys.stderr)
     return 0
 
 

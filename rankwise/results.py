@@ -27,6 +27,7 @@ class SystemResult:
     values: dict[str, np.ndarray] | None = None
     undefined: dict[str, int] = field(default_factory=dict)  # queries with no value, per measure
     trec_names: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # pitfalls (rankwise.diagnostics)
 
 
 class Result:
@@ -181,6 +182,7 @@ class Result:
                     "diagnostics": s.diagnostics,
                     "undefined": s.undefined,
                     "trec_names": s.trec_names,
+                    "warnings": s.warnings,
                     "per_query": None if s.values is None else {
                         "query_ids": list(s.query_ids),
                         "values": {m: [_json_number(v) for v in s.values[m].tolist()]
@@ -208,7 +210,8 @@ class Result:
                 values=None if per_query is None else {
                     m: np.asarray([_from_json_number(v) for v in vals], dtype=np.float64)
                     for m, vals in per_query["values"].items()},
-                undefined=s["undefined"], trec_names=s["trec_names"])
+                undefined=s["undefined"], trec_names=s["trec_names"],
+                warnings=s.get("warnings", []))
         return cls(data["measures"], systems, Conventions.from_dict(data["conventions"]),
                    data["aggregate_kinds"])
 

@@ -131,28 +131,28 @@ def bpref(lists, cutoff: None, rel: float) -> np.ndarray:
                         num_rel)
 
 
-@family("NumQ", "Number of queries evaluated.", aggregate="sum", trec_name="num_q",
+@family("NumQ", "Number of queries evaluated.", aggregate="sum", bounds=None, trec_name="num_q",
         per_query_in_trec=False)
 def num_q(lists, cutoff: None) -> np.ndarray:
     """1 per query; summed over queries."""
     return np.ones(lists.num_queries)
 
 
-@family("NumRet", "Number of documents retrieved (after -M and -J).", aggregate="sum",
+@family("NumRet", "Number of documents retrieved (after -M and -J).", aggregate="sum", bounds=None,
         trec_name="num_ret")
 def num_ret(lists, cutoff: None) -> np.ndarray:
     """Length of each ranked list."""
     return lists.num_retrieved.astype(np.float64)
 
 
-@family("NumRel", "Number of relevant judged documents (R).", params=REL, aggregate="sum",
+@family("NumRel", "Number of relevant judged documents (R).", params=REL, aggregate="sum", bounds=None,
         trec_name="num_rel")
 def num_rel(lists, cutoff: None, rel: float) -> np.ndarray:
     """R per query."""
     return lists.num_relevant(rel).astype(np.float64)
 
 
-@family("NumRelRet", "Number of relevant documents retrieved.", params=REL, aggregate="sum",
+@family("NumRelRet", "Number of relevant documents retrieved.", params=REL, aggregate="sum", bounds=None,
         trec_name="num_rel_ret")
 def num_rel_ret(lists, cutoff: None, rel: float) -> np.ndarray:
     """|relevant ∩ retrieved| per query."""
@@ -207,7 +207,7 @@ def set_average_precision(lists, cutoff: None, rel: float) -> np.ndarray:
 
 
 @family("NumNonRelJudgedRet", "Number of judged non-relevant documents retrieved "
-        "(trec_eval m_num_nonrel_judged_ret.c).", params=REL, aggregate="sum",
+        "(trec_eval m_num_nonrel_judged_ret.c).", params=REL, aggregate="sum", bounds=None,
         trec_name="num_nonrel_judged_ret")
 def num_nonrel_judged_ret(lists, cutoff: None, rel: float) -> np.ndarray:
     """|{retrieved d : 0 <= grade(d) < rel}| per query."""

@@ -78,7 +78,7 @@ def _ratio(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
 
 
 @family("nDCG", "Normalised DCG: DCG / ideal DCG from all judgments, 0 when the ideal is 0 "
-        "(trec_eval m_ndcg.c; with @K m_ndcg_cut.c).", cutoff="optional", params=GAIN,
+        "(trec_eval m_ndcg.c; with @K m_ndcg_cut.c).", cutoff="optional", params=GAIN, graded=True,
         trec_name="ndcg", trec_cutoff_name="ndcg_cut_{cutoff}")
 def ndcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     """nDCG@K = DCG@K / IDCG@K (Järvelin & Kekäläinen 2002).
@@ -95,21 +95,21 @@ def ndcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
 
 
 @family("DCG", "Discounted cumulative gain Σ gain / log2(rank + 1).", cutoff="optional",
-        params=GAIN)
+        params=GAIN, graded=True, bounds=None)
 def dcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     """DCG@K = Σ_{i<=K} gain_i / log_base(i + 1)."""
     return dcg_at(lists, cutoff, gain, base)
 
 
 @family("IDCG", "Ideal DCG: the DCG of the best ordering of all judged documents.",
-        cutoff="optional", params=GAIN)
+        cutoff="optional", params=GAIN, graded=True, bounds=None)
 def idcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     """IDCG@K, from all judgments of the query."""
     return ideal_dcg_at(lists, cutoff, gain, base)
 
 
 @family("CG", "Cumulative gain: Σ gain over the top K (no discount).", cutoff="optional",
-        params={"gain": "linear"})
+        params={"gain": "linear"}, graded=True, bounds=None)
 def cumulative_gain(lists, cutoff: int | None, gain) -> np.ndarray:
     """CG@K = Σ_{i<=K} gain_i."""
     row_gain = gains(lists.grade, gain)
@@ -121,7 +121,7 @@ def cumulative_gain(lists, cutoff: int | None, gain) -> np.ndarray:
 
 @family("ERR", "Expected reciprocal rank (cascade model), R_i = (2^g − 1) / 2^g_max with g_max "
         "the largest grade in the judgments unless given (Chapelle et al. 2009).",
-        cutoff="optional", params={"max_grade": None})
+        cutoff="optional", params={"max_grade": None}, graded=True)
 def err(lists, cutoff: int | None, max_grade: float | None) -> np.ndarray:
     """ERR@K = Σ_{r<=K} (1/r) · R_r · Π_{i<r} (1 − R_i).
 

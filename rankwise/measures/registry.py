@@ -30,6 +30,8 @@ class Family:
     trec_name: str | None = None  # trec_eval's name without a cutoff, or None
     trec_cutoff_name: str | None = None  # trec_eval's name with a cutoff ("P_{cutoff}"), or None
     per_query_in_trec: bool = True  # trec_eval prints it per query
+    graded: bool = False  # uses the grades themselves, not only relevant / not relevant
+    bounds: tuple[float, float] | None = (0.0, 1.0)  # range of a per-query value; None: open
 
 
 FAMILIES: dict[str, Family] = {}
