@@ -44,6 +44,7 @@ class Diagnostics:
     rows_unjudged_removed: int = 0
     unjudged_retrieved: int = 0
     tied_rows: int = 0
+    queries_rank_contradicts_score: int = 0
     qrels_duplicates_dropped: int = 0
     negative_grades: int = 0
     examples: dict[str, list[str]] = field(default_factory=dict)
@@ -63,6 +64,8 @@ class Diagnostics:
             ("rows_unjudged_removed", "unjudged docs removed"),
             ("rows_beyond_depth", "docs beyond depth"),
             ("tied_rows", "docs in score ties"),
+            ("queries_rank_contradicts_score",
+             "queries whose rank column contradicts the scores (ordered by score)"),
             ("qrels_duplicates_dropped", "duplicate judgments dropped"),
             ("negative_grades", "negative grades (treated as unjudged)"),
         ]
@@ -266,6 +269,11 @@ def _rank(index: JudgmentIndex, run, conv: Conventions,
     order, offsets = ranking_order(run, conv.ties)
     block_query = run.query_code[order[offsets[:-1]]]
     diag.tied_rows = _count_tied(run.score[order], offsets)
+    if run.rank is not None:
+        contradicting = _rank_contradicts_score(run)
+        diag.queries_rank_contradicts_score = len(contradicting)
+        diag.examples["queries_rank_contradicts_score"] = run.query_dict.take(
+            _first(contradicting)).to_pylist()
 
     block_qrels = run_to_qrels_query[block_query]
     keep_block = block_qrels >= 0
@@ -407,6 +415,23 @@ def _index_in(values, value_set) -> np.ndarray:
     import pyarrow.compute as pc
 
     return to_numpy(pc.index_in(values, value_set=value_set), np.int64, null=-1)
+
+
+def _rank_contradicts_score(run) -> np.ndarray:
+    """Query codes whose rows, ordered by the rank column, do not have non-increasing scores.
+
+    trec_eval ignores the rank column and orders by score; rankwise does the same and reports
+    the queries where the two disagree. Runs written in rank order are checked in O(n).
+    """
+    qc, rank, score = run.query_code, run.rank, run.score
+    new_query = qc[1:] != qc[:-1]
+    if not np.any((rank[1:] <= rank[:-1]) & ~new_query):
+        by_rank = np.arange(len(qc))
+    else:
+        by_rank = np.lexsort((rank, qc))
+    q, s = qc[by_rank], score[by_rank]
+    rises = (s[1:] > s[:-1]) & (q[1:] == q[:-1])
+    return np.unique(q[1:][rises])
 
 
 def _count_tied(scores: np.ndarray, offsets: np.ndarray) -> int:

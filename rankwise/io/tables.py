@@ -79,6 +79,7 @@ class Run(_Encoded):
 
     score: np.ndarray = None  # type: ignore[assignment]
     name: str = "run"
+    rank: np.ndarray | None = None  # the rank column of a TREC file (int64), when it has one
 
     @classmethod
     def from_columns(cls, queries: Any, docs: Any, scores: Any, name: str = "run",

@@ -52,7 +52,9 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
 def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     """Read a TREC run file (``qid Q0 docid rank score tag``).
 
-    The rank column is not used: documents are ordered by score, as trec_eval does.
+    Documents are ordered by score, as trec_eval does; the rank column is kept only to report
+    queries whose ranks contradict their scores (it is dropped, and not checked, when it does not
+    hold integers).
     Text after the sixth field is ignored, as trec_eval ignores it.
     The run's name is ``name``, else the tag of its first line.
     """
@@ -60,12 +62,14 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
 
     source = str(path)
     table, lines, first = _parse(source, RUN_FIELDS, {"qid": pa.string(), "docid": pa.string(),
-                                                     "score": pa.float64()},
-                                 ("qid", "docid", "score"))
+                                                     "rank": pa.int64(), "score": pa.float64()},
+                                 ("qid", "docid", "rank", "score"), optional=("rank",))
     codes, queries = encode_queries(_column(table, "qid"))
     score = to_numpy(table.column("score"), np.float64)
+    rank = to_numpy(table.column("rank"), np.int64) if "rank" in table.column_names else None
     tag = first.split()[5] if len(first.split()) > 5 else Path(source).name
-    run = Run(codes, queries, table.column("docid"), source, lines, "line", score, name or tag)
+    run = Run(codes, queries, table.column("docid"), source, lines, "line", score, name or tag,
+              rank)
     check_finite_scores(run)
     return run
 
@@ -104,7 +108,8 @@ def _column(table, name: str):
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
-def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ...]):
+def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ...],
+           optional: tuple[str, ...] = ()):
     """Parse a whitespace-separated file into an Arrow table of the ``keep`` columns.
 
     Returns the table, the 1-based line number of each row (``None`` when row i is line i+1)
@@ -127,14 +132,22 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
         lines = None
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         clean, lines = _normalise(data, len(names))
+        if kind == "run" and len(clean) < len(data):  # text was cut: no quoted ids with spaces
+            quoted = _quoted_id(source, data)
+            if quoted is not None:
+                raise quoted
         if not clean:
             raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                              source=source) from None
         try:
             table = _arrow_parse(pa.py_buffer(clean), names, types, keep)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise _locate_error(source, data, names, kind) or InputError(
-                f"cannot parse as a TREC {kind} file ({exc})", source=source) from None
+            error = _locate_error(source, data, names, kind, optional)
+            if error is None and optional:  # only an optional column failed: go without it
+                kept = tuple(k for k in keep if k not in optional)
+                return _parse(source, names, {k: v for k, v in types.items() if k in kept}, kept)
+            raise error or InputError(f"cannot parse as a TREC {kind} file ({exc})",
+                                      source=source) from None
     if table.num_rows == 0:
         raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                          source=source)
@@ -183,7 +196,7 @@ def _normalise(data: bytes, fields: int) -> tuple[bytes, np.ndarray]:
     text = _LEAD.sub(b"", data)
     text = _TRAIL.sub(b"", text)
     text = _GAPS.sub(b" ", text)
-    if fields == 6:
+    if fields == 6 and _RUN_EXTRA.search(text):
         text = _RUN_EXTRA.sub(rb"\1", text)
     if not text.endswith(b"\n"):
         text += b"\n"
@@ -227,8 +240,26 @@ def _read_bytes(source: str, size: int = -1, checks: bool = True) -> bytes:
     return data
 
 
-def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str) -> InputError | None:
-    """Scan line by line for the first bad line; only runs after the fast parse has failed."""
+_QUOTE_IN_IDS = re.compile(rb'(?m)^[ \t]*(?:[^ \t\n]+[ \t]+){0,2}[^ \t\n]*"[^\n]*$')
+
+
+def _quoted_id(source: str, data: bytes) -> InputError | None:
+    """A run line with more than six fields and a double quote among its ids: an id with
+    spaces quoted as in CSV, which TREC files cannot hold (trec_eval would misread it)."""
+    for match in _QUOTE_IN_IDS.finditer(data):
+        line = match.group(0).decode("utf-8", "replace").strip()
+        if len(line.split()) > len(RUN_FIELDS) and not line.startswith("#"):
+            number = data.count(b"\n", 0, match.start()) + 1
+            return InputError("ids cannot contain spaces in a TREC file (quoted ids are not "
+                              "part of the format)", source=source, line=number, value=line)
+    return None
+
+
+def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
+                  optional: tuple[str, ...] = ()) -> InputError | None:
+    """Scan line by line for the first bad line; only runs after the fast parse has failed.
+
+    Problems in ``optional`` columns are not errors (the caller drops the column)."""
     expected = " ".join(names)
     numeric = {"score": float} if kind == "run" else {"rel": int}
     for number, raw in enumerate(data.split(b"\n"), start=1):

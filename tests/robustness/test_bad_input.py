@@ -1,0 +1,174 @@
+"""The bad-input table (docs/bad-input.md), one test per row.
+
+Every row asserts the exit status of ``rankwise evaluate`` (2), the exception type
+(``InputError`` or a subclass) and that the message names the source, the line (or row, or
+key) and the offending value. Rows that are legal input assert what is reported instead.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankwise
+from rankwise import InputError, MeasureError
+from rankwise.cli import main
+from tests.helpers import write
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
+RUN = "q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\nq2 Q0 d3 1 1.0 sys\n"
+
+# id, qrels text (None: QRELS), run text (None: RUN), expected line, value, message fragment,
+# which file is blamed
+FILE_ROWS = [
+    ("run-field-count", None, "q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 1.0\n", 2, "q1 Q0 d2 1.0",
+     "expected 6 fields", "run"),
+    ("qrels-field-count", "q1 0 d1 1\nq1 d2 0\n", None, 2, "q1 d2 0", "expected 4 fields", "qrels"),
+    ("non-numeric-score", None, "q1 Q0 d1 1 high sys\n", 1, "high", "a number for the score", "run"),
+    ("nan-score", None, "q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 nan sys\n", 2, "nan", "finite", "run"),
+    ("inf-score", None, "q1 Q0 d1 1 -inf sys\n", 1, "-inf", "finite", "run"),
+    ("non-integer-grade", "q1 0 d1 1\nq1 0 d2 0.5\n", None, 2, "0.5", "integer relevance grade", "qrels"),
+    ("non-numeric-grade", "q1 0 d1 yes\n", None, 1, "yes", "integer relevance grade", "qrels"),
+    ("duplicate-in-run", None, RUN + "q1 Q0 d1 3 0.5 sys\n", 4, "d1", "appears twice", "run"),
+    ("conflicting-judgments", QRELS + "q1 0 d1 0\n", None, 4, "d1", "judged twice", "qrels"),
+    ("header-line", None, "qid Q0 docno rank score tag\n" + RUN, 1, "score", "header line", "run"),
+    ("quoted-id-with-space", None, 'q1 Q0 "doc 1" 1 2.0 sys\n', 1, '"doc 1"', "cannot contain spaces", "run"),
+    ("run-given-as-qrels", RUN, RUN, 1, "q1 Q0 d1 1 2.0 sys", "looks like a run file", "qrels"),
+    ("qrels-given-as-run", QRELS, QRELS, 1, "q1 0 d1 1", "looks like a qrels file", "run"),
+    ("invalid-utf8", None, b"q1 Q0 d\xff 1 2.0 sys\n", 1, "d", "not valid UTF-8", "run"),
+]
+
+
+@pytest.mark.parametrize("row", FILE_ROWS, ids=[r[0] for r in FILE_ROWS])
+def test_bad_file_line(tmp_path, capsys, row):
+    _, qrels_text, run_text, line, value, fragment, blamed = row
+    qrels = write(tmp_path, "qrels.txt", QRELS if qrels_text is None else qrels_text)
+    run = write(tmp_path, "run.txt", RUN if run_text is None else run_text)
+    with pytest.raises(InputError) as info:
+        rankwise.evaluate(qrels, run, ["AP"])
+    err = info.value
+    assert err.source == (qrels if blamed == "qrels" else run)
+    assert err.line == line and fragment in str(err) and value in (err.value or "")
+    assert main(["evaluate", qrels, run, "-m", "AP"]) == 2
+    message = capsys.readouterr().err.strip()
+    assert message == f"rankwise: error: {err}" and "\n" not in message
+    assert message.startswith(f"rankwise: error: {err.source}:{line}: ")
+
+
+WHOLE_FILE_ROWS = [
+    ("empty-file", b"", "empty file"),
+    ("blank-lines-only", b"\n \n\t\n", "empty file"),
+    ("comments-only", b"# nothing\n", "only blank or comment lines"),
+    ("binary-file", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a text file"),
+    ("truncated-gzip", gzip.compress(RUN.encode() * 50)[:60], "truncated gzip"),
+    ("directory", None, "is a directory"),
+    ("missing-file", "missing", "file not found"),
+]
+
+
+@pytest.mark.parametrize("row", WHOLE_FILE_ROWS, ids=[r[0] for r in WHOLE_FILE_ROWS])
+def test_unreadable_file(tmp_path, capsys, row):
+    _, content, fragment = row
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    if content is None:
+        run = str(tmp_path)
+    elif content == "missing":
+        run = str(tmp_path / "nowhere.txt")
+    else:
+        run = write(tmp_path, "run.txt", content)
+    with pytest.raises(InputError, match=fragment) as info:
+        rankwise.evaluate(qrels, run, ["AP"])
+    assert info.value.source == run
+    assert main(["evaluate", qrels, run]) == 2
+    assert capsys.readouterr().err.strip() == f"rankwise: error: {info.value}"
+
+
+def test_no_query_in_common(tmp_path, capsys):
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    run = write(tmp_path, "run.txt", "x1 Q0 d1 1 2.0 sys\n")
+    with pytest.raises(InputError, match="no query in common.*'x1'.*'q1'"):
+        rankwise.evaluate(qrels, run, ["AP"])
+    assert main(["evaluate", qrels, run]) == 2
+    assert run in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("measure, fragment", [
+    ("nDGC@10", "unknown measure; closest: nDCG"),
+    ("P@0", "positive integer"),
+    ("P@-3", "positive integer"),
+    ("P@2.5", "positive integer"),
+    ("ndcg_cut.10,x", "positive integer"),
+    ("__import__('os')", "unknown measure"),
+])
+def test_bad_measure(tmp_path, capsys, measure, fragment):
+    with pytest.raises(MeasureError, match=fragment) as info:
+        rankwise.parse_measures(measure)
+    assert info.value.value == measure
+    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+    assert main(["evaluate", qrels, run, "-m", measure]) == 2
+    assert fragment in capsys.readouterr().err
+
+
+# in-memory inputs: the row (frames), the key (dicts) or the position (arrays) is named
+def test_frame_rows():
+    run = pd.DataFrame({"query": ["q1", "q1", "q1"], "doc": ["d1", "d2", "d1"],
+                        "score": [2.0, 1.0, 0.5]})
+    with pytest.raises(InputError, match=r"run DataFrame, row 2: document 'd1' appears twice"):
+        rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
+    run.loc[1, "score"] = math.inf
+    with pytest.raises(InputError, match=r"run DataFrame, row 1: score must be a finite number"):
+        rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
+    qrels = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d1"], "relevance": [1, 2]})
+    with pytest.raises(InputError, match=r"qrels DataFrame, row 1: document 'd1' judged twice"):
+        rankwise.evaluate(qrels, {"q1": {"d1": 1.0}}, ["AP"])
+    missing_id = pd.DataFrame({"query": ["q1", None], "doc": ["d1", "d2"], "score": [1.0, 2.0]})
+    with pytest.raises(InputError, match=r"run DataFrame, row 1: missing query id"):
+        rankwise.evaluate({"q1": {"d1": 1}}, missing_id, ["AP"])
+
+
+def test_dict_keys_and_values():
+    with pytest.raises(InputError, match=r"run dict, key 'q1'/'d2': expected a number"):
+        rankwise.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0, "d2": "high"}}, ["AP"])
+    with pytest.raises(InputError, match=r"run dict, key q1: expected \{query: \{doc: value\}\}"):
+        rankwise.to_run({"q1": [("d1", 1.0)]})
+
+
+def test_array_rows():
+    with pytest.raises(InputError, match=r"y_true, row 1: y_true must be finite"):
+        rankwise.from_arrays([1, np.nan], [0.1, 0.2])
+    with pytest.raises(InputError, match=r"y_score, row 0: score must be a finite number"):
+        rankwise.from_arrays([1, 0], [np.nan, 0.2])
+
+
+# legal input that is reported rather than refused
+def test_rank_column_contradicting_scores_is_reported(tmp_path):
+    run = write(tmp_path, "run.txt", "q1 Q0 d1 2 2.0 sys\nq1 Q0 d2 1 1.0 sys\nq2 Q0 d3 1 1 sys\n")
+    result = rankwise.evaluate(write(tmp_path, "qrels.txt", QRELS), run, ["RR"], per_query=True)
+    assert result.per_query()["q1"]["RR"] == 1.0  # the score wins, as in trec_eval
+    diag = result.diagnostics["sys"]
+    assert diag["queries_rank_contradicts_score"] == 1
+    assert diag["examples"]["queries_rank_contradicts_score"] == ["q1"]
+
+
+def test_negative_grades_follow_trec_eval(tmp_path):
+    qrels = write(tmp_path, "qrels.txt", "q1 0 d1 -1\nq1 0 d2 1\n")
+    run = write(tmp_path, "run.txt", "q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\n")
+    result = rankwise.evaluate(qrels, run, ["Bpref", "NumRel", "RR"], per_query=True)
+    assert result.per_query()["q1"] == {"Bpref": 1.0, "NumRel": 1.0, "RR": 0.5}
+    assert result.diagnostics["sys"]["negative_grades"] == 1
+
+
+@pytest.mark.parametrize("transform", [
+    lambda t: t.replace("\n", "\r\n"), lambda t: t.rstrip("\n"),
+    lambda t: t.replace("d1", "d" + "é" * 3000), lambda t: t.replace("q1", "問い1"),
+], ids=["crlf", "no-final-newline", "very-long-non-ascii-id", "non-ascii-query"])
+def test_legal_variants_are_read(tmp_path, transform):
+    qrels = write(tmp_path, "qrels.txt", transform(QRELS))
+    run = write(tmp_path, "run.txt", transform(RUN))
+    result = rankwise.evaluate(qrels, run, ["AP"])
+    assert result.mean("AP") == 1.0
+    assert result.diagnostics["sys"]["rows_evaluated"] == 3
