@@ -32,6 +32,7 @@ class Family:
     per_query_in_trec: bool = True  # trec_eval prints it per query
     graded: bool = False  # uses the grades themselves, not only relevant / not relevant
     bounds: tuple[float, float] | None = (0.0, 1.0)  # range of a per-query value; None: open
+    order_based: bool = True  # depends on the ranking only (not on the score values)
 
 
 FAMILIES: dict[str, Family] = {}
