@@ -1,4 +1,4 @@
-"""The ``rankwise`` command line: ``evaluate``, ``measures`` and ``demo``.
+"""The ``rankwise`` command line: ``evaluate``, ``compare``, ``measures`` and ``demo``.
 
 Exit status 0 on success, 2 on bad input (one line on stderr, no traceback).
 """
@@ -12,6 +12,7 @@ from typing import Sequence
 from .errors import InputError
 
 FORMATS = ("table", "json", "csv", "markdown", "trec")
+COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -54,6 +55,38 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--ties", choices=("docid_desc", "docid_asc", "input_order"),
                     help="order of tied scores (default docid_desc, as trec_eval)")
     ev.set_defaults(handler=_evaluate)
+
+    co = commands.add_parser("compare", help="compare runs with significance tests",
+                             description="Compare two or more TREC runs on the same judgments: "
+                             "means with confidence intervals, paired or many-system "
+                             "significance tests, multiple-testing correction, effect sizes.")
+    co.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz")
+    co.add_argument("runs", nargs="+", metavar="RUN", help="two or more run files")
+    co.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                    metavar="MEASURE", help="measures in any dialect; default: nDCG@10 AP")
+    co.add_argument("--baseline", metavar="NAME", help="compare each run with this one (its "
+                    "file name, or its path); default: every pair")
+    co.add_argument("--test", default="randomization", metavar="TEST", help="t, wilcoxon, sign, "
+                    "randomization (default), bootstrap, tukey, randomized-tukey")
+    co.add_argument("--correction", default="holm", metavar="METHOD",
+                    help="holm (default), bonferroni, bh or none")
+    co.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    co.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    co.add_argument("--permutations", type=_positive_int, default=10_000, metavar="N",
+                    help="random permutations or bootstrap resamples per test (default 10000)")
+    co.add_argument("--confidence", type=float, default=0.95,
+                    help="level of the confidence intervals (default 0.95)")
+    co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
+                    help="output format")
+    co.add_argument("-l", "--relevance-threshold", type=float, metavar="GRADE",
+                    help="grade at or above which a document is relevant (trec_eval -l)")
+    co.add_argument("-c", "--complete", action="store_true", help="queries judged but missing "
+                    "from a run count as 0 (trec_eval -c)")
+    co.add_argument("-M", "--depth", type=_positive_int, metavar="N",
+                    help="evaluate only the first N documents of each ranking (trec_eval -M)")
+    co.add_argument("-J", "--judged-only", action="store_true", help="remove unjudged documents "
+                    "before evaluating (trec_eval -J)")
+    co.set_defaults(handler=_compare)
 
     me = commands.add_parser("measures", help="list every measure with a one-line definition")
     me.set_defaults(handler=_measures)
@@ -99,6 +132,33 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from .compare import compare
+
+    labels = {_run_label(p, args.runs): p for p in args.runs}
+    baseline = args.baseline
+    if baseline is not None and baseline not in labels:
+        by_path = {p: label for label, p in labels.items()}
+        if baseline not in by_path:
+            raise InputError(f"--baseline must name one of the runs ({', '.join(labels)})",
+                             source="compare", value=baseline)
+        baseline = by_path[baseline]
+    comparison = compare(args.qrels, labels, args.measures or ["nDCG@10", "AP"], baseline,
+                         args.test, args.correction, args.alpha, args.seed,
+                         permutations=args.permutations, confidence=args.confidence,
+                         missing_queries="zero" if args.complete else None,
+                         relevance_threshold=args.relevance_threshold, max_depth=args.depth,
+                         unjudged="remove" if args.judged_only else None)
+    writers = {"table": comparison.to_table, "markdown": comparison.to_markdown,
+               "latex": comparison.to_latex, "csv": comparison.to_csv,
+               "json": lambda: comparison.to_json(indent=2) + "\n"}
+    sys.stdout.write(writers[args.format]())
+    for warning in comparison.warnings:
+        if args.format != "table":
+            print(f"rankwise: warning: {warning}", file=sys.stderr)
+    return 0
+
+
 def _run_label(path: str, all_paths: list[str]) -> str:
     from pathlib import Path
 
@@ -115,18 +175,9 @@ def render(result, fmt: str, per_query: bool) -> str:
     if fmt == "csv":
         return result.to_csv(per_query=per_query)
     if fmt == "markdown":
-        text = result.to_markdown() + "\n"
-        return text + ("\n" + _per_query_markdown(result) if per_query else "")
+        return result.to_markdown(per_query=per_query) + "\n"
     text = result.to_table() + "\n" + f"conventions: {result.conventions.describe()}\n"
     return text + ("\n" + result.to_csv(per_query=True) if per_query else "")
-
-
-def _per_query_markdown(result) -> str:
-    frame_lines = result.to_csv(per_query=True).strip().split("\n")
-    header = frame_lines[0].split(",")
-    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    rows += ["| " + " | ".join(line.split(",")) + " |" for line in frame_lines[1:]]
-    return "\n".join(rows) + "\n"
 
 
 def _measures(args: argparse.Namespace) -> int:

@@ -111,14 +111,24 @@ class Result:
 
     # ------------------------------------------------------------------ text formats
 
-    def to_markdown(self, digits: int = 4) -> str:
-        """The aggregates as a Markdown table, one row per system, conventions below."""
-        head = "| system | " + " | ".join(self.measures) + " |"
+    def to_markdown(self, digits: int = 4, per_query: bool = False) -> str:
+        """The aggregates (and, with ``per_query``, every query's values) as Markdown tables,
+        conventions below. Ids are escaped: they show as text, never as markup."""
+        head = "| system | " + " | ".join(map(_md, self.measures)) + " |"
         rule = "|---|" + "---:|" * len(self.measures)
-        rows = [f"| {name} | " + " | ".join(self._fmt(m, s.aggregates[m], digits)
-                                            for m in self.measures) + " |"
+        rows = [f"| {_md(name)} | " + " | ".join(self._fmt(m, s.aggregates[m], digits)
+                                                for m in self.measures) + " |"
                 for name, s in self.systems.items()]
-        return "\n".join([head, rule, *rows, "", f"Conventions: {self.conventions.describe()}"])
+        text = [head, rule, *rows, "", f"Conventions: {self.conventions.describe()}"]
+        if per_query:
+            text += ["", "| system | query | " + " | ".join(map(_md, self.measures)) + " |",
+                     "|---|---|" + "---:|" * len(self.measures)]
+            for name, s in self.systems.items():
+                values = self._values(s)
+                text += [f"| {_md(name)} | {_md(q)} | " + " | ".join(
+                    self._fmt(m, values[m][i], digits) for m in self.measures) + " |"
+                    for i, q in enumerate(s.query_ids)]
+        return "\n".join(text)
 
     def to_table(self, digits: int = 4) -> str:
         """The aggregates as an aligned plain-text table."""
@@ -137,11 +147,10 @@ class Result:
         if per_query:
             lines.append(",".join(["system", "query", *self.measures]))
             for name, s in self.systems.items():
-                if s.values is None:
-                    raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
+                values = self._values(s)
                 for i, q in enumerate(s.query_ids):
                     lines.append(",".join([_csv(name), _csv(q),
-                                           *(repr(float(s.values[m][i])) for m in self.measures)]))
+                                           *(repr(float(values[m][i])) for m in self.measures)]))
         else:
             lines.append(",".join(["system", *self.measures]))
             for name, s in self.systems.items():
@@ -154,14 +163,13 @@ class Result:
         lines = []
         for name, s in self.systems.items():
             if per_query:
-                if s.values is None:
-                    raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
+                values = self._values(s)
                 printed = [m for m in self.measures if _printed_per_query(m)]
                 for i, q in enumerate(s.query_ids):
                     for m in printed:
-                        lines.append(_trec_line(s.trec_names[m], q, s.values[m][i],
+                        lines.append(_trec_line(s.trec_names[m], _trec_id(q), values[m][i],
                                                 self.aggregate_kinds[m] == "sum"))
-            lines.append(f"{'runid':<22s}\tall\t{name}")
+            lines.append(f"{'runid':<22s}\tall\t{_trec_id(name)}")
             for m in self.measures:
                 lines.append(_trec_line(s.trec_names[m], "all", s.aggregates[m],
                                         self.aggregate_kinds[m] == "sum"))
@@ -218,6 +226,12 @@ class Result:
     def __repr__(self) -> str:
         return f"Result(systems={list(self.systems)}, measures={self.measures})"
 
+    @staticmethod
+    def _values(system: SystemResult) -> dict[str, np.ndarray]:
+        if system.values is None:
+            raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
+        return system.values
+
     def _fmt(self, measure: str, value: float, digits: int) -> str:
         if self.aggregate_kinds[measure] == "sum" and not math.isnan(value):
             return str(int(round(value)))
@@ -254,8 +268,21 @@ def _trec_line(name: str, qid: str, value: float, integer: bool) -> str:
     return f"{name:<22s}\t{qid}\t{shown}"
 
 
+def _md(text: str) -> str:
+    """Text for a Markdown table cell: markup characters escaped, line breaks flattened."""
+    escaped = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+               .replace("|", "\\|").replace("`", "\\`").replace("*", "\\*").replace("_", "\\_"))
+    return " ".join(escaped.split())
+
+
+def _trec_id(text: str) -> str:
+    """An id in trec_eval's whitespace-separated format: inner whitespace shown as \\t, \\n..."""
+    return text.encode("unicode_escape").decode("ascii").replace(" ", "\\x20") \
+        if any(c.isspace() for c in text) else text
+
+
 def _csv(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
 
 
 def _json_number(value: float) -> float | None:

@@ -69,3 +69,41 @@ def large_arrays() -> Iterator[None]:
             libc.mallopt(_M_MMAP_THRESHOLD, _GLIBC_DEFAULT_THRESHOLD)
             libc.mallopt(_M_TRIM_THRESHOLD, _GLIBC_DEFAULT_THRESHOLD)
             libc.malloc_trim(0)
+
+
+#: Peak memory of an evaluation per byte of TREC text read (measured: 1.6 GB for 0.49 GB of
+#: run and qrels text at 10M rows), with a margin.
+BYTES_PER_INPUT_BYTE = 4
+
+
+def available_bytes() -> int | None:
+    """Memory the system can still give (Linux ``MemAvailable``); None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_fits(source: str, text_bytes: int) -> None:
+    """Refuse, with a clear message, an input that cannot be evaluated in the memory left.
+
+    Set ``RANKWISE_SKIP_MEMORY_CHECK=1`` to try anyway.
+    """
+    import os
+
+    from ..errors import InputError
+
+    if os.environ.get("RANKWISE_SKIP_MEMORY_CHECK") == "1":
+        return
+    available = available_bytes()
+    needed = BYTES_PER_INPUT_BYTE * text_bytes
+    if available is not None and needed > available:
+        raise InputError(
+            f"{text_bytes / 1e9:.1f} GB of text needs about {needed / 1e9:.1f} GB of memory to "
+            f"evaluate, but {available / 1e9:.1f} GB is available; split the run by query (each "
+            "query's values depend on its own rows only) and evaluate the parts, or set "
+            "RANKWISE_SKIP_MEMORY_CHECK=1 to try anyway", source=source)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..core.arrow import to_numpy
+from ..core.memory import check_fits
 from .tables import Qrels, Run, check_finite_scores, encode_queries
 
 RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
@@ -119,6 +120,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
 
     kind = "run" if len(names) == 6 else "qrels"
     head = _peek(source)
+    check_fits(source, _text_size(source, head))
     if head[:2] != _GZIP_MAGIC and b"\x00" not in head:
         try:  # the fast path: pyarrow reads the file itself, overlapping I/O and parsing
             table = _arrow_parse(source, names, types, keep)
@@ -209,6 +211,18 @@ def _normalise(data: bytes, fields: int) -> tuple[bytes, np.ndarray]:
 
 
 _GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _text_size(source: str, head: bytes) -> int:
+    """Bytes of text in a file: its size, or for gzip the size its trailer records (modulo
+    4 GiB, so at least the compressed size times four)."""
+    size = os.path.getsize(source)
+    if head[:2] != _GZIP_MAGIC or size < 4:
+        return size
+    with open(source, "rb") as handle:
+        handle.seek(-4, os.SEEK_END)
+        recorded = int.from_bytes(handle.read(4), "little")
+    return max(recorded, 4 * size)
 
 
 def _peek(source: str, size: int = 1 << 16) -> bytes:

@@ -172,3 +172,17 @@ def test_legal_variants_are_read(tmp_path, transform):
     result = rankwise.evaluate(qrels, run, ["AP"])
     assert result.mean("AP") == 1.0
     assert result.diagnostics["sys"]["rows_evaluated"] == 3
+
+
+def test_input_too_large_for_memory_is_refused_with_a_way_around(tmp_path, monkeypatch, capsys):
+    many = "".join(f"q1 Q0 d{i} {i + 1} {1 / (i + 1)} sys\n" for i in range(300))
+    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", many)
+    monkeypatch.setattr("rankwise.core.memory.available_bytes", lambda: 1000)
+    with pytest.raises(InputError, match=r"needs about .* GB of memory.*split the run by query") \
+            as info:
+        rankwise.evaluate(qrels, run, ["AP"])
+    assert info.value.source == run
+    assert main(["evaluate", qrels, run]) == 2
+    assert "RANKWISE_SKIP_MEMORY_CHECK=1" in capsys.readouterr().err
+    monkeypatch.setenv("RANKWISE_SKIP_MEMORY_CHECK", "1")
+    assert rankwise.evaluate(qrels, run, ["NumRet"]).mean("NumRet") == 300
