@@ -8,6 +8,7 @@
 """
 
 from .api import evaluate
+from .compare import compare
 from .conventions import TREC_EVAL, Conventions
 from .errors import InputError, MeasureError
 from .io import Qrels, Run, from_arrays, read_qrels, read_run, to_qrels, to_run, write_qrels, write_run
@@ -18,6 +19,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Conventions", "InputError", "Measure", "MeasureError", "Qrels", "Result", "Run", "TREC_EVAL",
-    "evaluate", "from_arrays", "parse_measure", "parse_measures", "read_qrels", "read_run",
+    "compare", "evaluate", "from_arrays", "parse_measure", "parse_measures", "read_qrels", "read_run",
     "to_qrels", "to_run", "write_qrels", "write_run", "__version__",
 ]

@@ -44,16 +44,7 @@ def _parser() -> argparse.ArgumentParser:
                     "ndcg@10, official, all_trec); default: official")
     ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
-    ev.add_argument("-l", "--relevance-threshold", type=float, metavar="GRADE",
-                    help="grade at or above which a document is relevant (trec_eval -l; default 1)")
-    ev.add_argument("-c", "--complete", action="store_true", help="queries judged but missing "
-                    "from a run count as 0 (trec_eval -c)")
-    ev.add_argument("-M", "--depth", type=_positive_int, metavar="N",
-                    help="evaluate only the first N documents of each ranking (trec_eval -M)")
-    ev.add_argument("-J", "--judged-only", action="store_true", help="remove unjudged documents "
-                    "before evaluating (trec_eval -J)")
-    ev.add_argument("--ties", choices=("docid_desc", "docid_asc", "input_order"),
-                    help="order of tied scores (default docid_desc, as trec_eval)")
+    _add_convention_options(ev)
     ev.set_defaults(handler=_evaluate)
 
     co = commands.add_parser("compare", help="compare runs with significance tests",
@@ -78,14 +69,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="level of the confidence intervals (default 0.95)")
     co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
                     help="output format")
-    co.add_argument("-l", "--relevance-threshold", type=float, metavar="GRADE",
-                    help="grade at or above which a document is relevant (trec_eval -l)")
-    co.add_argument("-c", "--complete", action="store_true", help="queries judged but missing "
-                    "from a run count as 0 (trec_eval -c)")
-    co.add_argument("-M", "--depth", type=_positive_int, metavar="N",
-                    help="evaluate only the first N documents of each ranking (trec_eval -M)")
-    co.add_argument("-J", "--judged-only", action="store_true", help="remove unjudged documents "
-                    "before evaluating (trec_eval -J)")
+    _add_convention_options(co)
     co.set_defaults(handler=_compare)
 
     me = commands.add_parser("measures", help="list every measure with a one-line definition")
@@ -96,6 +80,33 @@ def _parser() -> argparse.ArgumentParser:
                       "and the example data (default: rankwise-demo)")
     demo.set_defaults(handler=_demo)
     return parser
+
+
+def _add_convention_options(command: argparse.ArgumentParser) -> None:
+    """The trec_eval-style convention flags shared by ``evaluate`` and ``compare``."""
+    command.add_argument("-l", "--relevance-threshold", type=float, metavar="GRADE",
+                         help="grade at or above which a document is relevant (trec_eval -l; "
+                         "default 1)")
+    command.add_argument("-c", "--complete", action="store_true", help="queries judged but "
+                         "missing from a run count as 0 (trec_eval -c)")
+    command.add_argument("-M", "--depth", type=_positive_int, metavar="N",
+                         help="evaluate only the first N documents of each ranking (trec_eval -M)")
+    command.add_argument("-J", "--judged-only", action="store_true", help="remove unjudged "
+                         "documents before evaluating (trec_eval -J)")
+    command.add_argument("--ties", choices=("docid_desc", "docid_asc", "input_order"),
+                         help="order of tied scores (default docid_desc, as trec_eval)")
+
+
+def _conventions(args: argparse.Namespace):
+    """The Conventions the convention flags ask for."""
+    from .conventions import Conventions
+
+    return Conventions().with_options(
+        relevance_threshold=args.relevance_threshold,
+        missing_queries="zero" if args.complete else None,
+        max_depth=args.depth,
+        unjudged="remove" if args.judged_only else None,
+        ties=args.ties)
 
 
 def _positive_int(text: str) -> int:
@@ -110,14 +121,7 @@ def _positive_int(text: str) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from .api import evaluate
-    from .conventions import Conventions
-
-    conventions = Conventions().with_options(
-        relevance_threshold=args.relevance_threshold,
-        missing_queries="zero" if args.complete else None,
-        max_depth=args.depth,
-        unjudged="remove" if args.judged_only else None,
-        ties=args.ties)
+    conventions = _conventions(args)
     runs = args.runs if len(args.runs) == 1 else {_run_label(p, args.runs): p for p in args.runs}
     result = evaluate(args.qrels, runs, args.measures or ["official"], conventions,
                       per_query=args.per_query)
@@ -146,9 +150,7 @@ def _compare(args: argparse.Namespace) -> int:
     comparison = compare(args.qrels, labels, args.measures or ["nDCG@10", "AP"], baseline,
                          args.test, args.correction, args.alpha, args.seed,
                          permutations=args.permutations, confidence=args.confidence,
-                         missing_queries="zero" if args.complete else None,
-                         relevance_threshold=args.relevance_threshold, max_depth=args.depth,
-                         unjudged="remove" if args.judged_only else None)
+                         conventions=_conventions(args))
     writers = {"table": comparison.to_table, "markdown": comparison.to_markdown,
                "latex": comparison.to_latex, "csv": comparison.to_csv,
                "json": lambda: comparison.to_json(indent=2) + "\n"}

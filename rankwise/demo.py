@@ -1,5 +1,6 @@
 """``rankwise demo``: generate a small example collection deterministically, evaluate three
-example systems on it and write a report (Markdown and JSON) next to the data.
+example systems on it, compare them with significance tests and write a report (Markdown and
+JSON) next to the data.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 DEMO_MEASURES = ["nDCG@10", "P@10", "R@100", "AP", "RR", "Bpref", "ERR@20", "Success@1"]
+COMPARE_MEASURES = ["nDCG@10", "AP", "RR"]
 SYSTEMS = {"strong": 1.0, "medium": 0.6, "random": 0.0}  # how much each score follows the grade
 
 
@@ -42,8 +44,10 @@ def write_demo_data(folder: str | Path, queries: int = 50, depth: int = 100,
 
 
 def run_demo(folder: str | Path = "rankwise-demo") -> str:
-    """Evaluate the example systems; write ``report.md`` and ``result.json``; return the table."""
+    """Evaluate and compare the example systems; write ``report.md``, ``result.json`` and
+    ``comparison.json``; return the tables."""
     from .api import evaluate
+    from .compare import compare_result
     from .core.ranked import Diagnostics
 
     folder = Path(folder)
@@ -59,10 +63,16 @@ def run_demo(folder: str | Path = "rankwise-demo") -> str:
         v = s.values["nDCG@10"]
         q = np.quantile(v, [0, .25, .5, .75, 1])
         report.append(f"| {name} | " + " | ".join(f"{x:.3f}" for x in q) + f" | {int((v == 0).sum())} |")
+    comparison = compare_result(result, test="randomization", correction="holm",
+                                measures=COMPARE_MEASURES)
+    report += ["", "## Significance: every pair, randomization test, Holm correction", "",
+               comparison.to_markdown()]
     report += ["", "## What was counted", ""]
     report += [f"- **{name}**: {Diagnostics(**s.diagnostics).summary()}"
                for name, s in result.systems.items()]
     (folder / "report.md").write_text("\n".join(report) + "\n")
     (folder / "result.json").write_text(result.to_json(indent=2))
-    return (result.to_table() + f"\nconventions: {result.conventions.describe()}\n"
-            f"report written to {folder / 'report.md'} and {folder / 'result.json'}")
+    (folder / "comparison.json").write_text(comparison.to_json(indent=2))
+    return (result.to_table() + f"\nconventions: {result.conventions.describe()}\n\n"
+            + comparison.to_table() + f"\nreport written to {folder / 'report.md'}, "
+            f"{folder / 'result.json'} and {folder / 'comparison.json'}")

@@ -25,7 +25,7 @@ def _mean_per_query(lists, values: np.ndarray, rows: np.ndarray, counts: np.ndar
 
 
 @family("MAE", "Mean absolute error between run scores and judged grades (judged documents "
-        "only).", bounds=None, order_based=False)
+        "only).", bounds=None, order_based=False, higher_is_better=False)
 def mean_absolute_error(lists, cutoff: None) -> np.ndarray:
     """MAE = (1/n) Σ |score − grade| over the query's judged retrieved documents.
 
@@ -38,7 +38,7 @@ def mean_absolute_error(lists, cutoff: None) -> np.ndarray:
 
 
 @family("RMSE", "Root mean squared error between run scores and judged grades (judged "
-        "documents only).", bounds=None, order_based=False)
+        "documents only).", bounds=None, order_based=False, higher_is_better=False)
 def root_mean_squared_error(lists, cutoff: None) -> np.ndarray:
     """RMSE = sqrt((1/n) Σ (score − grade)²) over the query's judged retrieved documents."""
     rows, error, counts = _errors(lists)

@@ -33,6 +33,7 @@ class Family:
     graded: bool = False  # uses the grades themselves, not only relevant / not relevant
     bounds: tuple[float, float] | None = (0.0, 1.0)  # range of a per-query value; None: open
     order_based: bool = True  # depends on the ranking only (not on the score values)
+    higher_is_better: bool = True  # False for error measures (MAE, RMSE)
 
 
 FAMILIES: dict[str, Family] = {}

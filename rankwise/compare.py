@@ -1,0 +1,632 @@
+"""Comparing systems: :func:`compare` evaluates runs, tests every pair (or each system
+against a baseline) on the per-query values, corrects for multiple testing and returns a
+:class:`Comparison` with writers to a text table, Markdown, LaTeX, CSV and JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .conventions import Conventions
+from .errors import InputError
+from .results import Result
+
+#: Values of ``test``: the paired tests, and the two many-system tests.
+TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "randomized-tukey")
+#: Measure families where a lower value is better.
+_TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
+               "randomization": "randomization test", "bootstrap": "paired bootstrap test",
+               "tukey": "Tukey HSD (ANOVA blocked by query)",
+               "randomized-tukey": "randomized Tukey HSD"}
+_EXAMPLES = 5
+
+
+def compare(qrels: Any, runs: Any, measures: str | Sequence[str], baseline: str | None = None,
+            test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
+            seed: int | None = 0, *, permutations: int = 10_000, confidence: float = 0.95,
+            power: float = 0.8, interval: str | None = None, risk_alpha: float = 1.0,
+            missing_queries: str | None = None, conventions: Conventions | None = None,
+            **convention_overrides: Any) -> "Comparison":
+    """Evaluate several runs and compare them with significance tests.
+
+    Parameters
+    ----------
+    qrels, runs
+        As for :func:`rankwise.evaluate`; ``runs`` names at least two systems
+        (``{name: run}`` or a list).
+    measures : str or sequence of str
+        Measure names in any dialect.
+    baseline : str, optional
+        Compare each system with this one; default: every pair of systems.
+    test : str
+        ``"t"``, ``"wilcoxon"``, ``"sign"``, ``"randomization"`` (default), ``"bootstrap"``,
+        ``"tukey"`` or ``"randomized-tukey"`` (see ``docs/statistics.md``).
+    correction : str
+        ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` or ``"none"``, applied to the tests of
+        each measure. The Tukey tests control the family-wise error themselves: no correction.
+    alpha : float
+        Significance level of the markers and groups.
+    seed : int or None
+        Seeds every random procedure (each test draws from its own stream derived from the
+        seed, the measure and the pair). None draws a seed, recorded in the result.
+    permutations : int
+        Random sign vectors, bootstrap resamples or shuffles per test.
+    confidence : float
+        Level of every confidence interval.
+    power : float
+        Power for the minimum detectable effect reported with few queries.
+    interval : str, optional
+        Interval of each system's mean: ``"t"`` or ``"bootstrap"``; default: bootstrap for
+        the bootstrap test, t otherwise.
+    risk_alpha : float
+        Weight of losses in URisk/TRisk against the baseline.
+    missing_queries : str, optional
+        ``"zero"`` scores judged queries missing from a run as 0 (trec_eval ``-c``).
+    conventions, **convention_overrides
+        As for :func:`rankwise.evaluate`.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> import rankwise
+    >>> qrels = {f"q{i}": {"d1": 1, "d2": 0} for i in range(6)}
+    >>> good = {f"q{i}": {"d1": 2.0, "d2": 1.0} for i in range(6)}
+    >>> bad = {f"q{i}": {"d1": 1.0, "d2": 2.0} for i in range(6)}
+    >>> c = rankwise.compare(qrels, {"good": good, "bad": bad}, ["P@1"], baseline="bad")
+    >>> row = c.tests[0]
+    >>> row["system"], row["other"], row["test"].p_value, row["significant"]
+    ('good', 'bad', 0.03125, True)
+    """
+    from .api import evaluate
+
+    _check_arguments(test, correction, alpha, permutations)
+    result = evaluate(qrels, runs, measures, conventions, per_query=True,
+                      missing_queries=missing_queries, **convention_overrides)
+    return compare_result(result, baseline, test, correction, alpha, seed,
+                          permutations=permutations, confidence=confidence, power=power,
+                          interval=interval, risk_alpha=risk_alpha)
+
+
+def _check_arguments(test: str, correction: str, alpha: float, permutations: int) -> None:
+    from .stats.corrections import CORRECTIONS
+
+    if test not in TESTS:
+        raise InputError(f"unknown test: expected one of {', '.join(TESTS)}", source="test",
+                         value=str(test))
+    if correction not in CORRECTIONS:
+        raise InputError("unknown correction: expected one of none, bonferroni, holm, bh",
+                         source="correction", value=str(correction))
+    if not 0 < alpha < 1:
+        raise InputError("alpha must be strictly between 0 and 1", source="alpha",
+                         value=repr(alpha))
+    if not isinstance(permutations, (int, np.integer)) or permutations < 1:
+        raise InputError("permutations must be a positive integer", source="permutations",
+                         value=repr(permutations))
+
+
+def compare_result(result: Result, baseline: str | None = None, test: str = "randomization",
+                   correction: str = "holm", alpha: float = 0.05, seed: int | None = 0, *,
+                   permutations: int = 10_000, confidence: float = 0.95, power: float = 0.8,
+                   interval: str | None = None, risk_alpha: float = 1.0,
+                   measures: Sequence[str] | None = None) -> "Comparison":
+    """:func:`compare` on a :class:`~rankwise.Result` evaluated with ``per_query=True``
+    (``measures``: a subset of its measures; default: all of them)."""
+    _check_arguments(test, correction, alpha, permutations)
+    chosen = list(result.measures) if measures is None else [_canonical(m) for m in measures]
+    unknown = [m for m in chosen if m not in result.measures]
+    if unknown:
+        raise InputError(f"measures not in the result ({', '.join(result.measures)})",
+                         source="measures", value=", ".join(unknown))
+    systems = list(result.systems)
+    if len(systems) < 2:
+        raise InputError("a comparison needs at least two systems", source="runs",
+                         value=", ".join(systems))
+    if baseline is not None and baseline not in result.systems:
+        raise InputError(f"baseline is not one of the systems ({', '.join(systems)})",
+                         source="baseline", value=str(baseline))
+    if any(s.values is None for s in result.systems.values()):
+        raise InputError("per-query values are needed: evaluate(..., per_query=True)",
+                         source="result")
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % (1 << 63))
+    comparison = Comparison(result, chosen, baseline, test, correction, alpha, seed,
+                            permutations, confidence, power,
+                            interval or ("bootstrap" if test == "bootstrap" else "t"), risk_alpha)
+    comparison._run()
+    return comparison
+
+
+class Comparison:
+    """What :func:`compare` returns.
+
+    Attributes
+    ----------
+    systems : list of str
+        In the order given; ``labels`` maps each to its letter (a, b, c, ...) used by markers.
+    measures : list of str
+        Canonical names.
+    summary : dict
+        ``{measure: {system: {"mean", "ci_low", "ci_high", "n", "sd", "min", "p10", ...,
+        "share_zero", "share_perfect", "markers"}}}``: means over the compared queries, their
+        confidence interval, the per-query distribution and the letters of the systems this
+        one is significantly better than.
+    tests : list of dict
+        One per measure and pair: ``measure``, ``system``, ``other``, ``test`` (a
+        :class:`~rankwise.stats.PairedTest` of ``system - other``), ``p_value_corrected``
+        (None where no correction applies) and ``significant``.
+    anova : dict
+        ``{measure: Anova}`` for the Tukey tests.
+    groups : dict
+        ``{measure: {system: letters}}``: systems sharing a letter are not significantly
+        different (all-pairs comparisons only).
+    risk : dict
+        ``{measure: {system: {"urisk", "trisk"}}}`` against the baseline (with a baseline).
+    agreement : list of dict
+        Kendall's tau and RBO between the orderings of the systems under each two measures.
+    warnings : list of str
+        Pitfalls found: missing or undefined queries, cutoffs, few queries, a lead carried
+        by a handful of queries.
+    """
+
+    def __init__(self, result: Result, measures: list[str], baseline: str | None, test: str, correction: str,
+                 alpha: float, seed: int, permutations: int, confidence: float, power: float,
+                 interval: str, risk_alpha: float) -> None:
+        from .stats.corrections import CORRECTIONS
+        from .stats.multi import letter
+
+        self.result = result
+        self.systems = list(result.systems)
+        self.labels = {s: letter(i) for i, s in enumerate(self.systems)}
+        self.measures = measures
+        self.conventions = result.conventions
+        self.baseline = baseline
+        self.test = test
+        self.multi = test in ("tukey", "randomized-tukey")
+        self.correction = "none" if self.multi else CORRECTIONS[correction]
+        self.alpha = alpha
+        self.seed = seed
+        self.permutations = permutations
+        self.confidence = confidence
+        self.power = power
+        self.interval = interval
+        self.risk_alpha = risk_alpha
+        self.summary: dict[str, dict[str, dict[str, Any]]] = {}
+        self.tests: list[dict[str, Any]] = []
+        self.anova: dict[str, Any] = {}
+        self.groups: dict[str, dict[str, str]] = {}
+        self.risk: dict[str, dict[str, dict[str, float]]] = {}
+        self.agreement: list[dict[str, Any]] = []
+        self.warnings: list[str] = []
+        self.n_queries: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ computation
+
+    def _pairs(self) -> list[tuple[int, int]]:
+        k = len(self.systems)
+        if self.baseline is None:
+            return [(i, j) for i in range(k) for j in range(i + 1, k)]
+        b = self.systems.index(self.baseline)
+        return [(i, b) for i in range(k) if i != b]
+
+    def _run(self) -> None:
+        from .stats.pitfalls import cutoff_warnings, few_queries_warning
+
+        matrix, common = self._common_queries()
+        self.warnings += cutoff_warnings(self.measures)
+        spread: dict[str, float] = {}
+        for mi, measure in enumerate(self.measures):
+            scores = matrix[measure]
+            keep = ~np.isnan(scores).any(axis=0)
+            if not keep.all():
+                lost = common[~keep]
+                self.warnings.append(
+                    f"{measure}: {len(lost)} queries have no value for some system (undefined, "
+                    f"e.g. no rating to compare) and are left out of its tests: "
+                    f"{_examples(lost)}")
+            scores = scores[:, keep]
+            self.n_queries[measure] = scores.shape[1]
+            sign = -1.0 if _lower_is_better(measure) else 1.0
+            self._summarise(mi, measure, scores)
+            sds = self._test_measure(mi, measure, scores, sign)
+            spread[measure] = float(np.median(sds)) if sds else float("nan")
+            self._markers(measure, sign)
+            if self.baseline is not None:
+                self._risk(measure, scores, sign)
+        n_min = min(self.n_queries.values()) if self.n_queries else 0
+        few = few_queries_warning(n_min, self.alpha, self.power, spread)
+        if few:
+            self.warnings.append(few)
+        self._agreement()
+
+    def _common_queries(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Per measure, a ``(systems, queries)`` matrix over the queries every system has."""
+        ids = {name: s.query_ids.astype(str) for name, s in self.result.systems.items()}
+        common = ids[self.systems[0]]
+        union = common
+        for q in ids.values():
+            common = np.intersect1d(common, q)
+            union = np.union1d(union, q)
+        left_out = np.setdiff1d(union, common)
+        if len(left_out):
+            shown = [f"{q} (missing for "
+                     f"{', '.join(n for n in self.systems if not np.isin(q, ids[n]))})"
+                     for q in left_out[:_EXAMPLES]]
+            more = f", ... ({len(left_out) - _EXAMPLES} more)" if len(left_out) > _EXAMPLES else ""
+            self.warnings.append(
+                f"{len(left_out)} queries are not evaluated for every system and are left out "
+                f"of the comparison: {', '.join(shown)}{more}; missing_queries='zero' "
+                "(trec_eval -c) scores judged queries missing from a run as 0")
+        matrix = {}
+        for measure in self.measures:
+            rows = []
+            for name in self.systems:
+                s = self.result.systems[name]
+                rows.append(s.values[measure][np.searchsorted(ids[name], common)])
+            matrix[measure] = np.vstack(rows) if len(common) else np.empty((len(rows), 0))
+        return matrix, common
+
+    def _summarise(self, mi: int, measure: str, scores: np.ndarray) -> None:
+        from .measures import parse_measure
+        from .stats.intervals import describe, mean_interval
+
+        bounds = parse_measure(measure).spec.bounds
+        upper = bounds[1] if bounds is not None else None
+        self.summary[measure] = {}
+        for si, name in enumerate(self.systems):
+            low, high = mean_interval(scores[si], self.interval, self.confidence,
+                                      self.permutations, self._rng(1, mi, si))
+            self.summary[measure][name] = {**describe(scores[si], upper), "ci_low": low,
+                                           "ci_high": high, "markers": ""}
+
+    def _rng(self, *key: int) -> np.random.Generator:
+        return np.random.default_rng([self.seed, *key])
+
+    def _test_measure(self, mi: int, measure: str, scores: np.ndarray, sign: float) -> list[float]:
+        from .stats.corrections import adjust_p_values
+        from .stats.paired import paired_test
+
+        pairs = self._pairs()
+        if scores.shape[1] < 2:
+            outcomes = [paired_test("t", scores[i], scores[j], self.confidence) for i, j in pairs]
+        elif self.multi:
+            outcomes = self._tukey(mi, scores, pairs)
+        else:
+            outcomes = [paired_test(self.test, scores[i], scores[j], self.confidence,
+                                    self.permutations, self._rng(0, mi, pi))
+                        for pi, (i, j) in enumerate(pairs)]
+        raw = np.array([o.p_value for o in outcomes])
+        corrected = adjust_p_values(raw, self.correction)
+        sds = []
+        for (i, j), outcome, p_adj in zip(pairs, outcomes, corrected):
+            p = p_adj if self.correction != "none" else outcome.p_value
+            self.tests.append({
+                "measure": measure, "system": self.systems[i], "other": self.systems[j],
+                "test": outcome,
+                "p_value_corrected": float(p_adj) if self.correction != "none" else None,
+                "significant": bool(p < self.alpha)})
+            d = scores[i] - scores[j]
+            if len(d) > 1:
+                sds.append(float(d.std(ddof=1)))
+            self._check_carried(measure, i, j, sign * d)
+        if self.multi and self.baseline is None and scores.shape[1] >= 2:
+            self._groups(measure, scores, sign)
+        return sds
+
+    def _tukey(self, mi: int, scores: np.ndarray, pairs: list[tuple[int, int]]) -> list:
+        from scipy import stats
+
+        from .stats.intervals import t_interval
+        from .stats.multi import randomized_tukey_hsd, tukey_hsd
+        from .stats.paired import PairedTest, cohens_d, win_tie_loss
+
+        k, n = scores.shape
+        if self.test == "tukey":
+            idx, diff, p, anova = tukey_hsd(scores)
+            self.anova[self.measures[mi]] = anova
+            se = math.sqrt(anova.ms_error / n)
+            q = np.abs(diff) / se if se > 0 else np.where(diff == 0, 0.0, np.inf)
+            half = float(stats.studentized_range.ppf(self.confidence, k, anova.df_error)) * se
+        else:
+            idx, diff, p = randomized_tukey_hsd(scores, self.permutations, self._rng(0, mi))
+            q = diff
+        where = {(int(a), int(b)): r for r, (a, b) in enumerate(idx)}
+        out = []
+        for i, j in pairs:
+            r = where[(min(i, j), max(i, j))]
+            flip = 1.0 if i < j else -1.0
+            d = scores[i] - scores[j]
+            mean = float(d.mean())
+            if self.test == "tukey":
+                low, high = mean - half, mean + half
+                stat, details = float(q[r]), {"k": k, "df_error": anova.df_error,
+                                              "ci": "Tukey simultaneous"}
+            else:
+                (low, high), stat = t_interval(d, self.confidence), flip * float(q[r])
+                details = {"permutations": self.permutations, "ci": "t"}
+            w, t, lo = win_tie_loss(d)
+            out.append(PairedTest(self.test, stat, float(p[r]), n, mean, low, high,
+                                  self.confidence, cohens_d(d), w, t, lo, 0, details))
+        return out
+
+    def _groups(self, measure: str, scores: np.ndarray, sign: float) -> None:
+        from .stats.multi import groups
+
+        k = len(self.systems)
+        significant = np.zeros((k, k), dtype=bool)
+        for row in self.tests:
+            if row["measure"] == measure and row["significant"]:
+                i, j = self.systems.index(row["system"]), self.systems.index(row["other"])
+                significant[i, j] = significant[j, i] = True
+        letters = groups(sign * scores.mean(axis=1), significant)
+        self.groups[measure] = dict(zip(self.systems, letters))
+
+    def _markers(self, measure: str, sign: float) -> None:
+        for row in self.tests:
+            if row["measure"] != measure or not row["significant"]:
+                continue
+            better = sign * row["test"].mean_difference > 0
+            winner, loser = ((row["system"], row["other"]) if better
+                             else (row["other"], row["system"]))
+            self.summary[measure][winner]["markers"] += self.labels[loser]
+        for entry in self.summary[measure].values():
+            entry["markers"] = "".join(sorted(entry["markers"]))
+
+    def _check_carried(self, measure: str, i: int, j: int, d: np.ndarray) -> None:
+        from .stats.pitfalls import carried_by_few_warning
+
+        if len(d) == 0 or d.sum() == 0:
+            return
+        leader, other = (self.systems[i], self.systems[j]) if d.sum() > 0 else (
+            self.systems[j], self.systems[i])
+        text = carried_by_few_warning(measure, leader, other, d if d.sum() > 0 else -d)
+        if text:
+            self.warnings.append(text)
+
+    def _risk(self, measure: str, scores: np.ndarray, sign: float) -> None:
+        from .stats.risk import trisk, urisk
+
+        b = self.systems.index(self.baseline)
+        self.risk[measure] = {
+            name: {"urisk": urisk(sign * scores[si], sign * scores[b], self.risk_alpha),
+                   "trisk": trisk(sign * scores[si], sign * scores[b], self.risk_alpha)}
+            for si, name in enumerate(self.systems) if si != b}
+
+    def _agreement(self) -> None:
+        from .stats.agreement import kendall_tau, rbo
+
+        means = {m: np.array([(-1.0 if _lower_is_better(m) else 1.0) * self.summary[m][s]["mean"]
+                              for s in self.systems]) for m in self.measures}
+        for a in range(len(self.measures)):
+            for b in range(a + 1, len(self.measures)):
+                ma, mb = self.measures[a], self.measures[b]
+                order_a = [self.systems[i] for i in np.argsort(-means[ma], kind="stable")]
+                order_b = [self.systems[i] for i in np.argsort(-means[mb], kind="stable")]
+                self.agreement.append({"measures": [ma, mb],
+                                       "kendall_tau": kendall_tau(means[ma], means[mb]),
+                                       "rbo": rbo(order_a, order_b)})
+
+    # ------------------------------------------------------------------ access
+
+    def p_values(self, measure: str) -> dict[tuple[str, str], float]:
+        """``{(system, other): p-value}`` of one measure's tests (corrected where a correction
+        applies)."""
+        return {(r["system"], r["other"]): (r["p_value_corrected"] if r["p_value_corrected"]
+                                            is not None else r["test"].p_value)
+                for r in self.tests if r["measure"] == _canonical(measure)}
+
+    def describe(self) -> str:
+        """One line: the test, the correction, alpha, the queries and the seed."""
+        n = sorted(set(self.n_queries.values()))
+        queries = "/".join(str(v) for v in n) or "0"
+        correction = ("none (Tukey's HSD controls the family-wise error)" if self.multi
+                      else self.correction)
+        against = f"against baseline {self.baseline}" if self.baseline else "all pairs"
+        resampled = (self.test in ("randomization", "bootstrap", "randomized-tukey")
+                     or self.interval == "bootstrap")
+        return (f"{_TEST_NAMES[self.test]}, {against}, correction {correction}, "
+                f"alpha {self.alpha:g}, {queries} queries, {self.confidence:.0%} intervals "
+                f"({self.interval})"
+                + (f", {self.permutations} permutations, seed {self.seed}" if resampled else ""))
+
+    def legend(self) -> str:
+        """What the markers mean."""
+        return ("x^bc: significantly better than systems b and c (" +
+                ", ".join(f"{v} = {k}" for k, v in self.labels.items()) + ")")
+
+    # ------------------------------------------------------------------ writers
+
+    def _cell(self, measure: str, system: str, style: str, digits: int) -> str:
+        entry = self.summary[measure][system]
+        text = f"{entry['mean']:.{digits}f}"
+        mark = entry["markers"]
+        if style == "markdown":
+            return text + (f"<sup>{mark}</sup>" if mark else "")
+        if style == "latex":
+            best = max(self.systems, key=lambda s: (-1 if _lower_is_better(measure) else 1)
+                       * self.summary[measure][s]["mean"])
+            text = rf"\textbf{{{text}}}" if system == best else text
+            return text + (f"$^{{{mark}}}$" if mark else "")
+        return text + (f"^{mark}" if mark else "")
+
+    def _rows(self, digits: int) -> list[list[str]]:
+        rows = []
+        for r in self.tests:
+            t = r["test"]
+            adj = r["p_value_corrected"]
+            rows.append([r["measure"], r["system"], r["other"], f"{t.mean_difference:+.{digits}f}",
+                         f"[{t.ci_low:+.{digits}f}, {t.ci_high:+.{digits}f}]",
+                         f"{t.statistic:.3f}", _p(t.p_value), "-" if adj is None else _p(adj),
+                         f"{t.effect_size:+.2f}", f"{t.wins}/{t.ties}/{t.losses}",
+                         "*" if r["significant"] else ""])
+        return rows
+
+    def _test_header(self) -> list[str]:
+        adj = "p adj" if self.correction == "none" else f"p ({self.correction})"
+        return ["measure", "system", "vs", "diff", f"{self.confidence:.0%} CI", "statistic", "p",
+                adj, "d", "W/T/L", "sig"]
+
+    def to_table(self, digits: int = 4) -> str:
+        """Aligned plain text: means with markers, then one line per test, groups, warnings."""
+        header = ["system", *self.measures]
+        body = [[f"{self.labels[s]} {s}", *(self._cell(m, s, "text", digits) for m in self.measures)]
+                for s in self.systems]
+        lines = [f"comparison: {self.describe()}", *_aligned([header, *body]), self.legend(), ""]
+        lines += _aligned([self._test_header(), *self._rows(digits)])
+        if self.groups:
+            lines += ["", "groups (systems sharing a letter are not significantly different):"]
+            lines += [f"  {m}: " + ", ".join(f"{s} {g}" for s, g in gs.items())
+                      for m, gs in self.groups.items()]
+        lines += self._warning_lines("warning: ")
+        lines.append(f"conventions: {self.conventions.describe()}")
+        return "\n".join(lines) + "\n"
+
+    def _warning_lines(self, prefix: str) -> list[str]:
+        return ([""] + [f"{prefix}{w}" for w in self.warnings]) if self.warnings else []
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """Markdown: the means with superscript markers, the tests, groups, risk, warnings."""
+        lines = ["| system | " + " | ".join(self.measures) + " |",
+                 "|---|" + "---:|" * len(self.measures)]
+        lines += [f"| {self.labels[s]} {s} | " + " | ".join(self._cell(m, s, "markdown", digits)
+                                                        for m in self.measures) + " |"
+                  for s in self.systems]
+        lines += ["", f"Markers: {self.legend()}. Test: {self.describe()}.", ""]
+        head = self._test_header()
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * 3 + "---:|" * (len(head) - 3)]
+        lines += ["| " + " | ".join(row) + " |" for row in self._rows(digits)]
+        if self.groups:
+            lines += ["", "Groups (systems sharing a letter are not significantly different): "
+                      + "; ".join(f"{m}: " + ", ".join(f"{s} {g}" for s, g in gs.items())
+                                  for m, gs in self.groups.items())]
+        if self.risk:
+            lines += ["", f"Risk against {self.baseline} (alpha = {self.risk_alpha:g}): "
+                      + "; ".join(f"{m}: " + ", ".join(f"{s} URisk {v['urisk']:+.4f}, TRisk "
+                                                       f"{v['trisk']:+.2f}" for s, v in rs.items())
+                                  for m, rs in self.risk.items())]
+        lines += self._warning_lines("- Warning: ")
+        lines += ["", f"Conventions: {self.conventions.describe()}"]
+        return "\n".join(lines) + "\n"
+
+    def to_latex(self, digits: int = 4) -> str:
+        """A LaTeX ``tabular`` of the means, best in bold, superscript markers as in papers."""
+        cols = "l" + "r" * len(self.measures)
+        lines = [r"\begin{tabular}{" + cols + "}", r"\hline",
+                 "System & " + " & ".join(_latex(m) for m in self.measures) + r" \\", r"\hline"]
+        lines += [f"({self.labels[s]}) {_latex(s)} & " + " & ".join(
+            self._cell(m, s, "latex", digits) for m in self.measures) + r" \\" for s in self.systems]
+        lines += [r"\hline", r"\end{tabular}",
+                  "% " + _latex(self.legend()).replace("\\^{}", "^"),
+                  "% " + _latex(self.describe())]
+        return "\n".join(lines) + "\n"
+
+    def to_csv(self) -> str:
+        """One line per test, full precision."""
+        head = ["measure", "system", "other", "test", "statistic", "p_value", "p_value_corrected",
+                "mean_difference", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
+                "n", "significant"]
+        lines = [",".join(head)]
+        for r in self.tests:
+            t = r["test"]
+            adj = r["p_value_corrected"]
+            lines.append(",".join([_csv(r["measure"]), _csv(r["system"]), _csv(r["other"]), t.test,
+                                   *(repr(float(v)) for v in (t.statistic, t.p_value)),
+                                   "" if adj is None else repr(adj),
+                                   *(repr(float(v)) for v in (t.mean_difference, t.ci_low,
+                                                              t.ci_high, t.effect_size)),
+                                   str(t.wins), str(t.ties), str(t.losses), str(t.n),
+                                   str(r["significant"]).lower()]))
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as plain Python values (NaN and infinities as None)."""
+        from . import __version__
+
+        return _plain({
+            "rankwise": __version__,
+            "settings": {"test": self.test, "correction": self.correction, "alpha": self.alpha,
+                         "seed": self.seed, "permutations": self.permutations,
+                         "confidence": self.confidence, "interval": self.interval,
+                         "power": self.power, "baseline": self.baseline,
+                         "risk_alpha": self.risk_alpha},
+            "conventions": self.conventions.to_dict(),
+            "systems": self.systems, "labels": self.labels, "measures": self.measures,
+            "queries": self.n_queries,
+            "summary": self.summary,
+            "tests": [{"measure": r["measure"], "system": r["system"], "other": r["other"],
+                       **r["test"].to_dict(), "p_value_corrected": r["p_value_corrected"],
+                       "significant": r["significant"]} for r in self.tests],
+            "anova": {m: a.to_dict() for m, a in self.anova.items()},
+            "groups": self.groups, "risk": self.risk, "agreement": self.agreement,
+            "warnings": self.warnings,
+        })
+
+    def to_json(self, indent: int | None = None) -> str:
+        """:meth:`to_dict` as JSON."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def __repr__(self) -> str:
+        return (f"Comparison(systems={self.systems}, measures={self.measures}, "
+                f"test={self.test!r}, correction={self.correction!r})")
+
+
+def _canonical(measure: str) -> str:
+    from .measures import parse_measure
+
+    return str(parse_measure(measure))
+
+
+def _lower_is_better(measure: str) -> bool:
+    from .measures import parse_measure
+
+    return not parse_measure(measure).spec.higher_is_better
+
+
+def _examples(ids: np.ndarray) -> str:
+    shown = ", ".join(str(q) for q in ids[:_EXAMPLES])
+    return shown + (f", ... ({len(ids) - _EXAMPLES} more)" if len(ids) > _EXAMPLES else "")
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
+                       enumerate(zip(r, widths))).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
+
+
+def _p(p: float) -> str:
+    if math.isnan(p):
+        return "nan"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _latex(text: str) -> str:
+    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+               "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
+    return "".join(special.get(c, c) for c in text)
+
+
+def _csv(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value

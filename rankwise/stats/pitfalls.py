@@ -1,0 +1,97 @@
+"""Pitfall checks for comparisons: measures at different cutoffs, too few queries, and a
+difference in means carried by a handful of queries."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .power import minimum_detectable_effect
+
+#: Below this many queries a paired test is weak (Buckley & Voorhees 2000; Sanderson & Zobel 2005).
+FEW_QUERIES = 25
+
+
+def cutoff_warnings(measures: Sequence[str]) -> list[str]:
+    """One warning per measure compared at several cutoffs (nDCG@5 and nDCG@10, ...).
+
+    Values of one measure at different cutoffs are different measures (other documents count,
+    the normalisation changes): systems must be compared at the same cutoff.
+
+    >>> cutoff_warnings(["nDCG@5", "nDCG@10", "AP"])  # doctest: +ELLIPSIS
+    ['nDCG at different cutoffs (nDCG@5, nDCG@10): ...']
+    """
+    from ..measures import parse_measure
+
+    by_family: dict[tuple, list[str]] = {}
+    for name in measures:
+        m = parse_measure(name)
+        by_family.setdefault((m.family, m.params), []).append(str(m))
+    return [f"{names[0].split('@')[0]} at different cutoffs ({', '.join(names)}): each is a "
+            "different measure; compare systems at the same cutoff, never a value at one "
+            "cutoff with a value at another"
+            for names in by_family.values() if len(names) > 1]
+
+
+def few_queries_warning(n: int, alpha: float, power: float,
+                        sd_of_differences: dict[str, float]) -> str | None:
+    """A warning when fewer than :data:`FEW_QUERIES` queries are compared, with the minimum
+    detectable effect at ``power`` (Cohen's d_z, and in each measure's units from the median
+    standard deviation of the paired differences); None otherwise.
+
+    >>> few_queries_warning(10, 0.05, 0.8, {"AP": 0.1})  # doctest: +ELLIPSIS
+    "only 10 queries: ... Cohen's d >= 0.99 (minimum detectable mean difference AP: 0.0995)..."
+    """
+    if n >= FEW_QUERIES:
+        return None
+    d_min = minimum_detectable_effect(n, alpha, power)
+    units = "; ".join(f"{m}: {d_min * sd:.4f}" for m, sd in sd_of_differences.items()
+                      if math.isfinite(sd) and math.isfinite(d_min))
+    return (f"only {n} queries: tests are weak; at alpha={alpha:g} a paired t-test has "
+            f"{power:.0%} power only for effects of Cohen's d >= {d_min:.2f}"
+            + (f" (minimum detectable mean difference {units})" if units else "")
+            + f"; use at least {FEW_QUERIES} queries")
+
+
+def queries_carrying_difference(d: np.ndarray) -> int:
+    """How few queries carry a difference in means: the smallest number of queries whose
+    removal leaves the leading system no longer ahead (mean difference <= 0).
+
+    ``d`` are the per-query differences (leader minus other, NaN-free). Removing the queries
+    with the largest differences first is optimal. 0 when the mean difference is not positive.
+
+    >>> queries_carrying_difference(np.array([0.5, -0.2333, 0.5, -0.2667]))   # seed MRR example
+    1
+    """
+    total = float(d.sum())
+    if total <= 0:
+        return 0
+    gains = np.sort(d[d > 0])[::-1]
+    return int(np.searchsorted(np.cumsum(gains), total - _slack(d), side="left") + 1)
+
+
+def _slack(d: np.ndarray) -> float:
+    """Float rounding allowance for sums of ``d``."""
+    return 1e-12 * max(1.0, float(np.abs(d).sum()))
+
+
+def carried_by_few_warning(measure: str, leader: str, other: str, d: np.ndarray) -> str | None:
+    """A warning when ``leader``'s higher mean rests on a handful of queries: removing at most
+    ``max(1, 5% of n)`` of them erases its lead (the third seed article's MRR example: A's
+    first relevant ranks 2, 3, 2, 3 give MRR 0.4167, B's 1, 10, 1, 15 give 0.5417, yet A is the
+    more consistent system and B's lead comes from two queries where A is at rank 2).
+
+    >>> d = np.array([1 - 1/2, 1/10 - 1/3, 1 - 1/2, 1/15 - 1/3])
+    >>> carried_by_few_warning("RR", "B", "A", d)  # doctest: +ELLIPSIS
+    'RR: B is ahead of A (mean difference 0.1250) only because of 1 of 4 queries...'
+    """
+    n = len(d)
+    k = queries_carrying_difference(d)
+    if k == 0 or k > max(1, math.floor(0.05 * n)):
+        return None
+    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    return (f"{measure}: {leader} is ahead of {other} (mean difference {d.mean():.4f}) only "
+            f"because of {k} of {n} queries: without them it is not ahead ({leader} wins "
+            f"{wins}, loses {losses}); look at the per-query distribution, not only the mean")

@@ -1,0 +1,202 @@
+"""rankwise.compare and ``rankwise compare``: the table, markers, warnings, formats, CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import rankwise
+from rankwise.compare import compare_result
+from tests.helpers import write
+
+
+def collection(n=30, seed=0, strengths=(1.0, 0.6, 0.0)):
+    """qrels and runs of len(strengths) systems over n queries (dicts)."""
+    rng = np.random.default_rng(seed)
+    qrels, runs = {}, {f"s{i}": {} for i in range(len(strengths))}
+    for q in range(n):
+        grades = rng.choice(3, size=20, p=[0.7, 0.2, 0.1])
+        qrels[f"q{q:02d}"] = {f"d{d}": int(g) for d, g in enumerate(grades)}
+        for i, strength in enumerate(strengths):
+            score = strength * grades + rng.normal(size=20)
+            runs[f"s{i}"][f"q{q:02d}"] = {f"d{d}": float(s) for d, s in enumerate(score)}
+    return qrels, runs
+
+
+def first_relevant(ranks):
+    """The third seed article's MRR example: one relevant document per query at these ranks."""
+    fillers = [f"n{j:02d}" for j in range(14)]
+    qrels = {f"u{i}": {"hit": 1, **{d: 0 for d in fillers}} for i in range(len(ranks["A"]))}
+    runs = {}
+    for system, first in ranks.items():
+        runs[system] = {f"u{i}": {d: float(100 - k) for k, d in enumerate(fillers[:r - 1] + ["hit"])}
+                        for i, r in enumerate(first)}
+    return qrels, runs
+
+
+def test_all_pairs_randomization_table():
+    qrels, runs = collection()
+    c = rankwise.compare(qrels, runs, ["nDCG@10", "AP"])
+    assert c.systems == ["s0", "s1", "s2"] and c.labels == {"s0": "a", "s1": "b", "s2": "c"}
+    assert len(c.tests) == 6 and {r["test"].test for r in c.tests} == {"randomization"}
+    assert c.summary["nDCG@10"]["s0"]["markers"] == "bc"
+    assert c.summary["nDCG@10"]["s2"]["markers"] == ""
+    # Holm over the three pairs of one measure
+    raw = np.array([r["test"].p_value for r in c.tests if r["measure"] == "AP"])
+    adj = [r["p_value_corrected"] for r in c.tests if r["measure"] == "AP"]
+    from statsmodels.stats.multitest import multipletests
+
+    assert adj == pytest.approx(multipletests(raw, method="holm")[1])
+    table = c.to_table()
+    assert "0.7" in table and "^bc" in table and "conventions:" in table
+    means = rankwise.evaluate(qrels, runs, ["AP"]).aggregates
+    assert c.summary["AP"]["s1"]["mean"] == pytest.approx(means["s1"]["AP"])
+
+
+def test_same_seed_same_numbers():
+    qrels, runs = collection(n=40, seed=1, strengths=(0.5, 0.45))
+    a = rankwise.compare(qrels, runs, ["AP"], test="bootstrap", seed=5, permutations=2000)
+    b = rankwise.compare(qrels, runs, ["AP"], test="bootstrap", seed=5, permutations=2000)
+    assert a.to_json() == b.to_json()
+    assert json.loads(a.to_json())["settings"]["seed"] == 5
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign"])
+def test_paired_tests_match_scipy_through_compare(test):
+    qrels, runs = collection(n=30, seed=2, strengths=(0.5, 0.3))
+    c = rankwise.compare(qrels, runs, ["nDCG@10"], baseline="s1", test=test)
+    result = rankwise.evaluate(qrels, runs, ["nDCG@10"], per_query=True)
+    x, y = (result.systems[s].values["nDCG@10"] for s in ("s0", "s1"))
+    ref = {"t": lambda: stats.ttest_rel(x, y).pvalue, "wilcoxon": lambda: stats.wilcoxon(x, y).pvalue,
+           "sign": lambda: stats.binomtest(int((x > y).sum()), int((x != y).sum())).pvalue}[test]()
+    (row,) = c.tests
+    assert (row["system"], row["other"]) == ("s0", "s1")
+    assert row["test"].p_value == pytest.approx(ref, rel=1e-10)
+    assert row["p_value_corrected"] == pytest.approx(ref, rel=1e-10)  # one test: unchanged
+    assert set(c.risk["nDCG@10"]["s0"]) == {"urisk", "trisk"}
+
+
+@pytest.mark.parametrize("test", ["tukey", "randomized-tukey"])
+def test_tukey_groups(test):
+    qrels, runs = collection(n=30, seed=3, strengths=(1.0, 0.95, 0.0))
+    c = rankwise.compare(qrels, runs, ["AP"], test=test, permutations=2000)
+    groups = c.groups["AP"]
+    assert groups["s0"] == groups["s1"] != groups["s2"]
+    assert all(r["p_value_corrected"] is None for r in c.tests)
+    if test == "tukey":
+        assert c.anova["AP"].p_system < 0.05
+
+
+def test_seed_article_mrr_example_warnings():
+    # 002_e6944b62997f94eb.txt: first relevant at 2, 3, 2, 3 (A) -> MRR 0.4167 and 1, 10, 1, 15
+    # (B) -> 0.5417: B's lead comes from two queries; A is the more consistent system.
+    qrels, runs = first_relevant({"A": [2, 3, 2, 3], "B": [1, 10, 1, 15]})
+    c = rankwise.compare(qrels, runs, ["RR"], baseline="A")
+    assert round(c.summary["RR"]["A"]["mean"], 4) == 0.4167
+    assert round(c.summary["RR"]["B"]["mean"], 4) == 0.5417
+    text = "\n".join(c.warnings)
+    assert "RR: B is ahead of A (mean difference 0.1250) only because of 1 of 4 queries" in text
+    assert "B wins 2, loses 2" in text
+    assert "only 4 queries" in text and "Cohen's d >=" in text  # minimum detectable effect
+    (row,) = c.tests
+    assert (row["test"].wins, row["test"].ties, row["test"].losses) == (2, 0, 2)
+    # exact: 12 of the 16 sign flips of (0.5, -0.233, 0.5, -0.267) reach |sum| = 0.5
+    assert row["test"].p_value == 0.75 and row["test"].details["exact"]
+
+
+def test_cutoff_and_missing_query_and_nan_warnings():
+    qrels, runs = collection(n=30, seed=4, strengths=(0.8, 0.2))
+    del runs["s1"]["q03"]
+    c = rankwise.compare(qrels, runs, ["nDCG@5", "nDCG@10"])
+    text = "\n".join(c.warnings)
+    assert "nDCG at different cutoffs (nDCG@5, nDCG@10)" in text
+    assert "1 queries are not evaluated for every system" in text and "q03 (missing for s1)" in text
+    assert c.n_queries == {"nDCG@5": 29, "nDCG@10": 29}
+    zero = rankwise.compare(qrels, runs, ["nDCG@10"], missing_queries="zero")
+    assert zero.n_queries == {"nDCG@10": 30}
+    assert not any("not evaluated" in w for w in zero.warnings)
+    # MAE: queries without a rating are undefined (NaN) and left out, counted
+    rq = {"u1": {"a": 4.0}, "u2": {"b": 3.0}, "u3": {"c": 5.0}}
+    r1 = {"u1": {"a": 3.5}, "u2": {"x": 1.0}, "u3": {"c": 4.0}}
+    r2 = {"u1": {"a": 2.0}, "u2": {"b": 1.0}, "u3": {"c": 3.0}}
+    m = rankwise.compare(rq, {"r1": r1, "r2": r2}, ["MAE"], test="t")
+    assert m.n_queries == {"MAE": 2}
+    assert any("MAE: 1 queries have no value" in w and "u2" in w for w in m.warnings)
+    assert m.summary["MAE"]["r1"]["mean"] == pytest.approx(0.75)
+
+
+def test_formats():
+    qrels, runs = collection(n=30, seed=5)
+    c = rankwise.compare(qrels, runs, ["AP", "RR"], baseline="s2", permutations=1000)
+    data = json.loads(c.to_json())
+    assert {t["system"] for t in data["tests"]} == {"s0", "s1"}
+    assert all("p_value" in t and "p_value_corrected" in t for t in data["tests"])
+    assert data["summary"]["AP"]["s0"]["markers"] == "c"
+    assert data["agreement"][0]["measures"] == ["AP", "RR"]
+    latex = c.to_latex()
+    assert r"\begin{tabular}" in latex and "$^{c}$" in latex and r"\textbf{" in latex
+    assert "<sup>c</sup>" in c.to_markdown()
+    csv = c.to_csv().splitlines()
+    assert csv[0].startswith("measure,system,other,test,statistic,p_value,p_value_corrected")
+    assert len(csv) == 5
+    assert compare_result(rankwise.evaluate(qrels, runs, ["AP", "RR"], per_query=True),
+                          baseline="s2", permutations=1000, measures=["AP"]).measures == ["AP"]
+
+
+def test_bad_arguments():
+    qrels, runs = collection(n=5, seed=6)
+    for kwargs, message in [({"test": "anova"}, "unknown test"),
+                            ({"correction": "sidak"}, "unknown correction"),
+                            ({"baseline": "nope"}, "baseline"), ({"alpha": 2}, "alpha")]:
+        with pytest.raises(rankwise.InputError, match=message):
+            rankwise.compare(qrels, runs, ["AP"], **kwargs)
+    with pytest.raises(rankwise.InputError, match="at least two systems"):
+        rankwise.compare(qrels, runs["s0"], ["AP"])
+
+
+def trec_files(tmp_path):
+    qrels, runs = collection(n=30, seed=7)
+    qrels_text = "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    paths = [write(tmp_path, "qrels.txt", qrels_text)]
+    for name, run in runs.items():
+        lines = []
+        for q, docs in run.items():
+            ranked = sorted(docs.items(), key=lambda kv: -kv[1])
+            lines += [f"{q} Q0 {d} {r} {s:.6f} {name}\n" for r, (d, s) in enumerate(ranked, 1)]
+        paths.append(write(tmp_path, f"{name}.run", "".join(lines)))
+    return paths
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "rankwise", "compare", *args],
+                          capture_output=True, text=True)
+
+
+def test_cli_compare_json_and_latex(tmp_path):
+    qrels, *runs = trec_files(tmp_path)
+    out = cli(qrels, *runs, "-m", "nDCG@10", "AP", "--baseline", "s2.run", "--test", "t",
+              "--correction", "bonferroni", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["settings"]["baseline"] == "s2.run" and len(data["tests"]) == 4
+    for t in data["tests"]:
+        assert 0 <= t["p_value"] <= t["p_value_corrected"] <= 1
+    latex = cli(qrels, *runs, "-m", "AP", "--permutations", "500", "--format", "latex")
+    assert latex.returncode == 0 and "$^{bc}$" in latex.stdout
+    table = cli(qrels, *runs, "-m", "AP", "--test", "randomized-tukey", "--permutations", "500")
+    assert table.returncode == 0 and "groups" in table.stdout
+
+
+def test_cli_bad_test_is_one_line_exit_2(tmp_path):
+    qrels, *runs = trec_files(tmp_path)
+    out = cli(qrels, *runs, "--test", "z-test")
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0
+    assert "unknown test" in out.stderr and "'z-test'" in out.stderr
+    bad = cli(qrels, *runs, "--baseline", "other.run")
+    assert bad.returncode == 2 and "--baseline must name one of the runs" in bad.stderr

@@ -1,0 +1,194 @@
+"""Paired tests against scipy, exact enumeration, slow loops and published worked examples."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from rankwise.stats import (bootstrap_test, cohens_d, paired_t_test, paired_test,
+                            randomization_test, sign_test, wilcoxon_test, win_tie_loss)
+from rankwise.stats.resampling import bootstrap_moments, sign_flip_exceedances
+
+
+def sample(n, seed, shift=0.03, ties=False):
+    rng = np.random.default_rng(seed)
+    x = rng.random(n)
+    y = np.clip(x - shift + rng.normal(0, 0.15, n), 0, 1)
+    if ties:
+        x, y = np.round(x, 1), np.round(y, 1)
+    return x, y
+
+
+@pytest.mark.parametrize("n,seed", [(8, 1), (30, 2), (200, 3)])
+def test_t_test_matches_scipy(n, seed):
+    x, y = sample(n, seed)
+    ours = paired_t_test(x, y)
+    ref = stats.ttest_rel(x, y)
+    assert ours.statistic == pytest.approx(ref.statistic, rel=1e-12)
+    assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-10)
+    low, high = ref.confidence_interval(0.95)
+    assert (ours.ci_low, ours.ci_high) == pytest.approx((low, high), rel=1e-10)
+    d = x - y
+    assert ours.effect_size == pytest.approx(d.mean() / d.std(ddof=1))
+
+
+@pytest.mark.parametrize("n,seed,ties", [(10, 1, False), (40, 2, False), (80, 3, False),
+                                         (30, 4, True)])
+def test_wilcoxon_matches_scipy(n, seed, ties):
+    x, y = sample(n, seed, ties=ties)
+    ours = wilcoxon_test(x, y)
+    ref = stats.wilcoxon(x, y)
+    assert ours.statistic == ref.statistic
+    assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_wilcoxon_worked_example():
+    # The worked example of the Wikipedia article "Wilcoxon signed-rank test" (10 pairs):
+    # x1 = 125 115 130 140 140 115 140 125 140 135, x2 = 110 122 125 120 140 124 123 137 135 145.
+    # One zero difference is dropped (N_r = 9); |d| ranks 1.5 1.5 3 4 5 6 7 8 9;
+    # signed-rank sum W = 9, so W+ = 27 and W- = 18, T = min = 18; not significant.
+    x1 = [125, 115, 130, 140, 140, 115, 140, 125, 140, 135]
+    x2 = [110, 122, 125, 120, 140, 124, 123, 137, 135, 145]
+    r = wilcoxon_test(x1, x2)
+    assert r.statistic == 18.0
+    assert r.wins - r.losses == 5 - 4 and r.ties == 1
+    assert r.p_value > 0.05
+    assert r.p_value == pytest.approx(stats.wilcoxon(x1, x2).pvalue)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sign_test_matches_binomtest(seed):
+    x, y = sample(25, seed, ties=True)
+    ours = sign_test(x, y)
+    wins, ties, losses = win_tie_loss(x - y)
+    assert ours.p_value == pytest.approx(stats.binomtest(wins, wins + losses).pvalue, rel=1e-12)
+    assert ours.statistic == wins and ours.ties == ties
+
+
+def test_sign_test_worked_example():
+    # Conover (1999): 9 of 10 pairs favour one side -> p = 2 * (1 + 10) / 1024 = 0.021484375
+    assert sign_test([1] * 9 + [0], [0] * 9 + [1]).p_value == pytest.approx(22 / 1024)
+
+
+def slow_exact_p(d):
+    """Every sign vector, one by one."""
+    observed = abs(sum(d))
+    hits = 0
+    for signs in itertools.product([1, -1], repeat=len(d)):
+        if abs(sum(s * v for s, v in zip(signs, d))) >= observed - 1e-12:
+            hits += 1
+    return hits / 2 ** len(d)
+
+
+@pytest.mark.parametrize("n,seed", [(1, 0), (5, 1), (9, 2), (12, 3)])
+def test_randomization_exact_equals_slow_enumeration(n, seed):
+    x, y = sample(n, seed, ties=True)
+    ours = randomization_test(x, y)
+    d = (x - y)[(x - y) != 0]
+    assert ours.details["exact"]
+    assert ours.p_value == pytest.approx(slow_exact_p(list(d)), abs=1e-15)
+
+
+def test_randomization_textbook_example():
+    # differences 1, 2, 3, 4: |sum| = 10 reached by all-plus and all-minus -> p = 2/16
+    assert randomization_test([1, 2, 3, 4], [0, 0, 0, 0]).p_value == 0.125
+
+
+def test_randomization_monte_carlo_equals_slow_loop():
+    # the vectorised draws are exactly those of a one-vector-at-a-time loop on the same stream
+    x, y = sample(70, 4)
+    d = x - y
+    ours = randomization_test(x, y, permutations=300, seed=7)
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(300):
+        words = rng.bit_generator.random_raw(2)  # 70 signs need two 64-bit words
+        signs = [-1 if (int(words[i // 64]) >> (i % 64)) & 1 else 1 for i in range(70)]
+        if abs(sum(s * v for s, v in zip(signs, d))) >= abs(d.sum()) - 1e-9:
+            hits += 1
+    assert ours.p_value == (hits + 1) / 301
+    assert not ours.details["exact"]
+
+
+def test_randomization_monte_carlo_agrees_with_exact():
+    x, y = sample(16, 5, shift=0.05)
+    exact = randomization_test(x, y).p_value
+    mc = randomization_test(x, y, permutations=40_000, exact=False, seed=3).p_value
+    assert abs(mc - exact) < 4 * math.sqrt(exact * (1 - exact) / 40_000) + 1e-4
+
+
+@pytest.mark.parametrize("rows", [1, 7, 64, 1000])
+def test_randomization_independent_of_chunk_size(rows):
+    x, y = sample(300, 6)
+    d = x - y
+    ref = sign_flip_exceedances(d, 2000, np.random.default_rng(11), exact=False)
+    assert sign_flip_exceedances(d, 2000, np.random.default_rng(11), exact=False,
+                                 chunk_rows=rows) == ref
+    small = d[:14]
+    assert sign_flip_exceedances(small, 0, None, chunk_rows=rows) == sign_flip_exceedances(
+        small, 0, None)
+
+
+def test_randomization_large_is_vectorised():
+    x, y = sample(10_000, 8, shift=0.002)
+    r = randomization_test(x, y, permutations=20_000)
+    assert 0 < r.p_value <= 1 and r.details["permutations"] == 20_000
+    t = paired_t_test(x, y)
+    assert abs(r.p_value - t.p_value) < 0.02  # large n: the two tests agree
+
+
+def slow_bootstrap_p(d, resamples, seed):
+    rng = np.random.default_rng(seed)
+    n = len(d)
+    t_obs = d.mean() / (d.std(ddof=1) / math.sqrt(n))
+    hits = 0
+    means = []
+    for _ in range(resamples):
+        s = d[rng.integers(0, n, size=n)]
+        means.append(s.mean())
+        sd = s.std(ddof=1)
+        t = (s.mean() - d.mean()) / (sd / math.sqrt(n)) if sd > 0 else (
+            0.0 if s.mean() == d.mean() else math.inf)
+        hits += abs(t) >= abs(t_obs) - 1e-9 * max(1, abs(t_obs))
+    return (hits + 1) / (resamples + 1), np.quantile(means, [0.025, 0.975])
+
+
+def test_bootstrap_equals_slow_loop():
+    x, y = sample(25, 9)
+    ours = bootstrap_test(x, y, resamples=500, seed=5)
+    p, (low, high) = slow_bootstrap_p(x - y, 500, 5)
+    assert ours.p_value == p
+    assert (ours.ci_low, ours.ci_high) == pytest.approx((low, high), rel=1e-12)
+
+
+@pytest.mark.parametrize("rows", [1, 3, 100])
+def test_bootstrap_independent_of_chunk_size(rows):
+    d = sample(40, 10)[0]
+    m1, s1 = bootstrap_moments(d, 250, np.random.default_rng(2))
+    m2, s2 = bootstrap_moments(d, 250, np.random.default_rng(2), chunk_rows=rows)
+    assert np.array_equal(m1, m2) and np.array_equal(s1, s2)
+
+
+def test_same_seed_same_numbers_and_nan_pairs_dropped():
+    x, y = sample(60, 11)
+    x[[3, 9]] = np.nan
+    for name in ("randomization", "bootstrap"):
+        a = paired_test(name, x, y, seed=123)
+        b = paired_test(name, x, y, seed=123)
+        assert a.to_dict() == b.to_dict()
+        assert a.n == 58 and a.dropped == 2
+
+
+def test_degenerate_inputs():
+    same = [0.5, 0.2, 0.9]
+    for name in ("t", "wilcoxon", "sign", "randomization"):
+        r = paired_test(name, same, same)
+        assert r.p_value == 1.0 and (r.wins, r.ties, r.losses) == (0, 3, 0)
+    assert cohens_d(np.zeros(4)) == 0.0
+    assert paired_t_test([1, 2, 3], [0, 1, 2]).p_value == 0.0  # constant non-zero difference
+    with pytest.raises(Exception, match="unknown paired test"):
+        paired_test("z", same, same)

@@ -1,0 +1,92 @@
+"""Uncertainty of one system, risk against a baseline, rank agreement, power."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from rankwise.stats import (bootstrap_mean_interval, describe, kendall_tau, mean_interval,
+                            minimum_detectable_effect, rbo, t_interval, trisk, urisk)
+
+
+def test_t_interval_matches_scipy():
+    x = np.random.default_rng(0).random(40)
+    low, high = t_interval(x, 0.9)
+    ref = stats.t.interval(0.9, len(x) - 1, loc=x.mean(), scale=stats.sem(x))
+    assert (low, high) == pytest.approx(ref, rel=1e-12)
+    assert mean_interval(x, "t", 0.9) == (low, high)
+
+
+def test_bootstrap_interval_covers_and_is_seeded():
+    x = np.random.default_rng(1).random(200)
+    low, high = bootstrap_mean_interval(x, resamples=4000, seed=3)
+    t_low, t_high = t_interval(x)
+    assert low == pytest.approx(t_low, abs=0.01) and high == pytest.approx(t_high, abs=0.01)
+    assert bootstrap_mean_interval(x, resamples=4000, seed=3) == (low, high)
+    assert mean_interval(x, "bootstrap", resamples=4000, seed=3) == (low, high)
+    ref = stats.bootstrap((x,), np.mean, n_resamples=4000, method="percentile", random_state=0)
+    assert low == pytest.approx(ref.confidence_interval.low, abs=0.01)
+
+
+def test_describe():
+    s = describe([0.0, 0.0, 0.5, 1.0, np.nan], upper_bound=1.0)
+    assert s["n"] == 4 and s["undefined"] == 1
+    assert s["share_zero"] == 0.5 and s["share_perfect"] == 0.25
+    assert s["median"] == 0.25 and s["max"] == 1.0
+    assert describe([3.0, 4.0], upper_bound=None)["share_perfect"] is None
+
+
+def test_urisk_trisk_by_hand():
+    run = np.array([0.5, 0.2, 0.9, 0.4])
+    base = np.array([0.3, 0.4, 0.6, 0.4])
+    # d = 0.2, -0.2, 0.3, 0; alpha = 5: z = 0.2, -1.2, 0.3, 0
+    z = np.array([0.2, -1.2, 0.3, 0.0])
+    assert urisk(run, base, alpha=5) == pytest.approx(z.mean())
+    assert trisk(run, base, alpha=5) == pytest.approx(z.mean() / (z.std(ddof=1) / 2))
+    assert urisk(run, base, alpha=0) == pytest.approx((run - base).mean())
+    assert trisk(run, base, alpha=0) == pytest.approx(stats.ttest_rel(run, base).statistic)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kendall_tau_matches_scipy(seed):
+    rng = np.random.default_rng(seed)
+    a = np.round(rng.random(15), 1)  # with ties: tau-b
+    b = np.round(a + rng.normal(0, 0.2, 15), 1)
+    assert kendall_tau(a, b) == pytest.approx(stats.kendalltau(a, b).statistic, rel=1e-12)
+
+
+def slow_rbo_ext(s, l, p):
+    """Webber et al. (2010) eq. 32, term by term, from the sets of each prefix."""
+    if len(s) > len(l):
+        s, l = l, s
+    ns, nl = len(s), len(l)
+    x = [len(set(s[:d]) & set(l[:d])) for d in range(1, nl + 1)]
+    total = sum(x[d - 1] / d * p ** d for d in range(1, nl + 1))
+    total += sum(x[ns - 1] * (d - ns) / (ns * d) * p ** d for d in range(ns + 1, nl + 1))
+    return (1 - p) / p * total + ((x[nl - 1] - x[ns - 1]) / nl + x[ns - 1] / ns) * p ** nl
+
+
+def test_rbo():
+    a = list("abcdefg")
+    assert rbo(a, a) == pytest.approx(1.0)
+    assert rbo(a, list("hijk")) == 0.0
+    assert rbo(a[:3], a) == pytest.approx(1.0)  # a prefix agrees with everything it shows
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        x = list(rng.permutation(list("abcdefghij"))[:7])
+        y = list(rng.permutation(list("abcdefghijkl")))
+        assert rbo(x, y, 0.8) == pytest.approx(slow_rbo_ext(x, y, 0.8), rel=1e-12)
+        assert rbo(x, y, 0.8) == pytest.approx(rbo(y, x, 0.8))
+    # equal lengths: eq. 30, (1-p)/p sum X_d/d p^d + X_k/k p^k; swap of the top two, p = 0.9
+    assert rbo(list("abc"), list("bac")) == pytest.approx(0.1 * (0.9 + 0.81) + 0.729)
+
+
+def test_minimum_detectable_effect():
+    n = 25
+    expected = (stats.t.ppf(0.975, n - 1) + stats.t.ppf(0.8, n - 1)) / math.sqrt(n)
+    assert minimum_detectable_effect(n) == pytest.approx(expected)
+    assert minimum_detectable_effect(100) < minimum_detectable_effect(25)
+    assert minimum_detectable_effect(1) == math.inf
