@@ -95,6 +95,9 @@ def _add_convention_options(command: argparse.ArgumentParser) -> None:
                          "documents before evaluating (trec_eval -J)")
     command.add_argument("--ties", choices=("docid_desc", "docid_asc", "input_order"),
                          help="order of tied scores (default docid_desc, as trec_eval)")
+    command.add_argument("--duplicates", choices=("error", "first", "last", "max"),
+                         help="a document twice for one query in a run: error (default, as "
+                         "trec_eval), or keep the first, the last or the highest-scored row")
 
 
 def _conventions(args: argparse.Namespace):
@@ -106,7 +109,7 @@ def _conventions(args: argparse.Namespace):
         missing_queries="zero" if args.complete else None,
         max_depth=args.depth,
         unjudged="remove" if args.judged_only else None,
-        ties=args.ties)
+        ties=args.ties, duplicates=args.duplicates)
 
 
 def _positive_int(text: str) -> int:

@@ -16,6 +16,8 @@ TIE_ORDERS = ("docid_desc", "docid_asc", "input_order")
 MISSING_QUERY_POLICIES = ("ignore", "zero")
 #: What happens to retrieved documents without a judgment.
 UNJUDGED_POLICIES = ("nonrelevant", "remove")
+#: What happens to a (query, doc) pair that occurs more than once in a run.
+DUPLICATE_POLICIES = ("error", "first", "last", "max")
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,11 @@ class Conventions:
         Retrieved documents without a judgment (or with a negative grade): ``"nonrelevant"``
         (trec_eval default) or ``"remove"`` (they are dropped and the ranking condensed, trec_eval
         ``-J``).
+    duplicates
+        A (query, doc) pair more than once in a run: ``"error"`` (trec_eval refuses such a
+        run), or keep one row and count the others as dropped: ``"first"`` or ``"last"`` in
+        input order (``"last"`` is what pytrec_eval and ranx do with dicts), or ``"max"``, the
+        highest score.
     """
 
     relevance_threshold: float = 1
@@ -48,6 +55,7 @@ class Conventions:
     missing_queries: str = "ignore"
     max_depth: int | None = None
     unjudged: str = "nonrelevant"
+    duplicates: str = "error"
 
     def __post_init__(self) -> None:
         from .errors import InputError
@@ -55,6 +63,7 @@ class Conventions:
         _check_choice("ties", self.ties, TIE_ORDERS)
         _check_choice("missing_queries", self.missing_queries, MISSING_QUERY_POLICIES)
         _check_choice("unjudged", self.unjudged, UNJUDGED_POLICIES)
+        _check_choice("duplicates", self.duplicates, DUPLICATE_POLICIES)
         if self.max_depth is not None and (not isinstance(self.max_depth, int) or self.max_depth < 1):
             raise InputError("max_depth must be a positive integer or None", source="conventions",
                              value=repr(self.max_depth))

@@ -26,10 +26,11 @@ class Diagnostics:
     """What happened to every input row and query; nothing is dropped without being counted.
 
     Run rows add up: ``run_rows == rows_evaluated + rows_beyond_depth + rows_unjudged_removed
-    + rows_in_run_only_queries``.
+    + rows_in_run_only_queries + run_duplicates_dropped``.
     """
 
     run_rows: int = 0
+    run_duplicates_dropped: int = 0
     run_queries: int = 0
     qrels_rows: int = 0
     qrels_queries: int = 0
@@ -66,6 +67,7 @@ class Diagnostics:
             ("tied_rows", "docs in score ties"),
             ("queries_rank_contradicts_score",
              "queries whose rank column contradicts the scores (ordered by score)"),
+            ("run_duplicates_dropped", "duplicate documents dropped from the run"),
             ("qrels_duplicates_dropped", "duplicate judgments dropped"),
             ("negative_grades", "negative grades (treated as unjudged)"),
         ]
@@ -242,8 +244,9 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
 
 
 def _rank(index: JudgmentIndex, run, conv: Conventions,
-          run_keys: np.ndarray | None = None) -> RankedLists:
-    """The pass itself; ``run_keys`` are the run's exact pair codes when ``index.exact``."""
+          run_keys: np.ndarray | None = None, dropped: int = 0) -> RankedLists:
+    """The pass itself; ``run_keys`` are the run's exact pair codes when ``index.exact``;
+    ``dropped`` rows of duplicates were already removed from ``run``."""
     qrels = index.qrels
     run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
     if not (run_to_qrels_query >= 0).any():
@@ -260,8 +263,19 @@ def _rank(index: JudgmentIndex, run, conv: Conventions,
     elif run_keys is None:  # exact codes of the qrels come first, so they stay the same
         _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
                                       (_query_ids_per_row(run), run.docs))
-    grade_of_row = _join(index, run, run_keys)
-    diag = Diagnostics(run_rows=len(run), run_queries=run.num_queries, qrels_rows=len(qrels),
+    sorter = np.argsort(run_keys, kind="stable")
+    sorted_keys = run_keys[sorter]
+    first, second = _duplicates(run, sorter, sorted_keys, index.exact)
+    if len(first):
+        if conv.duplicates == "error":
+            _raise_duplicate(run, first, second)
+        keep = _rows_to_keep(run, sorter, sorted_keys, conv.duplicates)
+        return _rank(index, run.subset(keep), conv,
+                     None if run_keys is None or not index.exact else run_keys[keep],
+                     dropped + len(run) - len(keep))
+    grade_of_row = _join(index, run, sorter, sorted_keys)
+    diag = Diagnostics(run_rows=len(run) + dropped, run_duplicates_dropped=dropped,
+                       run_queries=run.num_queries, qrels_rows=len(qrels),
                        qrels_queries=qrels.num_queries,
                        qrels_duplicates_dropped=index.duplicates_dropped,
                        negative_grades=index.negative_grades)
@@ -334,20 +348,52 @@ def _no_overlap(qrels, run) -> InputError:
         source=run.source)
 
 
-def _join(index: JudgmentIndex, run, run_keys: np.ndarray) -> np.ndarray:
-    """Grade of every run row (NaN when not judged), and the check that no (query, doc) pair
-    occurs twice in the run (an error, as in trec_eval).
+def _duplicates(run, sorter: np.ndarray, sorted_keys: np.ndarray, exact: bool):
+    """Pairs of run rows holding the same (query, doc), from the sorted keys.
 
-    One sort of the run's keys serves both: runs are written query by query, so it is
-    nearly linear (timsort), and sorted probes make the search cache-friendly.
+    Runs are written query by query, so sorting their keys is nearly linear (timsort); the
+    same sort then drives the join. Equal fingerprint keys of different docs send the caller
+    to exact keys.
     """
-    sorter = np.argsort(run_keys, kind="stable")
-    sorted_keys = run_keys[sorter]
     dup = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
-    if len(dup):
-        _raise_duplicate(run, sorter[dup], sorter[dup + 1], index.exact)
-    grade = np.full(len(run_keys), np.nan)
-    if len(index.keys) == 0 or len(run_keys) == 0:
+    first, second = sorter[dup], sorter[dup + 1]
+    if len(dup) and not exact and not _same_docs_mask(run.docs, first, run.docs, second).all():
+        raise KeyCollision
+    return first, second
+
+
+def _raise_duplicate(run, first: np.ndarray, second: np.ndarray) -> None:
+    """Raise on the duplicate whose second occurrence comes first in the input."""
+    pairs = sorted(zip(np.minimum(first, second).tolist(), np.maximum(first, second).tolist()),
+                   key=lambda p: p[1])
+    a, b = pairs[0]
+    qid, did = run.ids_at(b)
+    raise run.error_at(b, f"document {did!r} appears twice for query {qid!r} "
+                       f"(first at {run.row_unit} {run.location(a)}; keep one with the "
+                       "duplicates convention, e.g. --duplicates first)", did)
+
+
+def _rows_to_keep(run, sorter: np.ndarray, sorted_keys: np.ndarray, policy: str) -> np.ndarray:
+    """One row per (query, doc): the first or last in input order, or the highest score."""
+    group_start = np.ones(len(sorted_keys), dtype=bool)
+    group_start[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    group = np.cumsum(group_start)
+    if policy == "max":  # highest score first within each group, then input order
+        ordered = sorter[np.lexsort((sorter, -run.score[sorter], group))]
+        chosen = ordered[group_start]
+    elif policy == "first":
+        chosen = sorter[group_start]
+    else:
+        group_end = np.append(group_start[1:], True)
+        chosen = sorter[group_end]
+    return np.sort(chosen)
+
+
+def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """Grade of every run row (NaN when not judged): a search of the judgments' sorted keys
+    with the run's sorted keys (sorted probes keep it cache-friendly)."""
+    grade = np.full(len(sorted_keys), np.nan)
+    if len(index.keys) == 0 or len(sorted_keys) == 0:
         return grade
     at = np.minimum(np.searchsorted(index.keys, sorted_keys), len(index.keys) - 1)
     found = np.flatnonzero(index.keys[at] == sorted_keys)
@@ -356,21 +402,6 @@ def _join(index: JudgmentIndex, run, run_keys: np.ndarray) -> np.ndarray:
         raise KeyCollision
     grade[rows] = index.grades[at]
     return grade
-
-
-def _raise_duplicate(run, first: np.ndarray, second: np.ndarray, exact: bool) -> None:
-    """Raise on the first real duplicate among candidate pairs of rows with equal keys."""
-    if not exact:
-        same = _same_docs_mask(run.docs, first, run.docs, second)
-        if not same.any():
-            raise KeyCollision
-        first, second = first[same], second[same]
-    pairs = sorted(zip(np.minimum(first, second).tolist(), np.maximum(first, second).tolist()),
-                   key=lambda p: p[1])
-    a, b = pairs[0]
-    qid, did = run.ids_at(b)
-    raise run.error_at(b, f"document {did!r} appears twice for query {qid!r} "
-                       f"(first at {run.row_unit} {run.location(a)})", did)
 
 
 def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> np.ndarray:

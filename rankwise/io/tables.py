@@ -81,6 +81,18 @@ class Run(_Encoded):
     name: str = "run"
     rank: np.ndarray | None = None  # the rank column of a TREC file (int64), when it has one
 
+    def subset(self, rows: np.ndarray) -> "Run":
+        """The given rows only (in that order), still pointing at their original lines."""
+        from dataclasses import replace
+
+        from ..core.arrow import indices
+
+        lines = self.row_lines[rows] if self.row_lines is not None else \
+            rows + (1 if self.row_unit == "line" else 0)
+        return replace(self, query_code=self.query_code[rows], docs=self.docs.take(indices(rows)),
+                       score=self.score[rows], row_lines=lines,
+                       rank=None if self.rank is None else self.rank[rows])
+
     @classmethod
     def from_columns(cls, queries: Any, docs: Any, scores: Any, name: str = "run",
                      source: str = "run", row_lines: np.ndarray | None = None,

@@ -169,3 +169,30 @@ def test_a_perfect_ranking_scores_one_where_the_maximum_is_one():
     for name in ["AP", "RR", "nDCG", "nDCG@3", "Rprec", "Bpref", "SetR", "IPrec@0.5", "11pt_avg",
                  "P@3", "RelP@3", "Success@3", "gm_map", "gm_bpref", "SetRelP", "R@3", "AP@3"]:
         assert row[name] == pytest.approx(1.0), name
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from("abcdef"),
+                          st.sampled_from([0.5, 1.0, 2.0])), min_size=1, max_size=25),
+       st.dictionaries(st.sampled_from(["q1", "q2", "q4"]),
+                       st.dictionaries(st.sampled_from("abcdefg"), st.integers(-1, 3), min_size=1),
+                       min_size=1),
+       st.sampled_from(["first", "last", "max"]), st.sampled_from([None, 2]),
+       st.sampled_from(["nonrelevant", "remove"]), st.sampled_from(["ignore", "zero"]))
+def test_diagnostic_counts_add_up_to_the_input(rows, qrels, duplicates, depth, unjudged, missing):
+    import pandas as pd
+
+    rows = [("q1", "a", 1.0), *rows]  # q1 is always in both: the inputs overlap
+    run = pd.DataFrame(rows, columns=["query", "doc", "score"])
+    qrels = {**qrels, "q1": qrels.get("q1", {"a": 1})}
+    result = rankwise.evaluate(qrels, run, ["NumRet"], duplicates=duplicates, max_depth=depth,
+                               unjudged=unjudged, missing_queries=missing)
+    d = result.diagnostics["run"]
+    assert d["run_rows"] == len(rows)
+    assert d["run_rows"] == (d["rows_evaluated"] + d["rows_beyond_depth"] + d["rows_unjudged_removed"]
+                             + d["rows_in_run_only_queries"] + d["run_duplicates_dropped"])
+    assert d["rows_evaluated"] == result.mean("NumRet")
+    assert d["run_queries"] == d["queries_evaluated"] - d["queries_only_in_qrels_scored_zero"] \
+        + d["queries_only_in_run"]
+    assert d["qrels_queries"] == d["queries_evaluated"] - d["queries_only_in_qrels_scored_zero"] \
+        + d["queries_only_in_qrels"]

@@ -186,3 +186,28 @@ def test_input_too_large_for_memory_is_refused_with_a_way_around(tmp_path, monke
     assert "RANKWISE_SKIP_MEMORY_CHECK=1" in capsys.readouterr().err
     monkeypatch.setenv("RANKWISE_SKIP_MEMORY_CHECK", "1")
     assert rankwise.evaluate(qrels, run, ["NumRet"]).mean("NumRet") == 300
+
+
+@pytest.mark.parametrize("policy, kept_score", [("first", 2.0), ("last", 0.5), ("max", 3.0)])
+def test_duplicates_kept_by_policy_are_counted(tmp_path, capsys, policy, kept_score):
+    run = write(tmp_path, "run.txt", "q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\nq1 Q0 d1 3 3.0 sys\n"
+                "q2 Q0 d3 1 1.0 sys\nq1 Q0 d1 4 0.5 sys\n")
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    result = rankwise.evaluate(qrels, run, ["NumRet", "RR"], per_query=True, duplicates=policy)
+    diag = result.diagnostics["sys"]
+    assert diag["run_duplicates_dropped"] == 2 and diag["run_rows"] == 5
+    assert diag["rows_evaluated"] == 3
+    assert result.per_query()["q1"]["RR"] == (1.0 if kept_score > 1.0 else 0.5)
+    assert main(["evaluate", qrels, run, "-m", "NumRet", "--duplicates", policy]) == 0
+    assert "2 duplicate documents dropped from the run" in capsys.readouterr().err
+
+
+def test_duplicates_last_matches_what_dicts_keep():
+    rows = [("q1", "d1", 2.0), ("q1", "d2", 1.0), ("q1", "d1", 0.5)]
+    frame = pd.DataFrame(rows, columns=["query", "doc", "score"])
+    as_dict = {}
+    for q, d, s in rows:
+        as_dict.setdefault(q, {})[d] = s  # a dict keeps the last value, as pytrec_eval and ranx
+    qrels = {"q1": {"d1": 1, "d2": 0}}
+    last = rankwise.evaluate(qrels, frame, ["RR", "AP"], per_query=True, duplicates="last")
+    assert last.per_query() == rankwise.evaluate(qrels, as_dict, ["RR", "AP"], per_query=True).per_query()
