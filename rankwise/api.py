@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -63,22 +64,30 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
 
 def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
               per_query: bool) -> Result:
-    judgments = index_judgments(to_qrels(qrels))
-    systems: dict[str, SystemResult] = {}
-    for name, one in _runs(run):
-        lists = rank(judgments, one, conv)
-        values = {str(m): m.compute(lists) for m in parsed}
-        order = np.argsort(lists.query_ids.astype(str), kind="stable")
-        systems[name] = SystemResult(
-            name=name,
-            aggregates={k: aggregate(v, _kind(m)) for (k, v), m in zip(values.items(), parsed)},
-            diagnostics=lists.diagnostics.to_dict(),
-            query_ids=lists.query_ids[order] if per_query else None,
-            values={k: v[order] for k, v in values.items()} if per_query else None,
-            undefined={k: int(np.isnan(v).sum()) for k, v in values.items() if np.isnan(v).any()},
-            trec_names={str(m): m.trec_name() for m in parsed},
-            warnings=pitfall_warnings(lists, parsed))
+    judged = to_qrels(qrels)
+    runs = _runs(run)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # the judgments are indexed in a second thread while the first run's doc ids are
+        # fingerprinted (numpy and Arrow release the interpreter lock)
+        judgments = pool.submit(index_judgments, judged)
+        systems = {name: _summarise(name, rank(judgments, one, conv), parsed, per_query)
+                   for name, one in runs}
     return Result([str(m) for m in parsed], systems, conv, {str(m): _kind(m) for m in parsed})
+
+
+def _summarise(name: str, lists, parsed: list[Measure], per_query: bool) -> SystemResult:
+    """Every measure of one ranked run: aggregates, per-query values, diagnostics, warnings."""
+    values = {str(m): m.compute(lists) for m in parsed}
+    order = np.argsort(lists.query_ids.astype(str), kind="stable")
+    return SystemResult(
+        name=name,
+        aggregates={k: aggregate(v, _kind(m)) for (k, v), m in zip(values.items(), parsed)},
+        diagnostics=lists.diagnostics.to_dict(),
+        query_ids=lists.query_ids[order] if per_query else None,
+        values={k: v[order] for k, v in values.items()} if per_query else None,
+        undefined={k: int(np.isnan(v).sum()) for k, v in values.items() if np.isnan(v).any()},
+        trec_names={str(m): m.trec_name() for m in parsed},
+        warnings=pitfall_warnings(lists, parsed))
 
 
 def _kind(measure: Measure) -> str:

@@ -16,7 +16,8 @@ import numpy as np
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xFF51AFD7ED558CCD)
 _MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
-_ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: _BYTE_MASKS[k] keeps the low k bytes of a word (k = 0..7)
+_BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
 
 
 class KeyCollision(Exception):
@@ -72,11 +73,9 @@ def _fingerprints(strings) -> np.ndarray:
         if not in_body.all():
             late = np.flatnonzero(~in_body)
             word[late] = tail_words[np.clip(at[late] - body, 0, 8)]
-        short = remaining < 8  # keep only the id's own bytes (the low ones, little-endian)
-        if short.any():
-            keep_bits = np.clip(remaining[short], 0, 8).astype(np.uint64) * np.uint64(8)
-            word[short] &= np.where(keep_bits == 0, np.uint64(0),
-                                    _ALL_ONES >> (np.uint64(64) - np.maximum(keep_bits, np.uint64(1))))
+        short = np.flatnonzero(remaining < 8)  # keep only the id's own bytes (little-endian)
+        if len(short):
+            word[short] &= _BYTE_MASKS[np.maximum(remaining[short], 0)]
         mixed = (h ^ word) * _MULTIPLIER
         mixed ^= mixed >> np.uint64(29)
         h = mixed if step == 0 else np.where(remaining > 0, mixed, h)  # ended ids keep theirs
@@ -92,11 +91,18 @@ def _finalise(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> np.uint64(33))
 
 
-def pair_keys(query_codes: np.ndarray, doc_fingerprints: np.ndarray, num_queries: int) -> np.ndarray:
-    """int64 keys ordered by query: query code in the high bits, fingerprint below."""
+def pair_keys(query_codes: np.ndarray, doc_fingerprints: np.ndarray, num_queries: int,
+              code_map: np.ndarray | None = None) -> np.ndarray:
+    """int64 keys ordered by query: query code in the high bits, fingerprint below.
+
+    ``code_map`` translates the rows' query codes first (``code_map[query_codes]``).
+    """
     query_bits = max(int(num_queries).bit_length(), 1)
-    low = doc_fingerprints >> np.uint64(query_bits + 1)
-    return ((query_codes.astype(np.uint64) << np.uint64(63 - query_bits)) | low).astype(np.int64)
+    codes = np.arange(int(query_codes.max(initial=0)) + 1) if code_map is None else code_map
+    high = np.asarray(codes).astype(np.uint64) << np.uint64(63 - query_bits)  # one per query
+    keys = doc_fingerprints >> np.uint64(query_bits + 1)
+    keys |= high[query_codes]
+    return keys.view(np.int64)
 
 
 def exact_pair_keys(*pairs) -> list[np.ndarray]:

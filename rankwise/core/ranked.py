@@ -7,6 +7,7 @@ run depth (``-M``) and removal of unjudged documents (``-J``).
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
@@ -221,8 +222,9 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
 
     Parameters
     ----------
-    judgments : Qrels or JudgmentIndex
-        The judgments (index them once with :func:`index_judgments` to share across runs).
+    judgments : Qrels, JudgmentIndex, or a Future of a JudgmentIndex
+        The judgments (index them once with :func:`index_judgments` to share across runs; a
+        Future lets the indexing overlap with the run-side work of this pass).
     run : Run
         The ranking to evaluate.
     conventions : Conventions, optional
@@ -232,21 +234,50 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
     -------
     RankedLists
     """
-    index = judgments if isinstance(judgments, JudgmentIndex) else index_judgments(judgments)
     conv = conventions or Conventions()
+    if isinstance(judgments, Future):  # being indexed in another thread meanwhile
+        index: JudgmentIndex | Future = judgments
+    else:
+        index = judgments if isinstance(judgments, JudgmentIndex) else index_judgments(judgments)
     try:
         return _rank(index, run, conv)
     except KeyCollision:  # two different doc ids share a fingerprint key: redo exactly
+        index = _resolve(index)
         qrels = index.qrels
         qrels_keys, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
                                                (_query_ids_per_row(run), run.docs))
         return _rank(_index_from_keys(qrels, qrels_keys, exact=True), run, conv, run_keys)
 
 
-def _rank(index: JudgmentIndex, run, conv: Conventions,
+def _resolve(index) -> JudgmentIndex:
+    return index.result() if isinstance(index, Future) else index
+
+
+def _rank(index, run, conv: Conventions,
           run_keys: np.ndarray | None = None, dropped: int = 0) -> RankedLists:
     """The pass itself; ``run_keys`` are the run's exact pair codes when ``index.exact``;
-    ``dropped`` rows of duplicates were already removed from ``run``."""
+    ``dropped`` rows of duplicates were already removed from ``run``.
+
+    The run's ranked order (which needs no judgments) is worked out in a second thread while
+    this one fingerprints the doc ids and joins: numpy and Arrow release the interpreter lock.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ordering = pool.submit(_order_run, run, conv.ties)
+        fingerprint = None if isinstance(index, JudgmentIndex) and index.exact else \
+            fingerprints(run.docs)
+        index = _resolve(index)
+        return _rank_ordered(index, run, conv, run_keys, dropped, ordering, fingerprint)
+
+
+def _order_run(run, ties: str):
+    """Ranked order, block offsets, tied rows and rank/score contradictions of a run."""
+    order, offsets = ranking_order(run, ties)
+    contradicting = _rank_contradicts_score(run) if run.rank is not None else None
+    return order, offsets, _count_tied(run.score[order], offsets), contradicting
+
+
+def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, dropped: int,
+                  ordering, fingerprint) -> RankedLists:
     qrels = index.qrels
     run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
     if not (run_to_qrels_query >= 0).any():
@@ -259,7 +290,9 @@ def _rank(index: JudgmentIndex, run, conv: Conventions,
     if not index.exact and key_queries.bit_length() != index.key_queries.bit_length():
         index = index_judgments(qrels, key_queries)  # lay the keys out for more query codes
     if not index.exact:
-        run_keys = pair_keys(shared_code[run.query_code], fingerprints(run.docs), key_queries)
+        if fingerprint is None:
+            fingerprint = fingerprints(run.docs)
+        run_keys = pair_keys(run.query_code, fingerprint, key_queries, code_map=shared_code)
     elif run_keys is None:  # exact codes of the qrels come first, so they stay the same
         _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
                                       (_query_ids_per_row(run), run.docs))
@@ -280,11 +313,9 @@ def _rank(index: JudgmentIndex, run, conv: Conventions,
                        qrels_duplicates_dropped=index.duplicates_dropped,
                        negative_grades=index.negative_grades)
 
-    order, offsets = ranking_order(run, conv.ties)
+    order, offsets, diag.tied_rows, contradicting = ordering.result()
     block_query = run.query_code[order[offsets[:-1]]]
-    diag.tied_rows = _count_tied(run.score[order], offsets)
-    if run.rank is not None:
-        contradicting = _rank_contradicts_score(run)
+    if contradicting is not None:
         diag.queries_rank_contradicts_score = len(contradicting)
         diag.examples["queries_rank_contradicts_score"] = run.query_dict.take(
             _first(contradicting)).to_pylist()

@@ -140,7 +140,7 @@ def _strings(values: Any, source: str, what: str):
 
 
 def encode_queries(ids) -> tuple[np.ndarray, Any]:
-    """(int32 code per row, distinct ids) for a column of query ids.
+    """(int32 code per row, distinct ids) for a column of query ids (array or chunked array).
 
     Rows of one query are nearly always consecutive, so the column is first cut into runs of
     equal ids (one vectorised comparison) and only the first id of each run is hashed.
@@ -155,7 +155,10 @@ def encode_queries(ids) -> tuple[np.ndarray, Any]:
     if n > 1:
         change[1:] = to_numpy(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)), bool)
     starts = np.flatnonzero(change)
-    encoded = pc.dictionary_encode(ids.take(indices(starts)))
+    firsts = ids.take(indices(starts))
+    if hasattr(firsts, "chunks"):
+        firsts = firsts.combine_chunks()
+    encoded = pc.dictionary_encode(firsts)
     codes = to_numpy(encoded.indices, np.int32)
     return np.repeat(codes, np.diff(np.append(starts, n))), encoded.dictionary
 

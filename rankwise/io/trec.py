@@ -45,7 +45,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     name = str(path)
     table, lines, _ = _parse(name, QRELS_FIELDS, {"qid": pa.string(), "docid": pa.string(),
                                               "rel": pa.int64()}, ("qid", "docid", "rel"))
-    codes, queries = encode_queries(_column(table, "qid"))
+    codes, queries = encode_queries(table.column("qid"))
     grade = to_numpy(table.column("rel"), np.float64)
     return Qrels(codes, queries, table.column("docid"), name, lines, "line", grade)
 
@@ -65,7 +65,7 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     table, lines, first = _parse(source, RUN_FIELDS, {"qid": pa.string(), "docid": pa.string(),
                                                      "rank": pa.int64(), "score": pa.float64()},
                                  ("qid", "docid", "rank", "score"), optional=("rank",))
-    codes, queries = encode_queries(_column(table, "qid"))
+    codes, queries = encode_queries(table.column("qid"))
     score = to_numpy(table.column("score"), np.float64)
     rank = to_numpy(table.column("rank"), np.int64) if "rank" in table.column_names else None
     tag = first.split()[5] if len(first.split()) > 5 else Path(source).name
