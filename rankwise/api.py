@@ -78,7 +78,7 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
 def _summarise(name: str, lists, parsed: list[Measure], per_query: bool) -> SystemResult:
     """Every measure of one ranked run: aggregates, per-query values, diagnostics, warnings."""
     values = {str(m): m.compute(lists) for m in parsed}
-    order = np.argsort(lists.query_ids.astype(str), kind="stable")
+    order = np.argsort(lists.query_ids.astype(str), kind="stable") if per_query else None
     return SystemResult(
         name=name,
         aggregates={k: aggregate(v, _kind(m)) for (k, v), m in zip(values.items(), parsed)},

@@ -16,8 +16,9 @@ import numpy as np
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xFF51AFD7ED558CCD)
 _MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
-#: _BYTE_MASKS[k] keeps the low k bytes of a word (k = 0..7)
-_BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
+#: _BYTE_MASKS_8[k] keeps the low k bytes of a word (k = 0..8); _BYTE_MASKS for k < 8
+_BYTE_MASKS_8 = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+_BYTE_MASKS = _BYTE_MASKS_8[:8]
 
 
 class KeyCollision(Exception):
@@ -80,6 +81,23 @@ def _fingerprints(strings) -> np.ndarray:
         mixed ^= mixed >> np.uint64(29)
         h = mixed if step == 0 else np.where(remaining > 0, mixed, h)  # ended ids keep theirs
     return _finalise(h)
+
+
+def byte_prefixes(strings) -> tuple[np.ndarray, int]:
+    """The first 8 bytes of every string as a big-endian uint64 (zero-padded), and the length
+    of the longest string. For strings of at most 8 bytes without NUL bytes, comparing the
+    prefixes compares the strings exactly as ``strcmp`` does."""
+    if hasattr(strings, "chunks"):
+        strings = strings.combine_chunks()
+    offsets, data = string_buffers(strings)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    if len(lengths) == 0:
+        return np.zeros(0, dtype=np.uint64), 0
+    padded = np.zeros(int(offsets[-1]) + 8, dtype=np.uint8)
+    padded[: int(offsets[-1])] = data[: int(offsets[-1])]
+    words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    word = words[starts] & _BYTE_MASKS_8[np.minimum(lengths, 8)]
+    return word.byteswap(), int(lengths.max())
 
 
 def _finalise(h: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arrow import indices, to_numpy
+from .keys import byte_prefixes
 from .segments import starts_of_runs
 
 
@@ -55,8 +56,14 @@ def _order_ties(order: np.ndarray, tied: np.ndarray, docs, descending: bool) -> 
     starts_group = np.ones(len(positions), dtype=bool)
     starts_group[1:] = ~tied[positions[1:] - 1]
     rows = order[positions]
-    table = pa.table({"group": indices(np.cumsum(starts_group)),
-                      "doc": docs.take(indices(rows)).cast(pa.binary())})
-    perm = pc.sort_indices(table, sort_keys=[("group", "ascending"),
-                                             ("doc", "descending" if descending else "ascending")])
-    order[positions] = rows[to_numpy(perm, np.int64)]
+    group = np.cumsum(starts_group)
+    tied_docs = docs.take(indices(rows))
+    prefix, longest = byte_prefixes(tied_docs)
+    if longest <= 8:  # short ids (the usual case): their 8-byte prefixes order them exactly
+        perm = np.lexsort((~prefix if descending else prefix, group))
+    else:
+        table = pa.table({"group": indices(group), "doc": tied_docs.cast(pa.binary())})
+        perm = to_numpy(pc.sort_indices(table, sort_keys=[
+            ("group", "ascending"), ("doc", "descending" if descending else "ascending")]),
+            np.int64)
+    order[positions] = rows[perm]

@@ -118,6 +118,11 @@ class RankedLists:
         return positions(self.offsets)
 
     @cached_property
+    def judged_rows(self) -> np.ndarray:
+        """Rows with a judgment (grade >= 0): the only ones that can carry gain."""
+        return np.flatnonzero(self.grade >= 0)
+
+    @cached_property
     def num_retrieved(self) -> np.ndarray:
         """Number of ranked documents per query."""
         return np.diff(self.offsets)

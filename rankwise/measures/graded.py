@@ -33,16 +33,23 @@ def gains(grades: np.ndarray, gain) -> np.ndarray:
 
 def dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     """Σ_{rank i <= K} gain(grade_i) / log_base(i + 1), per query."""
-    row_gain = gains(lists.grade, gain)
-    rows = np.flatnonzero(row_gain != 0)
-    position = lists.position[rows]
-    if cutoff is not None:
-        keep = position < cutoff
-        rows, position = rows[keep], position[keep]
+    rows, row_gain = _gaining_rows(lists, cutoff, gain)
     if len(rows) == 0:
         return np.zeros(lists.num_queries)
-    weight = row_gain[rows] * discounts(int(position.max()) + 1, base)[position]
+    position = lists.position[rows]
+    weight = row_gain * discounts(int(position.max()) + 1, base)[position]
     return np.bincount(lists.segment[rows], weights=weight, minlength=lists.num_queries)
+
+
+def _gaining_rows(lists, cutoff: int | None, gain) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ranked within the cutoff whose gain is not 0, and their gains (judged rows only:
+    unjudged documents gain nothing)."""
+    rows = lists.judged_rows
+    if cutoff is not None:
+        rows = rows[lists.position[rows] < cutoff]
+    row_gain = gains(lists.grade[rows], gain)
+    nonzero = row_gain != 0
+    return rows[nonzero], row_gain[nonzero]
 
 
 def ideal_dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
@@ -112,11 +119,8 @@ def idcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
         params={"gain": "linear"}, graded=True, bounds=None)
 def cumulative_gain(lists, cutoff: int | None, gain) -> np.ndarray:
     """CG@K = Σ_{i<=K} gain_i."""
-    row_gain = gains(lists.grade, gain)
-    rows = np.flatnonzero(row_gain != 0)
-    if cutoff is not None:
-        rows = rows[lists.position[rows] < cutoff]
-    return np.bincount(lists.segment[rows], weights=row_gain[rows], minlength=lists.num_queries)
+    rows, row_gain = _gaining_rows(lists, cutoff, gain)
+    return np.bincount(lists.segment[rows], weights=row_gain, minlength=lists.num_queries)
 
 
 @family("ERR", "Expected reciprocal rank (cascade model), R_i = (2^g − 1) / 2^g_max with g_max "
