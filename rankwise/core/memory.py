@@ -10,11 +10,10 @@ end to end 7.3 s → 3.6 s):
   first touch of every fresh array then stalls on memory compaction (an 80 MB array: 0.35 s
   instead of 0.07 s);
 * glibc's allocator gives every block above its mmap threshold a fresh mapping and unmaps it
-  on free, so each temporary is faulted in page by page again; Arrow's own allocator keeps
-  blocks apart from numpy's, so memory freed by one is not reused by the other.
+  on free, so each temporary is faulted in page by page again.
 
-:func:`large_arrays` turns off numpy's huge-page advice and keeps large blocks (numpy's and
-Arrow's) in glibc's heap while it runs, then restores numpy's setting, glibc's default thresholds and trims the heap,
+:func:`large_arrays` turns off numpy's huge-page advice and keeps large blocks in glibc's heap
+while it runs, then restores numpy's setting, glibc's default thresholds and trims the heap,
 so the host process keeps no extra memory afterwards. Elsewhere it does nothing.
 """
 
@@ -55,23 +54,18 @@ def _hugepage_switch():
 @contextlib.contextmanager
 def large_arrays() -> Iterator[None]:
     """Run the enclosed block with the memory settings above, restoring them afterwards."""
-    import pyarrow as pa
-
     libc = _glibc()
     switch = _hugepage_switch()
     previous = switch(False) if switch else None
-    arrow_pool = pa.default_memory_pool()
     if libc is not None:
         libc.mallopt(_M_MMAP_THRESHOLD, _LARGE)
         libc.mallopt(_M_TRIM_THRESHOLD, _LARGE)
-        pa.set_memory_pool(pa.system_memory_pool())  # Arrow's blocks join the same heap
     try:
         yield
     finally:
         if switch is not None:
             switch(previous)
         if libc is not None:
-            pa.set_memory_pool(arrow_pool)
             libc.mallopt(_M_MMAP_THRESHOLD, _GLIBC_DEFAULT_THRESHOLD)
             libc.mallopt(_M_TRIM_THRESHOLD, _GLIBC_DEFAULT_THRESHOLD)
             libc.malloc_trim(0)
