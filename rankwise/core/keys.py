@@ -110,15 +110,17 @@ def _finalise(h: np.ndarray) -> np.ndarray:
 
 
 def pair_keys(query_codes: np.ndarray, doc_fingerprints: np.ndarray, num_queries: int,
-              code_map: np.ndarray | None = None) -> np.ndarray:
+              code_map: np.ndarray | None = None, reuse: bool = False) -> np.ndarray:
     """int64 keys ordered by query: query code in the high bits, fingerprint below.
 
-    ``code_map`` translates the rows' query codes first (``code_map[query_codes]``).
+    ``code_map`` translates the rows' query codes first (``code_map[query_codes]``);
+    ``reuse`` builds the keys in the fingerprints' own memory (which they overwrite).
     """
     query_bits = max(int(num_queries).bit_length(), 1)
     codes = np.arange(int(query_codes.max(initial=0)) + 1) if code_map is None else code_map
     high = np.asarray(codes).astype(np.uint64) << np.uint64(63 - query_bits)  # one per query
-    keys = doc_fingerprints >> np.uint64(query_bits + 1)
+    shift = np.uint64(query_bits + 1)
+    keys = np.right_shift(doc_fingerprints, shift, out=doc_fingerprints if reuse else None)
     keys |= high[query_codes]
     return keys.view(np.int64)
 

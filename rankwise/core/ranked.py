@@ -297,7 +297,9 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
     if not index.exact:
         if fingerprint is None:
             fingerprint = fingerprints(run.docs)
-        run_keys = pair_keys(run.query_code, fingerprint, key_queries, code_map=shared_code)
+        # the fingerprints become the keys in place: no second array of that size
+        run_keys = pair_keys(run.query_code, fingerprint, key_queries, code_map=shared_code,
+                             reuse=True)
     elif run_keys is None:  # exact codes of the qrels come first, so they stay the same
         _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
                                       (_query_ids_per_row(run), run.docs))
@@ -312,6 +314,7 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
                      None if run_keys is None or not index.exact else run_keys[keep],
                      dropped + len(run) - len(keep))
     grade_of_row = _join(index, run, sorter, sorted_keys)
+    del run_keys, sorter, sorted_keys  # 3 x 8 bytes a row, free for what follows
     diag = Diagnostics(run_rows=len(run) + dropped, run_duplicates_dropped=dropped,
                        run_queries=run.num_queries, qrels_rows=len(qrels),
                        qrels_queries=qrels.num_queries,
