@@ -16,9 +16,8 @@ import numpy as np
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xFF51AFD7ED558CCD)
 _MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
-#: _BYTE_MASKS_8[k] keeps the low k bytes of a word (k = 0..8); _BYTE_MASKS for k < 8
-_BYTE_MASKS_8 = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
-_BYTE_MASKS = _BYTE_MASKS_8[:8]
+#: _BYTE_MASKS[k] keeps the low k bytes of a word (k = 0..7)
+_BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
 
 
 class KeyCollision(Exception):
@@ -58,26 +57,10 @@ def _fingerprints(strings) -> np.ndarray:
     h = lengths.astype(np.uint64) * _MULTIPLIER
     if len(lengths) == 0 or lengths.max() == 0:
         return _finalise(h)
-    end = int(offsets[-1])
-    # words[i] = the 8 bytes from data[i] on (an unaligned view, no copy); ids in the last 8
-    # bytes of the buffer read from a small zero-padded copy of that tail instead
-    body = max(end - 7, 0)
-    words = np.ndarray(shape=(body,), dtype="<u8", buffer=data, strides=(1,))
-    tail = np.zeros(16, dtype=np.uint8)
-    tail[: end - body] = data[body:end]
-    tail_words = np.ndarray(shape=(9,), dtype="<u8", buffer=tail, strides=(1,))
+    read = _word_reader(data, int(offsets[-1]))
     for step in range(0, int(lengths.max()), 8):
-        at = starts + step
         remaining = lengths - step
-        in_body = at < body
-        word = words[np.where(in_body, at, 0)] if body else np.zeros(len(at), np.uint64)
-        if not in_body.all():
-            late = np.flatnonzero(~in_body)
-            word[late] = tail_words[np.clip(at[late] - body, 0, 8)]
-        short = np.flatnonzero(remaining < 8)  # keep only the id's own bytes (little-endian)
-        if len(short):
-            word[short] &= _BYTE_MASKS[np.maximum(remaining[short], 0)]
-        mixed = (h ^ word) * _MULTIPLIER
+        mixed = (h ^ read(starts + step, remaining)) * _MULTIPLIER
         mixed ^= mixed >> np.uint64(29)
         h = mixed if step == 0 else np.where(remaining > 0, mixed, h)  # ended ids keep theirs
     return _finalise(h)
@@ -93,11 +76,34 @@ def byte_prefixes(strings) -> tuple[np.ndarray, int]:
     starts, lengths = offsets[:-1], np.diff(offsets)
     if len(lengths) == 0:
         return np.zeros(0, dtype=np.uint64), 0
-    padded = np.zeros(int(offsets[-1]) + 8, dtype=np.uint8)
-    padded[: int(offsets[-1])] = data[: int(offsets[-1])]
-    words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    word = words[starts] & _BYTE_MASKS_8[np.minimum(lengths, 8)]
-    return word.byteswap(), int(lengths.max())
+    return _word_reader(data, int(offsets[-1]))(starts, lengths).byteswap(), int(lengths.max())
+
+
+def _word_reader(data: np.ndarray, end: int):
+    """A function (positions, bytes left) -> the 8 bytes at each position as a little-endian
+    uint64, keeping only the bytes left of each string (the rest zero).
+
+    Reads through an unaligned view of ``data`` (no copy); positions in the last 8 bytes read
+    from a small zero-padded copy of that tail instead.
+    """
+    body = max(end - 7, 0)
+    words = np.ndarray(shape=(body,), dtype="<u8", buffer=data, strides=(1,))
+    tail = np.zeros(16, dtype=np.uint8)
+    tail[: end - body] = data[body:end]
+    tail_words = np.ndarray(shape=(9,), dtype="<u8", buffer=tail, strides=(1,))
+
+    def read(at: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+        in_body = at < body
+        word = words[np.where(in_body, at, 0)] if body else np.zeros(len(at), np.uint64)
+        if not in_body.all():
+            late = np.flatnonzero(~in_body)
+            word[late] = tail_words[np.clip(at[late] - body, 0, 8)]
+        short = np.flatnonzero(remaining < 8)
+        if len(short):
+            word[short] &= _BYTE_MASKS[np.maximum(remaining[short], 0)]
+        return word
+
+    return read
 
 
 def _finalise(h: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ from ..errors import InputError
 from .arrow import indices, to_numpy
 from .keys import KeyCollision, exact_pair_keys, fingerprints, pair_keys
 from .order import ranking_order
-from .segments import positions, rank_within, segment_ids, starts_of_runs
+from .segments import positions, rank_within, segment_ids
 
 
 @dataclass
@@ -339,7 +339,7 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
     rows = order[np.repeat(keep_block, lengths)]
     lengths = lengths[keep_block]
     query_codes = block_qrels[keep_block]
-    query_ids = run.query_dict.take(_arrow(block_query[keep_block])).to_pylist()
+    query_ids = run.query_dict.take(indices(block_query[keep_block])).to_pylist()
 
     in_run = np.zeros(qrels.num_queries, dtype=bool)
     in_run[query_codes] = True
@@ -349,7 +349,7 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
     if conv.missing_queries == "zero" and len(missing):
         diag.queries_only_in_qrels_scored_zero = len(missing)
         query_codes = np.concatenate([query_codes, missing])
-        query_ids += qrels.query_dict.take(_arrow(missing)).to_pylist()
+        query_ids += qrels.query_dict.take(indices(missing)).to_pylist()
         lengths = np.concatenate([lengths, np.zeros(len(missing), dtype=lengths.dtype)])
 
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -443,41 +443,32 @@ def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray
     return grade
 
 
-def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> np.ndarray:
-    import pyarrow as pa
+def _equal_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray):
+    """Arrow booleans: is the doc id of ``rows_a`` in ``docs_a`` that of ``rows_b`` in ``docs_b``."""
     import pyarrow.compute as pc
 
-    equal = pc.equal(docs_a.take(indices(rows_a)), docs_b.take(indices(rows_b)))
-    return np.asarray(equal.to_pylist(), dtype=bool)  # only on the rare duplicate path
+    return pc.equal(docs_a.take(indices(rows_a)), docs_b.take(indices(rows_b)))
+
+
+def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> np.ndarray:
+    return to_numpy(_equal_docs(docs_a, rows_a, docs_b, rows_b), bool)
 
 
 def _same_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> bool:
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    if len(rows_a) == 0:
-        return True
-    equal = pc.equal(docs_a.take(indices(rows_a)), docs_b.take(indices(rows_b)))
-    return bool(pc.all(equal).as_py())
+    return len(rows_a) == 0 or bool(pc.all(_equal_docs(docs_a, rows_a, docs_b, rows_b)).as_py())
 
 
 def _query_ids_per_row(table):
-    import pyarrow as pa
-
     return table.query_dict.take(indices(table.query_code))
 
 
 # ---------------------------------------------------------------------------- helpers
 
 
-def _arrow(codes: np.ndarray):
-    import pyarrow as pa
-
-    return indices(codes)
-
-
 def _first(codes: np.ndarray, limit: int = 5):
-    return _arrow(np.sort(codes)[:limit])
+    return indices(np.sort(codes)[:limit])
 
 
 def _index_in(values, value_set) -> np.ndarray:

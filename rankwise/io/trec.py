@@ -103,12 +103,6 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
 # ---------------------------------------------------------------------------- parsing
 
 
-def _column(table, name: str):
-    """One column as a single Arrow array (chunks combined)."""
-    column = table.column(name)
-    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-
-
 def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ...],
            optional: tuple[str, ...] = ()):
     """Parse a whitespace-separated file into an Arrow table of the ``keep`` columns.

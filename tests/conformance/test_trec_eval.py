@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import math
-import re
 import subprocess
 import sys
 from dataclasses import dataclass, field

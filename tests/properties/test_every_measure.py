@@ -12,7 +12,6 @@ more relevant document moves up.
 from __future__ import annotations
 
 import math
-import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
