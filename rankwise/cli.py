@@ -6,6 +6,7 @@ Exit status 0 on success, 2 on bad input (one line on stderr, no traceback).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from typing import Sequence
 
@@ -13,6 +14,10 @@ from .errors import InputError
 
 FORMATS = ("table", "json", "csv", "markdown", "trec")
 COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
+#: Modules that add commands: each has ``register(commands)`` taking argparse's sub-parsers and
+#: imports nothing heavy at module level (the parser is built on every call).
+COMMAND_MODULES: tuple[str, ...] = (
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,6 +84,8 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("-o", "--output", default="rankwise-demo", help="folder for the report "
                       "and the example data (default: rankwise-demo)")
     demo.set_defaults(handler=_demo)
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(commands)
     return parser
 
 
