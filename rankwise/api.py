@@ -81,7 +81,8 @@ def _summarise(name: str, lists, parsed: list[Measure], per_query: bool) -> Syst
     order = np.argsort(lists.query_ids.astype(str), kind="stable") if per_query else None
     return SystemResult(
         name=name,
-        aggregates={k: aggregate(v, _kind(m)) for (k, v), m in zip(values.items(), parsed)},
+        aggregates={k: aggregate(v, _kind(m), m.skips_undefined(lists.conventions))
+                    for (k, v), m in zip(values.items(), parsed)},
         diagnostics=lists.diagnostics.to_dict(),
         query_ids=lists.query_ids[order] if per_query else None,
         values={k: v[order] for k, v in values.items()} if per_query else None,

@@ -1,101 +1,338 @@
 """Conventions: every choice that changes a number, decided in one place.
 
 A frozen :class:`Conventions` value travels with every evaluation and is written into every
-result. The default reproduces trec_eval 10 (``trec_eval -q``); each field documents the
-trec_eval flag it corresponds to.
+result. The default reproduces trec_eval 10 (``trec_eval -q``). Named profiles
+(:data:`PROFILES`) bundle the choices of a peer library; :func:`resolve` turns a profile name,
+a ``Conventions`` or ``None`` plus keyword overrides into the value an evaluation uses.
+docs/conventions.md describes every field's effect on every measure.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-#: Tie orders: how documents with equal scores within one query are ordered.
-TIE_ORDERS = ("docid_desc", "docid_asc", "input_order")
-#: What happens to queries that are judged but absent from the run.
-MISSING_QUERY_POLICIES = ("ignore", "zero")
-#: What happens to retrieved documents without a judgment.
-UNJUDGED_POLICIES = ("nonrelevant", "remove")
-#: What happens to a (query, doc) pair that occurs more than once in a run.
-DUPLICATE_POLICIES = ("error", "first", "last", "max")
+#: Every field with a fixed set of choices, the choices in order (the first is trec_eval's).
+CHOICES: dict[str, tuple[str, ...]] = {
+    # documents with equal scores within one query
+    "ties": ("docid_desc", "docid_asc", "input_order", "expected", "optimistic", "pessimistic"),
+    # queries judged but absent from the run
+    "missing_queries": ("ignore", "zero"),
+    # retrieved documents without a judgment
+    "unjudged": ("nonrelevant", "remove"),
+    # a (query, doc) pair more than once in a run
+    "duplicates": ("error", "first", "last", "max"),
+    # denominator of AP (and AP@K)
+    "ap_denominator": ("relevant", "min_relevant_cutoff", "cutoff", "relevant_retrieved"),
+    # P@K on a list shorter than K
+    "short_lists": ("cutoff", "length"),
+    # denominator of R@K
+    "recall_denominator": ("relevant", "min_relevant_cutoff"),
+    # value of a binary measure on a query without relevant judgments
+    "no_relevant": ("zero", "nan", "skip"),
+    # where the relevant documents and the ideal ranking come from
+    "ideal": ("judgments", "retrieved"),
+    # value of nDCG when the ideal DCG is 0
+    "idcg_zero": ("zero", "nan", "skip"),
+    # precision the run's scores are compared in
+    "score_precision": ("float64", "float32"),
+    # documents scored <= 0
+    "nonpositive_scores": ("ranked", "nonrelevant"),
+    # how a recall level p becomes a number of relevant documents (interpolated precision)
+    "recall_levels": ("nearest", "trec_eval9"),
+}
+GAIN_NAMES = ("linear", "exponential")
 
 
 @dataclass(frozen=True)
 class Conventions:
-    """The evaluation conventions.
+    """The evaluation conventions (defaults: trec_eval 10).
 
     Attributes
     ----------
+    gain
+        Gain of a grade in DCG-family measures: ``"linear"`` (the grade; trec_eval, scikit-learn),
+        ``"exponential"`` (2^grade − 1; Burges et al. 2005, LightGBM) or a map ``{grade: gain}``
+        (unmapped grades keep gain = grade). A measure's own ``gain=`` parameter wins.
+    discount_base
+        DCG discount 1 / log_base(rank + 1); nDCG does not depend on it, DCG does.
     relevance_threshold
         A judged grade ``>= relevance_threshold`` counts as relevant for binary measures
-        (trec_eval ``-l``, default 1). Measures with an explicit ``rel=`` parameter override it.
+        (trec_eval ``-l``). A measure's own ``rel=`` parameter wins.
     ties
-        Order of documents with equal scores in one query: ``"docid_desc"`` (trec_eval: doc ids
-        compared as byte strings, descending), ``"docid_asc"``, or ``"input_order"`` (the order of
-        the rows as given).
+        Documents with equal scores in one query: ordered by doc id ``"docid_desc"`` (trec_eval,
+        byte strings) or ``"docid_asc"``, kept in ``"input_order"``, or not ordered at all:
+        ``"expected"`` gives each measure's exact expected value over all orderings of the tied
+        documents (McSherry & Najork, ECIR 2008), ``"optimistic"`` / ``"pessimistic"`` its value
+        with the better / worse judged documents first within each tie.
     missing_queries
-        Queries in the judgments but not in the run: ``"ignore"`` (trec_eval default) or ``"zero"``
-        (evaluated as empty rankings, every measure 0, and counted in the mean: trec_eval ``-c``).
+        Queries in the judgments but not in the run: ``"ignore"`` (trec_eval) or ``"zero"``
+        (empty rankings, counted in the mean: trec_eval ``-c``).
     max_depth
-        Only the first ``max_depth`` documents of each ranking are evaluated (trec_eval ``-M``);
-        ``None`` for no limit.
+        Only the first ``max_depth`` documents of each ranking count (trec_eval ``-M``).
     unjudged
         Retrieved documents without a judgment (or with a negative grade): ``"nonrelevant"``
-        (trec_eval default) or ``"remove"`` (they are dropped and the ranking condensed, trec_eval
-        ``-J``).
+        (trec_eval) or ``"remove"`` (dropped, the ranking condensed: trec_eval ``-J``).
     duplicates
-        A (query, doc) pair more than once in a run: ``"error"`` (trec_eval refuses such a
-        run), or keep one row and count the others as dropped: ``"first"`` or ``"last"`` in
-        input order (``"last"`` is what pytrec_eval and ranx do with dicts), or ``"max"``, the
-        highest score.
+        A (query, doc) pair more than once in a run: ``"error"`` (trec_eval), or keep the
+        ``"first"``, the ``"last"`` (pytrec_eval and ranx with dicts) or the ``"max"``-scored row.
+    ap_denominator
+        AP = Σ precision at relevant ranks / D with D = ``"relevant"`` (R, trec_eval),
+        ``"min_relevant_cutoff"`` (min(R, K): RecBole, Spark MAP@K), ``"cutoff"`` (K) or
+        ``"relevant_retrieved"`` (relevant documents in the list: scikit-learn, torchmetrics).
+    short_lists
+        P@K on a list shorter than K: divide by ``"cutoff"`` K (trec_eval) or by the list
+        ``"length"`` (torchmetrics ``adaptive_k``).
+    recall_denominator
+        R@K = hits / ``"relevant"`` R (trec_eval) or / ``"min_relevant_cutoff"`` min(R, K).
+    no_relevant
+        Binary measures on a query without relevant judgments: ``"zero"`` (trec_eval),
+        ``"nan"`` (undefined; the mean is NaN) or ``"skip"`` (left out of the mean, counted).
+    ideal
+        Relevant documents (R) and the ideal ranking come from all ``"judgments"`` (trec_eval) or
+        only from the ``"retrieved"`` list (scikit-learn, torchmetrics).
+    idcg_zero
+        nDCG when the ideal DCG is 0: ``"zero"`` (trec_eval), ``"nan"`` or ``"skip"``.
+    score_precision
+        Scores are compared as ``"float64"`` or rounded to ``"float32"`` first (pytrec_eval,
+        torchmetrics), which can create ties.
+    nonpositive_scores
+        Documents scored <= 0 are ``"ranked"`` as usual, or count as ``"nonrelevant"``
+        (torchmetrics' P, R, AP, RR, Success).
+    recall_levels
+        Interpolated precision at recall p looks at the ⌊p·R⌉-th relevant document
+        (``"nearest"``, trec_eval 10) or the (long)(p·R + 0.9)-th (``"trec_eval9"``:
+        pytrec_eval, ranx).
+    family_overrides
+        Per-measure-family exceptions, ``((family, field, value), ...)``: a peer that averages
+        ties in nDCG but not in P@K is ``ties="input_order"`` plus ``(("nDCG", "ties",
+        "expected"),)``. Only the fields measures read may be overridden (not the ranking
+        itself: ties may change to expected/optimistic/pessimistic only).
     """
 
+    gain: Any = "linear"
+    discount_base: float = 2.0
     relevance_threshold: float = 1
     ties: str = "docid_desc"
     missing_queries: str = "ignore"
     max_depth: int | None = None
     unjudged: str = "nonrelevant"
     duplicates: str = "error"
+    ap_denominator: str = "relevant"
+    short_lists: str = "cutoff"
+    recall_denominator: str = "relevant"
+    no_relevant: str = "zero"
+    ideal: str = "judgments"
+    idcg_zero: str = "zero"
+    score_precision: str = "float64"
+    nonpositive_scores: str = "ranked"
+    recall_levels: str = "nearest"
+    family_overrides: tuple = field(default=())
 
     def __post_init__(self) -> None:
-        from .errors import InputError
-
-        _check_choice("ties", self.ties, TIE_ORDERS)
-        _check_choice("missing_queries", self.missing_queries, MISSING_QUERY_POLICIES)
-        _check_choice("unjudged", self.unjudged, UNJUDGED_POLICIES)
-        _check_choice("duplicates", self.duplicates, DUPLICATE_POLICIES)
-        if self.max_depth is not None and (not isinstance(self.max_depth, int) or self.max_depth < 1):
-            raise InputError("max_depth must be a positive integer or None", source="conventions",
-                             value=repr(self.max_depth))
-        if not isinstance(self.relevance_threshold, (int, float)):
-            raise InputError("relevance_threshold must be a number", source="conventions",
-                             value=repr(self.relevance_threshold))
+        for name, choices in CHOICES.items():
+            _check_choice(name, getattr(self, name), choices)
+        object.__setattr__(self, "gain", _normalise_gain(self.gain))
+        if self.max_depth is not None and (isinstance(self.max_depth, bool)
+                                           or not isinstance(self.max_depth, int)
+                                           or self.max_depth < 1):
+            _fail("max_depth must be a positive integer or None", self.max_depth)
+        if isinstance(self.relevance_threshold, bool) or not isinstance(self.relevance_threshold,
+                                                                         (int, float)):
+            _fail("relevance_threshold must be a number", self.relevance_threshold)
+        if (isinstance(self.discount_base, bool) or not isinstance(self.discount_base, (int, float))
+                or not self.discount_base > 1):
+            _fail("discount_base must be a number greater than 1", self.discount_base)
+        object.__setattr__(self, "family_overrides", _check_overrides(self.family_overrides))
 
     def with_options(self, **changes: Any) -> "Conventions":
         """A copy with some fields changed (``None`` values are ignored)."""
+        unknown = set(changes) - {f.name for f in fields(self)}
+        if unknown:
+            _fail(f"unknown convention {sorted(unknown)[0]!r} (conventions: "
+                  f"{', '.join(f.name for f in fields(self))})", sorted(unknown)[0])
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
+    def for_family(self, family: str) -> "Conventions":
+        """The conventions one measure family computes under (with its overrides applied)."""
+        changes = {name: value for fam, name, value in self.family_overrides if fam == family}
+        return replace(self, family_overrides=(), **changes) if changes else self
+
+    @property
+    def gain_name(self) -> Any:
+        """The gain as measures spell it: ``"linear"``, ``"exp"`` or a tuple of pairs."""
+        return "exp" if self.gain == "exponential" else self.gain
+
     def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict (for JSON and reports)."""
-        return asdict(self)
+        """The fields as a plain dict of JSON types (for JSON and reports)."""
+        out = asdict(self)
+        if isinstance(self.gain, tuple):
+            out["gain"] = {_number_text(k): v for k, v in self.gain}
+        out["family_overrides"] = [list(o) for o in self.family_overrides]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Conventions":
         """Rebuild from :meth:`to_dict` output."""
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        values = {k: v for k, v in data.items() if k in names}
+        if "family_overrides" in values:
+            values["family_overrides"] = tuple(tuple(o) for o in values["family_overrides"])
+        return cls(**values)
+
+    def differences(self, other: "Conventions | None" = None) -> dict[str, Any]:
+        """The fields that differ from ``other`` (default: trec_eval's), as in :meth:`to_dict`."""
+        mine, theirs = self.to_dict(), (other or Conventions()).to_dict()
+        return {k: v for k, v in mine.items() if theirs[k] != v}
 
     def describe(self) -> str:
-        """One line: ``relevance_threshold=1, ties=docid_desc, ...``."""
-        return ", ".join(f"{k}={v}" for k, v in self.to_dict().items())
+        """One line: ``gain=linear, discount_base=2.0, ...`` (every field)."""
+        return ", ".join(f"{k}={_show(v)}" for k, v in self.to_dict().items()
+                         if k != "family_overrides" or v)
 
 
-def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+def _normalise_gain(gain: Any) -> Any:
+    if isinstance(gain, str):
+        if gain in ("exp", "exponential"):
+            return "exponential"
+        if gain == "linear":
+            return gain
+        _fail("gain must be linear, exponential or a map {grade: gain}", gain)
+    pairs = gain.items() if isinstance(gain, dict) else gain
+    try:
+        return tuple(sorted((float(k), float(v)) for k, v in pairs))
+    except (TypeError, ValueError):
+        _fail("gain must be linear, exponential or a map {grade: gain}", gain)
+
+
+def _check_overrides(overrides: Any) -> tuple:
+    allowed = {"ties": ("expected", "optimistic", "pessimistic")}
+    out = []
+    for item in overrides:
+        try:
+            fam, name, value = item
+        except (TypeError, ValueError):
+            _fail("family_overrides are (family, field, value) triples", item)
+        if name in CHOICES and name not in ("missing_queries", "unjudged", "duplicates",
+                                            "score_precision"):
+            if name in allowed and value not in allowed[name]:
+                _fail(f"a family may override ties only with {', '.join(allowed[name])}", item)
+            _check_choice(name, value, CHOICES[name])
+        elif name not in ("gain", "discount_base", "relevance_threshold"):
+            _fail(f"{name} cannot be overridden per family", item)
+        out.append((str(fam), str(name), value))
+    return tuple(out)
+
+
+def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        _fail(f"{name} must be one of {', '.join(choices)}", value)
+
+
+def _fail(message: str, value: Any) -> None:
     from .errors import InputError
 
-    if value not in choices:
-        raise InputError(f"{name} must be one of {', '.join(choices)}", source="conventions",
-                         value=str(value))
+    raise InputError(message, source="conventions", value=str(value))
+
+
+def _number_text(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_number_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return ";".join(":".join(str(x) for x in o) for o in value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named bundle of conventions reproducing one peer library, with its measure names."""
+
+    name: str
+    peer: str  # the library and version it was checked against
+    conventions: Conventions
+    aliases: tuple[tuple[str, str], ...] = ()  # peer's measure name -> rankwise measure name
+    notes: str = ""  # where the peer differs beyond conventions (its bugs, measures it lacks)
+
+
+def _profile(name: str, peer: str, notes: str = "", aliases: dict[str, str] | None = None,
+             **conventions: Any) -> Profile:
+    return Profile(name, peer, Conventions(**conventions), tuple((aliases or {}).items()), notes)
+
+
+#: The named profiles, each checked against the real package in tests/peers.
+PROFILES: dict[str, Profile] = {p.name: p for p in (
+    _profile("trec_eval", "trec_eval 10.0", "The reference: every default is trec_eval's."),
+    _profile("pytrec_eval", "pytrec_eval-terrier 0.5 (trec_eval 9.0.8 inside)",
+             "Run scores are stored as float32, so scores that differ only beyond float32 tie; "
+             "interpolated precision uses trec_eval 9's recall-level rounding; a duplicated "
+             "document in a dict run keeps the last score.",
+             score_precision="float32", recall_levels="trec_eval9", duplicates="last"),
+    _profile("ir_measures", "ir-measures 0.4 (default provider: pytrec_eval)",
+             "As pytrec_eval, and calc_aggregate averages judged queries missing from the run "
+             "as 0.",
+             score_precision="float32", recall_levels="trec_eval9", duplicates="last",
+             missing_queries="zero"),
+    _profile("ranx", "ranx 0.3",
+             "Ties keep the run's row order (ranx sorts by score alone); interpolated precision "
+             "uses trec_eval 9's rounding. ranx's bpref is wrong (an unguarded division inside "
+             "its parallel kernel leaves most queries at 0, depending on the thread count): the "
+             "profile gives the correct bpref, not ranx's.",
+             aliases={"ndcg_burges": "nDCG(gain=exp)", "hit_rate": "Success", "hits": "NumRelRet",
+                      "mrr": "RR", "r-precision": "Rprec", "f1": "F1", "map": "AP"},
+             ties="input_order", recall_levels="trec_eval9", duplicates="last"),
+    _profile("sklearn", "scikit-learn ndcg_score / dcg_score",
+             "ndcg_score averages over tied scores (ignore_ties=False), builds the ideal DCG from "
+             "the scores' candidates only and uses the grades as linear gains.",
+             aliases={"ndcg_score": "nDCG", "dcg_score": "DCG"},
+             ties="expected", ideal="retrieved"),
+    _profile("torchmetrics", "torchmetrics 1.9 retrieval metrics",
+             "Scores are float32; a document scored <= 0 is never relevant for P, R, AP, RR and "
+             "hit rate; R and the ideal DCG come from the given list; nDCG averages over ties "
+             "while the other measures keep the input order.",
+             aliases={"retrieval_normalized_dcg": "nDCG", "retrieval_precision": "P",
+                      "retrieval_recall": "R", "retrieval_average_precision": "AP",
+                      "retrieval_reciprocal_rank": "RR", "retrieval_hit_rate": "Success",
+                      "retrieval_r_precision": "Rprec"},
+             ties="input_order", ideal="retrieved", ap_denominator="relevant_retrieved",
+             score_precision="float32", nonpositive_scores="nonrelevant",
+             family_overrides=(("nDCG", "ties", "expected"),)),
+)}
+
+
+def resolve(conventions: "Conventions | str | None" = None, **overrides: Any) -> Conventions:
+    """The conventions an evaluation uses: a profile name, a ``Conventions`` or ``None``
+    (trec_eval), with keyword overrides on top (``None`` values ignored).
+
+    >>> resolve("pytrec_eval").score_precision
+    'float32'
+    >>> resolve(None, relevance_threshold=2).relevance_threshold
+    2
+    """
+    if conventions is None:
+        base = Conventions()
+    elif isinstance(conventions, Conventions):
+        base = conventions
+    elif isinstance(conventions, str):
+        base = profile(conventions).conventions
+    else:
+        _fail("conventions must be a Conventions value or a profile name "
+              f"({', '.join(PROFILES)})", conventions)
+    return base.with_options(**overrides)
+
+
+def profile(name: str) -> Profile:
+    """The profile called ``name``; an unknown name lists the known ones."""
+    if name not in PROFILES:
+        import difflib
+
+        close = difflib.get_close_matches(name, PROFILES, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        _fail(f"unknown profile{hint}; profiles: {', '.join(PROFILES)}", name)
+    return PROFILES[name]
 
 
 #: trec_eval 10 defaults.

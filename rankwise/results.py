@@ -238,9 +238,13 @@ class Result:
         return f"{value:.{digits}f}"
 
 
-def aggregate(values: np.ndarray, kind: str) -> float:
-    """Mean (NaN values skipped), sum, or trec_eval's geometric mean (values floored at 1e-5)."""
-    defined = values[~np.isnan(values)]
+def aggregate(values: np.ndarray, kind: str, skip_undefined: bool = True) -> float:
+    """Mean, sum, or trec_eval's geometric mean (values floored at 1e-5), over the queries
+    with a value (``skip_undefined``), else NaN as soon as one query has none."""
+    undefined = np.isnan(values)
+    if not skip_undefined and undefined.any():
+        return float("nan")
+    defined = values[~undefined]
     if kind == "sum":
         return float(defined.sum())
     if len(defined) == 0:

@@ -14,6 +14,10 @@ from .keys import byte_prefixes
 from .segments import starts_of_runs
 
 
+#: Tie policies that are an order of the rows (the others are computed by the measures).
+ORDERING_TIES = ("docid_desc", "docid_asc", "input_order")
+
+
 def ranking_order(run, ties: str) -> tuple[np.ndarray, np.ndarray]:
     """Row indices of ``run`` in ranked order, and the offsets of each query's block.
 

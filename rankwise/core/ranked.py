@@ -8,7 +8,7 @@ run depth (``-M``) and removal of unjudged documents (``-J``).
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -18,8 +18,8 @@ from ..conventions import Conventions
 from ..errors import InputError
 from .arrow import indices, to_numpy
 from .keys import KeyCollision, exact_pair_keys, fingerprints, pair_keys
-from .order import ranking_order
-from .segments import positions, rank_within, segment_ids
+from .order import ORDERING_TIES, ranking_order
+from .segments import positions, rank_within, segment_ids, tie_groups
 
 
 @dataclass
@@ -132,19 +132,52 @@ class RankedLists:
         """Largest judged grade in the judgments (0 when none)."""
         return float(self.levels[-1]) if len(self.levels) else 0.0
 
+    @cached_property
+    def tie_group(self) -> np.ndarray:
+        """Tie group of every row: consecutive rows of one query with the same score share one."""
+        return tie_groups(self.score, self.offsets)
+
+    def with_conventions(self, conventions: Conventions) -> "RankedLists":
+        """The same lists read under other measure conventions (per-family overrides); the
+        row order, which the ranking conventions fixed, is shared."""
+        if conventions == self.conventions:
+            return self
+        other = replace(self, conventions=conventions)
+        for name in ("segment", "position", "judged_rows", "num_retrieved", "tie_group"):
+            if name in self.__dict__:
+                other.__dict__[name] = self.__dict__[name]
+        return other
+
+    @cached_property
+    def ideal_level_counts(self) -> np.ndarray:
+        """Per query and grade level, the documents the ideal ranking is built from: all
+        judgments, or (``ideal="retrieved"``) only the retrieved ones."""
+        if self.conventions.ideal == "judgments":
+            return self.level_counts
+        rows = self.judged_rows
+        level = np.searchsorted(self.levels, self.grade[rows])
+        counts = np.zeros((self.num_queries, len(self.levels)), dtype=np.int64)
+        np.add.at(counts, (self.segment[rows], level), 1)
+        return counts
+
     def num_relevant(self, threshold: float) -> np.ndarray:
-        """Judged documents per query with grade >= threshold (R)."""
-        return self.level_counts[:, self.levels >= threshold].sum(axis=1)
+        """Documents per query with grade >= threshold (R): judged, or retrieved under
+        ``ideal="retrieved"``."""
+        return self.ideal_level_counts[:, self.levels >= threshold].sum(axis=1)
 
     def num_judged_nonrelevant(self, threshold: float) -> np.ndarray:
-        """Judged documents per query with 0 <= grade < threshold."""
-        return self.level_counts[:, self.levels < threshold].sum(axis=1)
+        """Judged documents per query with 0 <= grade < threshold (judged or retrieved, as R)."""
+        return self.ideal_level_counts[:, self.levels < threshold].sum(axis=1)
 
     def hits(self, threshold: float) -> "Hits":
-        """The relevant retrieved rows (grade >= threshold), cached per threshold."""
+        """The relevant retrieved rows (grade >= threshold), cached per threshold; under
+        ``nonpositive_scores="nonrelevant"`` rows scored <= 0 are not hits."""
         cache = self.__dict__.setdefault("_hits", {})
         if threshold not in cache:
-            rows = np.flatnonzero(self.grade >= threshold)
+            relevant = self.grade >= threshold
+            if self.conventions.nonpositive_scores == "nonrelevant":
+                relevant &= self.score > 0
+            rows = np.flatnonzero(relevant)
             segment = self.segment[rows]
             cache[threshold] = Hits(rows, segment, self.position[rows], rank_within(segment))
         return cache[threshold]
@@ -240,6 +273,8 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
     RankedLists
     """
     conv = conventions or Conventions()
+    if conv.score_precision == "float32":  # compared as the peer stores them: may create ties
+        run = replace(run, score=run.score.astype(np.float32).astype(np.float64))
     if isinstance(judgments, Future):  # being indexed in another thread meanwhile
         index: JudgmentIndex | Future = judgments
     else:
@@ -275,8 +310,11 @@ def _rank(index, run, conv: Conventions,
 
 
 def _order_run(run, ties: str):
-    """Ranked order, block offsets, tied rows and rank/score contradictions of a run."""
-    order, offsets = ranking_order(run, ties)
+    """Ranked order, block offsets, tied rows and rank/score contradictions of a run.
+
+    Tie policies that are not an order (expected, optimistic, pessimistic) start from
+    trec_eval's order; optimistic and pessimistic re-order ties by grade after the join."""
+    order, offsets = ranking_order(run, ties if ties in ORDERING_TIES else "docid_desc")
     contradicting = _rank_contradicts_score(run) if run.rank is not None else None
     return order, offsets, _count_tied(run.score[order], offsets), contradicting
 
@@ -354,6 +392,9 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
 
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    if conv.ties in ("optimistic", "pessimistic"):
+        rows = _order_ties_by_grade(rows, grade_of_row[rows], run.score[rows], offsets,
+                                    best_first=conv.ties == "optimistic")
     if conv.max_depth is not None:
         rows, offsets = _truncate(rows, offsets, conv.max_depth, diag)
 
@@ -504,6 +545,15 @@ def _count_tied(scores: np.ndarray, offsets: np.ndarray) -> int:
     tied[1:] |= same
     tied[:-1] |= same
     return int(tied.sum())
+
+
+def _order_ties_by_grade(rows: np.ndarray, grade: np.ndarray, score: np.ndarray,
+                         offsets: np.ndarray, best_first: bool):
+    """Within each tie group, higher grades first (``best_first``) or last; unjudged documents
+    rank as grade -1 (below every judged one when best first). Stable otherwise."""
+    group = tie_groups(score, offsets)
+    key = np.where(grade >= 0, grade, -1.0)
+    return rows[np.lexsort((-key if best_first else key, group))]
 
 
 def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnostics):

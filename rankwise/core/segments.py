@@ -31,6 +31,22 @@ def positions(offsets: np.ndarray) -> np.ndarray:
     return np.arange(n, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
 
 
+def tie_groups(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Group number of every element: consecutive equal ``values`` within one segment share one.
+
+    >>> tie_groups(np.array([3., 3., 2., 2., 2.]), np.array([0, 3, 5])).tolist()
+    [0, 0, 1, 2, 2]
+    """
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    new[offsets[1:-1][offsets[1:-1] < n]] = True
+    return np.cumsum(new) - 1
+
+
 def rank_within(segment: np.ndarray) -> np.ndarray:
     """1-based occurrence number of each element among equal, consecutive ``segment`` ids.
 

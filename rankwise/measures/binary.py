@@ -38,21 +38,28 @@ def precision(lists, cutoff: int, rel: float) -> np.ndarray:
     >>> evaluate({"q": {"a": 1, "c": 1}}, {"q": {"a": 3, "b": 2, "c": 1}}, ["P@2"]).mean("P@2")
     0.5
     """
-    return hits_at(lists, cutoff, rel) / cutoff
+    hits = hits_at(lists, cutoff, rel)
+    if lists.conventions.short_lists == "length":
+        return _safe_divide(hits, np.minimum(lists.num_retrieved, cutoff))
+    return hits / cutoff
 
 
 @family("R", "Recall at K: relevant in the top K / all relevant (trec_eval m_recall.c).",
         cutoff="required", params=REL, trec_cutoff_name="recall_{cutoff}")
 def recall(lists, cutoff: int, rel: float) -> np.ndarray:
-    """R@K = |relevant in top K| / R, 0 when R = 0."""
-    return _safe_divide(hits_at(lists, cutoff, rel), lists.num_relevant(rel))
+    """R@K = |relevant in top K| / R (or / min(R, K): ``recall_denominator``), 0 when R = 0."""
+    num_rel = lists.num_relevant(rel)
+    if lists.conventions.recall_denominator == "min_relevant_cutoff":
+        num_rel = np.minimum(num_rel, cutoff)
+    return _safe_divide(hits_at(lists, cutoff, rel), num_rel)
 
 
 @family("F1", "F1 at K: harmonic mean of P@K and R@K (0 when both are 0).", cutoff="required",
         params=REL)
 def f1(lists, cutoff: int, rel: float) -> np.ndarray:
-    """F1@K = 2 · P@K · R@K / (P@K + R@K) = 2 · hits / (K + R)."""
-    return _safe_divide(2.0 * hits_at(lists, cutoff, rel), cutoff + lists.num_relevant(rel))
+    """F1@K = 2 · P@K · R@K / (P@K + R@K) (= 2 · hits / (K + R) under trec_eval conventions)."""
+    p, r = precision(lists, cutoff, rel), recall(lists, cutoff, rel)
+    return _safe_divide(2.0 * p * r, p + r)
 
 
 @family("Success", "Success at K (hit rate): 1 if a relevant document is in the top K "
@@ -87,7 +94,21 @@ def average_precision(lists, cutoff: int | None, rel: float) -> np.ndarray:
     mask = hits.within(cutoff)
     total = np.bincount(hits.segment[mask], weights=hits.kth[mask] / (hits.position[mask] + 1.0),
                         minlength=lists.num_queries)
-    return _safe_divide(total, lists.num_relevant(rel))
+    return _safe_divide(total, ap_denominator(lists, cutoff, rel))
+
+
+def ap_denominator(lists, cutoff: int | None, rel: float) -> np.ndarray:
+    """AP's denominator under the ``ap_denominator`` convention: R, min(R, K), K (the list
+    length without a cutoff), or the relevant documents retrieved (within K)."""
+    rule = lists.conventions.ap_denominator
+    if rule == "relevant_retrieved":
+        return hits_at(lists, cutoff, rel)
+    num_rel = lists.num_relevant(rel)
+    if rule == "relevant" or cutoff is None and rule == "min_relevant_cutoff":
+        return num_rel
+    if rule == "min_relevant_cutoff":
+        return np.minimum(num_rel, cutoff)
+    return np.full(lists.num_queries, cutoff) if cutoff is not None else lists.num_retrieved
 
 
 @family("gm_map", "Geometric mean of AP over queries (each AP floored at 1e-5; trec_eval "
@@ -132,49 +153,49 @@ def bpref(lists, cutoff: None, rel: float) -> np.ndarray:
 
 
 @family("NumQ", "Number of queries evaluated.", aggregate="sum", bounds=None, trec_name="num_q",
-        per_query_in_trec=False)
+        per_query_in_trec=False, tie_invariant=True)
 def num_q(lists, cutoff: None) -> np.ndarray:
     """1 per query; summed over queries."""
     return np.ones(lists.num_queries)
 
 
 @family("NumRet", "Number of documents retrieved (after -M and -J).", aggregate="sum", bounds=None,
-        trec_name="num_ret")
+        trec_name="num_ret", tie_invariant=True)
 def num_ret(lists, cutoff: None) -> np.ndarray:
     """Length of each ranked list."""
     return lists.num_retrieved.astype(np.float64)
 
 
 @family("NumRel", "Number of relevant judged documents (R).", params=REL, aggregate="sum", bounds=None,
-        trec_name="num_rel")
+        trec_name="num_rel", tie_invariant=True)
 def num_rel(lists, cutoff: None, rel: float) -> np.ndarray:
     """R per query."""
     return lists.num_relevant(rel).astype(np.float64)
 
 
 @family("NumRelRet", "Number of relevant documents retrieved.", params=REL, aggregate="sum", bounds=None,
-        trec_name="num_rel_ret")
+        trec_name="num_rel_ret", tie_invariant=True)
 def num_rel_ret(lists, cutoff: None, rel: float) -> np.ndarray:
     """|relevant ∩ retrieved| per query."""
     return hits_at(lists, None, rel)
 
 
 @family("SetP", "Set precision: relevant retrieved / retrieved (trec_eval m_set_P.c).",
-        params=REL, trec_name="set_P")
+        params=REL, trec_name="set_P", tie_invariant=True)
 def set_precision(lists, cutoff: None, rel: float) -> np.ndarray:
     """set_P = |relevant ∩ retrieved| / |retrieved|."""
     return _safe_divide(hits_at(lists, None, rel), lists.num_retrieved)
 
 
 @family("SetR", "Set recall: relevant retrieved / relevant (trec_eval m_set_recall.c).",
-        params=REL, trec_name="set_recall")
+        params=REL, trec_name="set_recall", tie_invariant=True)
 def set_recall(lists, cutoff: None, rel: float) -> np.ndarray:
     """set_recall = |relevant ∩ retrieved| / R."""
     return _safe_divide(hits_at(lists, None, rel), lists.num_relevant(rel))
 
 
 @family("SetF", "Set F-measure (beta = relative weight of recall; trec_eval m_set_F.c).",
-        params={"rel": None, "beta": 1.0}, trec_name="set_F")
+        params={"rel": None, "beta": 1.0}, trec_name="set_F", tie_invariant=True)
 def set_f(lists, cutoff: None, rel: float, beta: float) -> np.ndarray:
     """set_F = (β+1)·P·R / (β·P + R) with set precision P and set recall R (0 if no hit)."""
     p = set_precision(lists, None, rel)
@@ -191,7 +212,7 @@ def relative_precision(lists, cutoff: int, rel: float) -> np.ndarray:
 
 
 @family("SetRelP", "Relative set precision: relevant retrieved / min(retrieved, R) "
-        "(trec_eval m_set_rel_P.c).", params=REL, trec_name="set_relative_P")
+        "(trec_eval m_set_rel_P.c).", params=REL, trec_name="set_relative_P", tie_invariant=True)
 def set_relative_precision(lists, cutoff: None, rel: float) -> np.ndarray:
     """set_relative_P = |relevant ∩ retrieved| / min(|retrieved|, R)."""
     return _safe_divide(hits_at(lists, None, rel),
@@ -199,7 +220,7 @@ def set_relative_precision(lists, cutoff: None, rel: float) -> np.ndarray:
 
 
 @family("SetAP", "Set average precision: set precision × set recall (trec_eval m_set_map.c).",
-        params=REL, trec_name="set_map")
+        params=REL, trec_name="set_map", tie_invariant=True)
 def set_average_precision(lists, cutoff: None, rel: float) -> np.ndarray:
     """set_map = |relevant ∩ retrieved|² / (|retrieved| · R)."""
     hits = hits_at(lists, None, rel)
@@ -208,7 +229,7 @@ def set_average_precision(lists, cutoff: None, rel: float) -> np.ndarray:
 
 @family("NumNonRelJudgedRet", "Number of judged non-relevant documents retrieved "
         "(trec_eval m_num_nonrel_judged_ret.c).", params=REL, aggregate="sum", bounds=None,
-        trec_name="num_nonrel_judged_ret")
+        trec_name="num_nonrel_judged_ret", tie_invariant=True)
 def num_nonrel_judged_ret(lists, cutoff: None, rel: float) -> np.ndarray:
     """|{retrieved d : 0 <= grade(d) < rel}| per query."""
     judged_nonrel = np.flatnonzero((lists.grade >= 0) & (lists.grade < rel))

@@ -26,11 +26,18 @@ def interpolated_precision(lists, levels: tuple[float, ...], rel: float) -> np.n
     num_rel = lists.num_relevant(rel)
     out = np.zeros((q, len(levels)))
     for j, level in enumerate(levels):
-        needed = np.floor(level * num_rel + 0.5).astype(np.int64)  # C lround for x >= 0
+        needed = _relevant_needed(level, num_rel, lists.conventions.recall_levels)
         reached = (num_rel_ret > 0) & (needed <= num_rel_ret)
         at = first_hit[reached] + np.maximum(needed[reached], 1) - 1
         out[reached, j] = best_from_here[at]
     return out
+
+
+def _relevant_needed(level: float, num_rel: np.ndarray, rule: str) -> np.ndarray:
+    """Relevant documents that reach recall ``level``: C's lround(p·R) (trec_eval 10) or
+    (long)(p·R + 0.9) (trec_eval 9, ``recall_levels="trec_eval9"``)."""
+    shift = 0.9 if rule == "trec_eval9" else 0.5
+    return np.floor(level * num_rel + shift).astype(np.int64)
 
 
 @family("IPrec", "Interpolated precision at a recall level: the best precision at or after "

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.segments import discounts, rank_within
 from .registry import family
 
-GAIN = {"gain": "linear", "base": 2}
+GAIN = {"gain": None, "base": None}  # None: the conventions' gain and discount_base
 
 
 def gains(grades: np.ndarray, gain) -> np.ndarray:
@@ -64,7 +64,7 @@ def ideal_dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     by_gain = by_gain[level_gain[by_gain] > 0]
     if len(by_gain) == 0 or lists.num_queries == 0:
         return np.zeros(lists.num_queries)
-    cumulative = np.cumsum(lists.level_counts[:, by_gain], axis=1)
+    cumulative = np.cumsum(lists.ideal_level_counts[:, by_gain], axis=1)
     if cutoff is not None:
         cumulative = np.minimum(cumulative, cutoff)
     longest = int(cumulative[:, -1].max())
@@ -79,13 +79,15 @@ def ideal_dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
 
 
 def _ratio(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(dcg))
+    """DCG / IDCG, NaN where IDCG = 0 (the ``idcg_zero`` convention decides what it becomes)."""
+    out = np.full(len(dcg), np.nan)
     np.divide(dcg, ideal, out=out, where=ideal > 0)
     return out
 
 
 @family("nDCG", "Normalised DCG: DCG / ideal DCG from all judgments, 0 when the ideal is 0 "
         "(trec_eval m_ndcg.c; with @K m_ndcg_cut.c).", cutoff="optional", params=GAIN, graded=True,
+        undefined_when="idcg_zero",
         trec_name="ndcg", trec_cutoff_name="ndcg_cut_{cutoff}")
 def ndcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     """nDCG@K = DCG@K / IDCG@K (Järvelin & Kekäläinen 2002).
@@ -109,14 +111,14 @@ def dcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
 
 
 @family("IDCG", "Ideal DCG: the DCG of the best ordering of all judged documents.",
-        cutoff="optional", params=GAIN, graded=True, bounds=None)
+        cutoff="optional", params=GAIN, graded=True, bounds=None, tie_invariant=True)
 def idcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     """IDCG@K, from all judgments of the query."""
     return ideal_dcg_at(lists, cutoff, gain, base)
 
 
 @family("CG", "Cumulative gain: Σ gain over the top K (no discount).", cutoff="optional",
-        params={"gain": "linear"}, graded=True, bounds=None)
+        params={"gain": None}, graded=True, bounds=None)
 def cumulative_gain(lists, cutoff: int | None, gain) -> np.ndarray:
     """CG@K = Σ_{i<=K} gain_i."""
     rows, row_gain = _gaining_rows(lists, cutoff, gain)

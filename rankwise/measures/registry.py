@@ -34,6 +34,8 @@ class Family:
     bounds: tuple[float, float] | None = (0.0, 1.0)  # range of a per-query value; None: open
     order_based: bool = True  # depends on the ranking only (not on the score values)
     higher_is_better: bool = True  # False for error measures (MAE, RMSE)
+    undefined_when: str | None = None  # "no_relevant" or "idcg_zero": the convention deciding
+    tie_invariant: bool = False  # the same for every order of tied documents
 
 
 FAMILIES: dict[str, Family] = {}
@@ -41,6 +43,9 @@ FAMILIES: dict[str, Family] = {}
 
 def family(name: str, description: str, **options: Any) -> Callable:
     """Register ``compute`` as the measure family ``name``."""
+
+    binary = "rel" in options.get("params", {}) and options.get("aggregate", "mean") != "sum"
+    options.setdefault("undefined_when", "no_relevant" if binary else None)
 
     def register(compute: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
         FAMILIES[name] = Family(name, compute, description, **options)
@@ -91,13 +96,51 @@ class Measure:
             cutoff = f"{cutoff:.2f}"
         return template.format(cutoff=cutoff)
 
+    def conventions(self, lists):
+        """The conventions this measure is computed under (its family's overrides applied)."""
+        return lists.conventions.for_family(self.family)
+
     def compute(self, lists) -> np.ndarray:
-        """One value per query of ``lists``."""
+        """One value per query of ``lists`` (NaN where the conventions leave it undefined)."""
+        conv = self.conventions(lists)
+        lists = lists.with_conventions(conv)
         params = {k: v for k, v in self.spec.params.items()}
         params.update(dict(self.params))
-        if "rel" in params and params["rel"] is None:
-            params["rel"] = lists.conventions.relevance_threshold
-        return self.spec.compute(lists, self.cutoff, **params)
+        for name, default in (("rel", conv.relevance_threshold), ("gain", conv.gain_name),
+                              ("base", conv.discount_base)):
+            if name in params and params[name] is None:
+                params[name] = default
+        if conv.ties == "expected" and self.spec.order_based and not self.spec.tie_invariant:
+            from .expected import expected_value
+
+            values = expected_value(self, lists, params)
+        else:
+            values = self.spec.compute(lists, self.cutoff, **params)
+        return self._undefined(lists, values, params)
+
+    def skips_undefined(self, conventions) -> bool:
+        """Whether queries without a value are left out of the mean (else the mean is NaN)."""
+        policy = self._policy(conventions.for_family(self.family))
+        return policy in (None, "skip")
+
+    def _policy(self, conv) -> str | None:
+        when = self.spec.undefined_when
+        return None if when is None else getattr(conv, when)
+
+    def _undefined(self, lists, values: np.ndarray, params: dict[str, Any]) -> np.ndarray:
+        """Apply the ``no_relevant`` / ``idcg_zero`` convention to the queries it concerns."""
+        policy = self._policy(lists.conventions)
+        if policy is None:
+            return values
+        if self.spec.undefined_when == "no_relevant":
+            undefined = lists.num_relevant(params["rel"]) == 0
+        else:  # nDCG: the family returns NaN where the ideal DCG is 0
+            undefined = np.isnan(values)
+        if not undefined.any():
+            return values
+        values = values.copy()
+        values[undefined] = 0.0 if policy == "zero" else np.nan
+        return values
 
 
 def _show(value: Any) -> str:
@@ -158,6 +201,8 @@ def _check_param(name: str, key: str, value: Any, shown: str) -> Any:
             return tuple(sorted((float(k), float(v)) for k, v in value.items()))
         if isinstance(value, tuple) or value in ("linear", "exp"):
             return value
+        if value == "exponential":
+            return "exp"
         raise MeasureError("gain must be linear, exp or a map {grade:gain}", source="measure",
                            value=shown)
     try:
