@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .conventions import Conventions
+from .conventions import Conventions, profile, resolve
 from .core.memory import large_arrays
 from .core.ranked import index_judgments, rank
 from .diagnostics import pitfall_warnings
@@ -20,7 +20,7 @@ from .results import Result, SystemResult, aggregate
 
 
 def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Measure],
-             conventions: Conventions | None = None, per_query: bool = False,
+             conventions: Conventions | str | None = None, per_query: bool = False,
              **convention_overrides: Any) -> Result:
     """Evaluate one or several runs against judgments.
 
@@ -34,10 +34,11 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
         ``{query: {doc: score}}``; several as ``{name: run}`` or a list.
     measures : str, Measure or sequence of them
         Names in any dialect: ``"nDCG@10"``, ``"ndcg_cut_10"``, ``"ndcg@10"``, ``"official"``.
-    conventions : Conventions, optional
-        Defaults to trec_eval's; keyword overrides (``relevance_threshold=2``,
-        ``missing_queries="zero"``, ``max_depth=100``, ``unjudged="remove"``, ``ties=...``)
-        apply on top.
+    conventions : Conventions or profile name, optional
+        Defaults to trec_eval's. A profile name (``"pytrec_eval"``, ``"sklearn"``, ...; see
+        ``rankwise.conventions.PROFILES``) also accepts that peer's measure names. Keyword
+        overrides (``relevance_threshold=2``, ``missing_queries="zero"``, ``gain="exponential"``,
+        ``ties="expected"``, ...: every field of :class:`Conventions`) apply on top.
     per_query : bool
         Keep the per-query values (``Result.per_query()``, ``Result.to_frame()``).
 
@@ -56,7 +57,9 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
     >>> result.per_query()["q2"]
     {'P@1': 0.0, 'RR': 0.5}
     """
-    conv = (conventions or Conventions()).with_options(**convention_overrides)
+    conv = resolve(conventions, **convention_overrides)
+    if isinstance(conventions, str):
+        measures = profile(conventions).measure_names(measures)
     parsed = parse_measures(measures)
     with large_arrays():
         return _evaluate(qrels, run, parsed, conv, per_query)

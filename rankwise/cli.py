@@ -80,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
     me = commands.add_parser("measures", help="list every measure with a one-line definition")
     me.set_defaults(handler=_measures)
 
+    pr = commands.add_parser("profiles", help="list the convention profiles and how they differ",
+                             description="The named profiles: the conventions of each peer "
+                             "library, shown where they differ from trec_eval's.")
+    pr.add_argument("name", nargs="?", help="show one profile in full")
+    pr.set_defaults(handler=_profiles)
+
     demo = commands.add_parser("demo", help="evaluate built-in example runs and write a report")
     demo.add_argument("-o", "--output", default="rankwise-demo", help="folder for the report "
                       "and the example data (default: rankwise-demo)")
@@ -90,33 +96,81 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_convention_options(command: argparse.ArgumentParser) -> None:
-    """The trec_eval-style convention flags shared by ``evaluate`` and ``compare``."""
-    command.add_argument("-l", "--relevance-threshold", type=float, metavar="GRADE",
-                         help="grade at or above which a document is relevant (trec_eval -l; "
-                         "default 1)")
-    command.add_argument("-c", "--complete", action="store_true", help="queries judged but "
-                         "missing from a run count as 0 (trec_eval -c)")
-    command.add_argument("-M", "--depth", type=_positive_int, metavar="N",
-                         help="evaluate only the first N documents of each ranking (trec_eval -M)")
-    command.add_argument("-J", "--judged-only", action="store_true", help="remove unjudged "
-                         "documents before evaluating (trec_eval -J)")
-    command.add_argument("--ties", choices=("docid_desc", "docid_asc", "input_order"),
-                         help="order of tied scores (default docid_desc, as trec_eval)")
-    command.add_argument("--duplicates", choices=("error", "first", "last", "max"),
-                         help="a document twice for one query in a run: error (default, as "
-                         "trec_eval), or keep the first, the last or the highest-scored row")
+    """The convention flags shared by every command that evaluates: a profile, trec_eval's
+    short flags, and one long flag per field of :class:`~rankwise.Conventions`."""
+    from .conventions import CHOICES, PROFILES
+
+    group = command.add_argument_group(
+        "conventions", "every choice that changes a number (default: trec_eval 10's); a flag "
+        "overrides the profile")
+    group.add_argument("--profile", choices=tuple(PROFILES), help="conventions of a peer "
+                       "library (see 'rankwise profiles'); default trec_eval")
+    group.add_argument("-l", "--relevance-threshold", type=float, metavar="GRADE",
+                       help="grade at or above which a document is relevant (trec_eval -l; "
+                       "default 1)")
+    group.add_argument("-c", "--complete", action="store_true", help="queries judged but "
+                       "missing from a run count as 0 (trec_eval -c; --missing-queries zero)")
+    group.add_argument("-M", "--depth", type=_positive_int, metavar="N",
+                       help="evaluate only the first N documents of each ranking (trec_eval -M)")
+    group.add_argument("-J", "--judged-only", action="store_true", help="remove unjudged "
+                       "documents before evaluating (trec_eval -J; --unjudged remove)")
+    group.add_argument("--gain", metavar="GAIN", type=_gain, help="gain of a grade in DCG "
+                       "measures: linear (default), exponential (2^g - 1) or a map like 1=1,2=3")
+    group.add_argument("--discount-base", type=float, metavar="B",
+                       help="DCG discount 1/log_B(rank + 1) (default 2)")
+    for name, choices in CHOICES.items():
+        group.add_argument("--" + name.replace("_", "-"), choices=choices, dest=name,
+                           help=f"{_CONVENTION_HELP[name]} (default {choices[0]})")
+
+
+_CONVENTION_HELP = {
+    "ties": "order of tied scores, or their expected value / best / worst case",
+    "missing_queries": "judged queries absent from a run",
+    "unjudged": "retrieved documents without a judgment",
+    "duplicates": "a document twice for one query in a run",
+    "ap_denominator": "AP divides by R, min(R,K), K or the relevant retrieved",
+    "short_lists": "P@K on a list shorter than K divides by K or by its length",
+    "recall_denominator": "R@K divides by R or min(R,K)",
+    "no_relevant": "binary measures on a query without relevant documents",
+    "ideal": "R and the ideal ranking from all judgments or the retrieved list only",
+    "idcg_zero": "nDCG when the ideal DCG is 0",
+    "score_precision": "compare scores as float64 or float32",
+    "nonpositive_scores": "documents scored <= 0 are ranked, or never relevant",
+    "recall_levels": "interpolated precision's recall-level rounding (trec_eval 10 or 9)",
+}
 
 
 def _conventions(args: argparse.Namespace):
-    """The Conventions the convention flags ask for."""
-    from .conventions import Conventions
+    """The Conventions the profile and flags ask for."""
+    from .conventions import CHOICES, resolve
 
-    return Conventions().with_options(
-        relevance_threshold=args.relevance_threshold,
-        missing_queries="zero" if args.complete else None,
-        max_depth=args.depth,
-        unjudged="remove" if args.judged_only else None,
-        ties=args.ties, duplicates=args.duplicates)
+    flags = {name: getattr(args, name) for name in CHOICES}
+    if args.complete:
+        flags["missing_queries"] = "zero"
+    if args.judged_only:
+        flags["unjudged"] = "remove"
+    return resolve(args.profile, relevance_threshold=args.relevance_threshold,
+                   max_depth=args.depth, gain=args.gain, discount_base=args.discount_base,
+                   **flags)
+
+
+def _measure_names(args: argparse.Namespace, default: list[str]) -> list[str]:
+    """The measures asked for (a profile also accepts its peer's names for them)."""
+    from .conventions import profile
+
+    names = args.measures or default
+    return profile(args.profile).measure_names(names) if args.profile else names
+
+
+def _gain(text: str):
+    if text in ("linear", "exponential", "exp"):
+        return text
+    try:
+        pairs = [item.split("=") for item in text.split(",")]
+        return {float(g): float(v) for g, v in pairs}
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected linear, exponential or grade=gain pairs like 1=1,2=3, got {text!r}") from None
 
 
 def _positive_int(text: str) -> int:
@@ -133,7 +187,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from .api import evaluate
     conventions = _conventions(args)
     runs = args.runs if len(args.runs) == 1 else {_run_label(p, args.runs): p for p in args.runs}
-    result = evaluate(args.qrels, runs, args.measures or ["official"], conventions,
+    result = evaluate(args.qrels, runs, _measure_names(args, ["official"]), conventions,
                       per_query=args.per_query)
     sys.stdout.write(render(result, args.format, args.per_query))
     for name, diag in result.systems.items():
@@ -157,7 +211,7 @@ def _compare(args: argparse.Namespace) -> int:
             raise InputError(f"--baseline must name one of the runs ({', '.join(labels)})",
                              source="compare", value=baseline)
         baseline = by_path[baseline]
-    comparison = compare(args.qrels, labels, args.measures or ["nDCG@10", "AP"], baseline,
+    comparison = compare(args.qrels, labels, _measure_names(args, ["nDCG@10", "AP"]), baseline,
                          args.test, args.correction, args.alpha, args.seed,
                          permutations=args.permutations, confidence=args.confidence,
                          conventions=_conventions(args))
@@ -211,6 +265,35 @@ def _measures(args: argparse.Namespace) -> int:
     print("\nDialects: ir_measures (P@10, P(rel=2)@5, nDCG(gain=exp)@10), trec_eval (P_10, "
           "ndcg_cut.5,10, map, official, all_trec) and ranx (precision@10, ndcg_burges@10).")
     return 0
+
+
+def _profiles(args: argparse.Namespace) -> int:
+    from .conventions import PROFILES, profile
+
+    if args.name:
+        chosen = profile(args.name)
+        print(f"{chosen.name}: {chosen.peer}\n{chosen.notes}\n")
+        for key, value in chosen.conventions.to_dict().items():
+            print(f"  {key:<20} {value}")
+        if chosen.aliases:
+            print("  measure names: " + ", ".join(f"{a} -> {b}" for a, b in chosen.aliases))
+        return 0
+    fields = sorted({k for p in PROFILES.values() for k in p.conventions.differences()})
+    print("| profile | peer | " + " | ".join(fields) + " |")
+    print("|---" * (len(fields) + 2) + "|")
+    for p in PROFILES.values():
+        diff = p.conventions.differences()
+        cells = [_cell(diff[f]) if f in diff else "·" for f in fields]
+        print(f"| {p.name} | {p.peer} | " + " | ".join(cells) + " |")
+    print("\n· = trec_eval's default. 'rankwise profiles NAME' shows one profile in full; "
+          "--profile NAME on any command uses it.")
+    return 0
+
+
+def _cell(value) -> str:
+    if isinstance(value, list):
+        return "; ".join(f"{f}: {k}={v}" for f, k, v in value)
+    return str(value)
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -257,6 +257,20 @@ class Profile:
     aliases: tuple[tuple[str, str], ...] = ()  # peer's measure name -> rankwise measure name
     notes: str = ""  # where the peer differs beyond conventions (its bugs, measures it lacks)
 
+    def measure_names(self, measures: Any) -> Any:
+        """``measures`` with the peer's own names (``ndcg_score@10``) turned into rankwise's."""
+        if not self.aliases or not isinstance(measures, (str, list, tuple)):
+            return measures
+        aliases = dict(self.aliases)
+
+        def one(name: Any) -> Any:
+            if not isinstance(name, str):
+                return name
+            head, at, tail = name.partition("@")
+            return aliases.get(head, head) + at + tail
+
+        return one(measures) if isinstance(measures, str) else [one(m) for m in measures]
+
 
 def _profile(name: str, peer: str, notes: str = "", aliases: dict[str, str] | None = None,
              **conventions: Any) -> Profile:

@@ -148,6 +148,18 @@ class RankedLists:
                 other.__dict__[name] = self.__dict__[name]
         return other
 
+    def with_ties_by_grade(self, best_first: bool) -> "RankedLists":
+        """The same lists with each tie group re-ordered by grade, best (or worst) first: the
+        optimistic (pessimistic) order, for a family that overrides the ties convention."""
+        key = np.where(self.grade >= 0, self.grade, -1.0)
+        perm = np.lexsort((-key if best_first else key, self.tie_group))
+        other = replace(self, grade=self.grade[perm], score=self.score[perm],
+                        run_row=self.run_row[perm])
+        for name in ("segment", "position", "num_retrieved", "tie_group"):
+            if name in self.__dict__:
+                other.__dict__[name] = self.__dict__[name]
+        return other
+
     @cached_property
     def ideal_level_counts(self) -> np.ndarray:
         """Per query and grade level, the documents the ideal ranking is built from: all
@@ -551,9 +563,8 @@ def _order_ties_by_grade(rows: np.ndarray, grade: np.ndarray, score: np.ndarray,
                          offsets: np.ndarray, best_first: bool):
     """Within each tie group, higher grades first (``best_first``) or last; unjudged documents
     rank as grade -1 (below every judged one when best first). Stable otherwise."""
-    group = tie_groups(score, offsets)
     key = np.where(grade >= 0, grade, -1.0)
-    return rows[np.lexsort((-key if best_first else key, group))]
+    return rows[np.lexsort((-key if best_first else key, tie_groups(score, offsets)))]
 
 
 def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnostics):

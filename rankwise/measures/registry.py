@@ -103,6 +103,8 @@ class Measure:
     def compute(self, lists) -> np.ndarray:
         """One value per query of ``lists`` (NaN where the conventions leave it undefined)."""
         conv = self.conventions(lists)
+        if conv.ties != lists.conventions.ties and conv.ties in ("optimistic", "pessimistic"):
+            lists = lists.with_ties_by_grade(best_first=conv.ties == "optimistic")
         lists = lists.with_conventions(conv)
         params = {k: v for k, v in self.spec.params.items()}
         params.update(dict(self.params))
