@@ -280,40 +280,69 @@ def _profile(name: str, peer: str, notes: str = "", aliases: dict[str, str] | No
 #: The named profiles, each checked against the real package in tests/peers.
 PROFILES: dict[str, Profile] = {p.name: p for p in (
     _profile("trec_eval", "trec_eval 10.0", "The reference: every default is trec_eval's."),
-    _profile("pytrec_eval", "pytrec_eval-terrier 0.5 (trec_eval 9.0.8 inside)",
+    _profile("pytrec_eval", "pytrec_eval-terrier 0.5.11 (trec_eval 9.0.8 inside)",
              "Run scores are stored as float32, so scores that differ only beyond float32 tie; "
-             "interpolated precision uses trec_eval 9's recall-level rounding; a duplicated "
-             "document in a dict run keeps the last score.",
+             "interpolated precision (and 11pt_avg) uses trec_eval 9's recall-level rounding; a "
+             "duplicated document in a dict run keeps the last score. Differs beyond "
+             "conventions: a query given as an empty dict ({qid: {}}) is evaluated by "
+             "pytrec_eval (0 everywhere, NaN for iprec_at_recall_0.00 and 11pt_avg) and left "
+             "out by rankwise.",
              score_precision="float32", recall_levels="trec_eval9", duplicates="last"),
-    _profile("ir_measures", "ir-measures 0.4 (default provider: pytrec_eval)",
-             "As pytrec_eval, and calc_aggregate averages judged queries missing from the run "
-             "as 0.",
+    _profile("ir_measures", "ir-measures 0.4.3 (default provider pipeline)",
+             "As pytrec_eval (the provider of every measure but RR@k, ERR@k and "
+             "nDCG(dcg=exp-log2)@k), and iter_calc and calc_aggregate give every judged query "
+             "missing from the run the value 0. ERR is gdeval's: R = (2^g - 1) / 2^4. Differs "
+             "beyond conventions: RR@k comes from the msmarco provider (ties by doc id "
+             "ascending, float64 scores), ERR@k from gdeval (float64 scores); NumQ and NumRel "
+             "are 0 for a missing query; an empty-dict query gets NaN for IPrec@0.0, so its "
+             "calc_aggregate is NaN.",
+             aliases={"ERR": "ERR(max_grade=4)", "nDCG(dcg=exp-log2)": "nDCG(gain=exp)",
+                      "nDCG(dcg='exp-log2')": "nDCG(gain=exp)", "SetP(relative=True)": "SetRelP",
+                      "NumRet(rel=1)": "NumRelRet"},
              score_precision="float32", recall_levels="trec_eval9", duplicates="last",
              missing_queries="zero"),
-    _profile("ranx", "ranx 0.3",
-             "Ties keep the run's row order (ranx sorts by score alone); interpolated precision "
-             "uses trec_eval 9's rounding. ranx's bpref is wrong (an unguarded division inside "
-             "its parallel kernel leaves most queries at 0, depending on the thread count): the "
-             "profile gives the correct bpref, not ranx's.",
-             aliases={"ndcg_burges": "nDCG(gain=exp)", "hit_rate": "Success", "hits": "NumRelRet",
-                      "mrr": "RR", "r-precision": "Rprec", "f1": "F1", "map": "AP"},
-             ties="input_order", recall_levels="trec_eval9", duplicates="last"),
-    _profile("sklearn", "scikit-learn ndcg_score / dcg_score",
-             "ndcg_score averages over tied scores (ignore_ties=False), builds the ideal DCG from "
-             "the scores' candidates only and uses the grades as linear gains.",
+    _profile("ranx", "ranx 0.3.21",
+             "Ties keep the run's row order: ranx sorts by score alone, with numba's quicksort, "
+             "which keeps the row order of a Run for lists of up to 15 documents (dicts given "
+             "to evaluate() reverse it, and are paired query by query in dict order, not by "
+             "id; longer lists get the quicksort's own order, which no convention "
+             "reproduces). evaluate(make_comparable=True) scores judged queries "
+             "missing from the run 0 (without it ranx refuses differing query sets); "
+             "interpolated precision uses trec_eval 9's rounding. ranx's bpref is wrong: a "
+             "query without relevant judgments raises ZeroDivisionError inside its parallel "
+             "kernel, which leaves every later query of that thread's chunk at 0 (the values "
+             "depend on the thread count), a query without judged non-relevant documents gets "
+             "NaN, and grade -1 counts as judged non-relevant. The profile deliberately gives "
+             "trec_eval's bpref, which equals ranx's wherever ranx's kernel is defined.",
+             aliases={"ndcg_burges": "nDCG(gain=exp)", "dcg_burges": "DCG(gain=exp)",
+                      "hit_rate": "Success", "hits": "NumRelRet", "mrr": "RR",
+                      "r-precision": "Rprec", "f1": "F1", "map": "AP"},
+             ties="input_order", recall_levels="trec_eval9", duplicates="last",
+             missing_queries="zero"),
+    _profile("sklearn", "scikit-learn 1.9 ndcg_score / dcg_score",
+             "ndcg_score and dcg_score average over tied scores (ignore_ties=False), build the "
+             "ideal DCG from the given candidates only and use the grades as linear gains "
+             "(dcg_score's log_base is discount_base). With ignore_ties=True ties follow "
+             "numpy's unstable argsort, reversed: use a tie policy that matches your data. "
+             "scikit-learn refuses lists of one document and negative grades.",
              aliases={"ndcg_score": "nDCG", "dcg_score": "DCG"},
              ties="expected", ideal="retrieved"),
-    _profile("torchmetrics", "torchmetrics 1.9 retrieval metrics",
-             "Scores are float32; a document scored <= 0 is never relevant for P, R, AP, RR and "
-             "hit rate; R and the ideal DCG come from the given list; nDCG averages over ties "
-             "while the other measures keep the input order.",
+    _profile("torchmetrics", "torchmetrics 1.9.0 retrieval metrics",
+             "Scores are float32; a document scored <= 0 is never relevant for P, R, AP and RR "
+             "(but is for hit rate, R-precision and nDCG); R and the ideal DCG come from the "
+             "given list; nDCG averages over ties. The other measures order ties with "
+             "torch.topk / torch.argsort, whose order of equal scores is unspecified (not the "
+             "input order): the profile keeps the input order, so tied lists can differ there. "
+             "empty_target_action='neg' is no_relevant='zero', 'skip' is 'skip'.",
              aliases={"retrieval_normalized_dcg": "nDCG", "retrieval_precision": "P",
                       "retrieval_recall": "R", "retrieval_average_precision": "AP",
                       "retrieval_reciprocal_rank": "RR", "retrieval_hit_rate": "Success",
                       "retrieval_r_precision": "Rprec"},
              ties="input_order", ideal="retrieved", ap_denominator="relevant_retrieved",
              score_precision="float32", nonpositive_scores="nonrelevant",
-             family_overrides=(("nDCG", "ties", "expected"),)),
+             family_overrides=(("nDCG", "ties", "expected"),
+                               ("Success", "nonpositive_scores", "ranked"),
+                               ("Rprec", "nonpositive_scores", "ranked"))),
 )}
 
 
@@ -332,6 +361,8 @@ def resolve(conventions: "Conventions | str | None" = None, **overrides: Any) ->
         base = conventions
     elif isinstance(conventions, str):
         base = profile(conventions).conventions
+    elif type(conventions).__name__ == "Conventions" and hasattr(conventions, "to_dict"):
+        base = Conventions.from_dict(conventions.to_dict())  # the class of a re-imported module
     else:
         _fail("conventions must be a Conventions value or a profile name "
               f"({', '.join(PROFILES)})", conventions)

@@ -135,7 +135,7 @@ def test_json_round_trip_keeps_every_field():
                                                                               "exponential"),))
     result = rankwise.evaluate(QRELS, RUN, ["P@5"], conv)
     back = rankwise.Result.from_json(result.to_json())
-    assert back.conventions == conv
+    assert back.conventions.to_dict() == conv.to_dict()
     assert json.loads(result.to_json())["conventions"]["gain"] == {"1": 1.0, "2": 3.0}
 
 
