@@ -29,7 +29,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     # denominator of R@K
     "recall_denominator": ("relevant", "min_relevant_cutoff"),
     # value of a binary measure on a query without relevant judgments
-    "no_relevant": ("zero", "nan", "skip"),
+    "no_relevant": ("zero", "nan", "skip", "one"),
     # where the relevant documents and the ideal ranking come from
     "ideal": ("judgments", "retrieved"),
     # value of nDCG when the ideal DCG is 0
@@ -65,6 +65,8 @@ class Conventions:
         ``"expected"`` gives each measure's exact expected value over all orderings of the tied
         documents (McSherry & Najork, ECIR 2008), ``"optimistic"`` / ``"pessimistic"`` its value
         with the better / worse judged documents first within each tie.
+        With ``max_depth``, the list is cut first (in trec_eval's order for ``"expected"``):
+        a tie group straddling the depth keeps the documents trec_eval keeps.
     missing_queries
         Queries in the judgments but not in the run: ``"ignore"`` (trec_eval) or ``"zero"``
         (empty rankings, counted in the mean: trec_eval ``-c``).
@@ -87,7 +89,8 @@ class Conventions:
         R@K = hits / ``"relevant"`` R (trec_eval) or / ``"min_relevant_cutoff"`` min(R, K).
     no_relevant
         Binary measures on a query without relevant judgments: ``"zero"`` (trec_eval),
-        ``"nan"`` (undefined; the mean is NaN) or ``"skip"`` (left out of the mean, counted).
+        ``"nan"`` (undefined; the mean is NaN), ``"skip"`` (left out of the mean, counted) or
+        ``"one"`` (torchmetrics' ``empty_target_action="pos"``).
     ideal
         Relevant documents (R) and the ideal ranking come from all ``"judgments"`` (trec_eval) or
         only from the ``"retrieved"`` list (scikit-learn, torchmetrics).

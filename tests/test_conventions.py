@@ -64,12 +64,12 @@ def test_float32_scores_tie_as_the_peer_stores_them():
 
 
 @pytest.mark.parametrize("policy, mean_p5", [("zero", (0.4 + 0) / 2), ("skip", 0.4),
-                                             ("nan", float("nan"))])
+                                             ("nan", float("nan")), ("one", (0.4 + 1) / 2)])
 def test_queries_without_relevant_documents(policy, mean_p5):
     result = rankwise.evaluate(QRELS, RUN, ["P@5", "NumRet"], per_query=True, no_relevant=policy)
     assert result.mean("P@5") == pytest.approx(mean_p5, nan_ok=True)
     assert result.mean("NumRet") == 5  # counts are not concerned
-    if policy != "zero":
+    if policy in ("nan", "skip"):
         assert math.isnan(result.per_query()["z"]["P@5"])
         assert result.systems["run"].undefined == {"P@5": 1}
 

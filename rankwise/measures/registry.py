@@ -118,7 +118,7 @@ class Measure:
             values = expected_value(self, lists, params)
         else:
             values = self.spec.compute(lists, self.cutoff, **params)
-        return self._undefined(lists, values, params)
+        return self._undefined(lists, np.asarray(values, dtype=np.float64), params)
 
     def skips_undefined(self, conventions) -> bool:
         """Whether queries without a value are left out of the mean (else the mean is NaN)."""
@@ -141,7 +141,7 @@ class Measure:
         if not undefined.any():
             return values
         values = values.copy()
-        values[undefined] = 0.0 if policy == "zero" else np.nan
+        values[undefined] = {"zero": 0.0, "one": 1.0}.get(policy, np.nan)
         return values
 
 
