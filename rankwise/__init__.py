@@ -19,6 +19,21 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Conventions", "InputError", "Measure", "MeasureError", "Qrels", "Result", "Run", "TREC_EVAL",
-    "compare", "evaluate", "from_arrays", "parse_measure", "parse_measures", "read_qrels", "read_run",
+    "compare", "evaluate", "explain", "explain_many", "report", "from_arrays", "parse_measure", "parse_measures", "read_qrels", "read_run",
     "to_qrels", "to_run", "write_qrels", "write_run", "__version__",
 ]
+
+#: Loaded on first use, so that ``import rankwise`` stays light.
+_LAZY = {"explain": ".explain", "explain_many": ".explain"}
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name == "report":  # the package is callable: rankwise.report(qrels, runs, "out.html")
+        return importlib.import_module(".report", __name__)
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'rankwise' has no attribute {name!r}")

@@ -11,7 +11,7 @@ import numpy as np
 from .conventions import Conventions, profile, resolve
 from .core.memory import large_arrays
 from .core.ranked import index_judgments, rank
-from .diagnostics import pitfall_warnings
+from .diagnostics import run_checks
 from .errors import InputError
 from .io.frames import is_nested_run, to_qrels, to_run
 from .io.tables import Run
@@ -81,6 +81,7 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
 def _summarise(name: str, lists, parsed: list[Measure], per_query: bool) -> SystemResult:
     """Every measure of one ranked run: aggregates, per-query values, diagnostics, warnings."""
     values = {str(m): m.compute(lists) for m in parsed}
+    checks = run_checks(lists, parsed, values)
     order = np.argsort(lists.query_ids.astype(str), kind="stable") if per_query else None
     return SystemResult(
         name=name,
@@ -91,7 +92,8 @@ def _summarise(name: str, lists, parsed: list[Measure], per_query: bool) -> Syst
         values={k: v[order] for k, v in values.items()} if per_query else None,
         undefined={k: int(np.isnan(v).sum()) for k, v in values.items() if np.isnan(v).any()},
         trec_names={str(m): m.trec_name() for m in parsed},
-        warnings=pitfall_warnings(lists, parsed))
+        warnings=[c.message for c in checks if c.severity == "warning"],
+        checks=[c.to_dict() for c in checks])
 
 
 def _kind(measure: Measure) -> str:

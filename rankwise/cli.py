@@ -17,6 +17,7 @@ COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 #: Modules that add commands: each has ``register(commands)`` taking argparse's sub-parsers and
 #: imports nothing heavy at module level (the parser is built on every call).
 COMMAND_MODULES: tuple[str, ...] = (
+    "rankwise.report.commands",
 )
 
 
@@ -49,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
                     "ndcg@10, official, all_trec); default: official")
     ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
+    ev.add_argument("--diagnostics", action="store_true", help="print every count and every "
+                    "diagnostic check on stderr")
     _add_convention_options(ev)
     ev.set_defaults(handler=_evaluate)
 
@@ -190,14 +193,21 @@ def _evaluate(args: argparse.Namespace) -> int:
     result = evaluate(args.qrels, runs, _measure_names(args, ["official"]), conventions,
                       per_query=args.per_query)
     sys.stdout.write(render(result, args.format, args.per_query))
-    for name, diag in result.systems.items():
-        from .core.ranked import Diagnostics
-
-        summary = Diagnostics(**diag.diagnostics).summary()
-        print(f"rankwise: {name}: {summary}", file=sys.stderr)
-        for warning in diag.warnings:
-            print(f"rankwise: warning: {name}: {warning}", file=sys.stderr)
+    report_diagnostics(result, args.diagnostics)
     return 0
+
+
+def report_diagnostics(result, full: bool) -> None:
+    """On stderr: one summary line and the warnings per system; every count and check when
+    ``full`` (``--diagnostics``)."""
+    from .diagnostics import details, summary_line
+
+    for name, system in result.systems.items():
+        print(f"rankwise: {name}: {summary_line(system, hint=not full)}", file=sys.stderr)
+        for warning in system.warnings:
+            print(f"rankwise: warning: {name}: {warning}", file=sys.stderr)
+    if full:
+        sys.stderr.write(details(result))
 
 
 def _compare(args: argparse.Namespace) -> int:

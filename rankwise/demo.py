@@ -1,6 +1,6 @@
 """``rankwise demo``: generate a small example collection deterministically, evaluate three
-example systems on it, compare them with significance tests and write a report (Markdown and
-JSON) next to the data.
+example systems on it, compare them with significance tests and write a report (Markdown,
+JSON and the self-contained HTML report) next to the data.
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ def write_demo_data(folder: str | Path, queries: int = 50, depth: int = 100,
 
 
 def run_demo(folder: str | Path = "rankwise-demo") -> str:
-    """Evaluate and compare the example systems; write ``report.md``, ``result.json`` and
-    ``comparison.json``; return the tables."""
+    """Evaluate and compare the example systems; write ``report.md``, ``result.json``,
+    ``comparison.json`` and the HTML report ``report.html``; return the tables and where the
+    files are."""
     from .api import evaluate
     from .compare import compare_result
     from .core.ranked import Diagnostics
@@ -73,6 +74,18 @@ def run_demo(folder: str | Path = "rankwise-demo") -> str:
     (folder / "report.md").write_text("\n".join(report) + "\n")
     (folder / "result.json").write_text(result.to_json(indent=2))
     (folder / "comparison.json").write_text(comparison.to_json(indent=2))
+    html = write_demo_report(qrels, runs, folder / "report.html")
     return (result.to_table() + f"\nconventions: {result.conventions.describe()}\n\n"
             + comparison.to_table() + f"\nreport written to {folder / 'report.md'}, "
-            f"{folder / 'result.json'} and {folder / 'comparison.json'}")
+            f"{folder / 'result.json'} and {folder / 'comparison.json'}"
+            f"\nHTML report (open it in a browser; it works offline): {html}")
+
+
+def write_demo_report(qrels: Path, runs: dict[str, Path], output: Path) -> Path:
+    """The HTML report of the example systems (baseline: the first, ``strong``)."""
+    from .report.data import collect
+    from .report.html import write_html
+
+    data = collect(str(qrels), {name: str(p) for name, p in runs.items()}, DEMO_MEASURES,
+                   title="rankwise demo: three example systems")
+    return write_html(data, output)

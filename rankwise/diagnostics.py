@@ -1,52 +1,604 @@
-"""Pitfall checks: conditions under which a number is legal but probably not what the user
-meant. Each check returns plain sentences; they travel in the ``Result`` and the CLI prints
-them as warnings.
+"""Diagnostics of one evaluation: conditions under which a number is legal but probably not
+what the user meant, or where it rests on something the user should know.
 
-From the founding articles' pitfalls: graded measures on binary judgments, relevance
-thresholds above every grade, and lists shorter than a measure's cutoff (P@K then counts the
-missing ranks as non-relevant, as trec_eval does).
+Every check runs on the ranked lists of one system (:class:`~rankwise.core.ranked.RankedLists`)
+and returns a :class:`Check`: a ``warning`` (printed by the command line and kept in
+``Result`` warnings), a ``note`` (shown with ``--diagnostics`` and in the HTML report) or
+``ok`` (checked, nothing found). The checks:
+
+``binary_judgments``
+    graded measures on 0/1 judgments reduce to binary gains;
+``threshold_above_grades``
+    a relevance threshold above every judged grade makes nothing relevant;
+``short_lists``
+    lists shorter than a measure's cutoff K (P@K, F1@K, RelP@K count the missing ranks as
+    non-relevant: a warning; for other measures a note);
+``ties_at_cutoff``
+    documents with equal scores on both sides of a cutoff K: which of them count depends on
+    the tie order (a warning when the tied documents differ in grade, so the value changes);
+``no_relevant`` and ``idcg_zero``
+    queries without a relevant document, or whose ideal DCG is 0: they score 0 (trec_eval)
+    and pull the mean down;
+``judged_at_k``
+    unjudged documents in the top K, as Judged@K (ir_measures: judged documents in the top
+    min(K, list length) over min(K, list length), averaged over queries that retrieved
+    something); unjudged documents count as non-relevant, so the values are lower bounds;
+``one_side``
+    queries only in the run (ignored) or only in the judgments (ignored, or scored 0);
+``different_cutoffs``
+    one measure at several cutoffs (nDCG@5 and nDCG@10 are different measures);
+``exp_gain_levels``
+    exponential gain 2^g − 1 (or ERR's (2^g − 1) / 2^g_max) on grades above 4: the highest
+    grades dominate (Shin 2025, the third founding article: "with the exponential NDCG,
+    having too many levels can create extreme difference in relevance");
+``carried_by_few``
+    half of a mean's total comes from at most 5% of the queries (Shin 2025's MRR example:
+    "a small number queries ... can significantly outweigh multiple queries"); a note, since
+    a skewed distribution is legal for one system (:func:`rankwise.compare` warns when a
+    *difference* between systems rests on a handful of queries).
+
+Warnings depend on the ranked lists only, never on the per-query values, so every engine
+(in memory, streamed, Spark) finds the same ones; the per-query values only add notes.
+
+References: Buckley & Voorhees (2004), "Retrieval evaluation with incomplete information",
+SIGIR (unjudged documents); McSherry & Najork (2008), "Computing information retrieval
+performance measures efficiently in the presence of tied scores", ECIR (ties); trec_eval 10
+(queries without relevant documents, ``-c``).
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
+
 import numpy as np
 
 SHORT_LIST_FAMILIES = ("P", "F1", "RelP")
+#: Families whose value at cutoff K depends on which documents are in the top K.
+RANK_CUTOFF_FAMILIES = ("P", "R", "F1", "Success", "RR", "AP", "nDCG", "DCG", "CG", "ERR", "RelP")
+#: Families with an exponential gain (always, or with ``gain=exp``).
+EXP_GAIN_FAMILIES = ("nDCG", "DCG", "IDCG", "CG")
+#: Largest grade of the usual 0-4 scale; above it exponential gains explode.
+LARGEST_USUAL_GRADE = 4
+#: Judged@K below this (with judged non-relevant documents in the judgments) is a warning.
+JUDGED_WARNING = 0.5
+#: A mean is "carried by a few queries" when this share of the queries makes half its total.
+CARRIED_SHARE = 0.05
+#: ... and there are at least this many queries.
+CARRIED_MIN_QUERIES = 20
+EXAMPLES = 5
+SEVERITIES = ("warning", "note", "ok")
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one diagnostic check on one system.
+
+    Attributes
+    ----------
+    code : str
+        Which check (see the module docstring).
+    severity : str
+        ``"warning"``, ``"note"`` or ``"ok"`` (checked, nothing found).
+    message : str
+        One or two sentences for a person.
+    measures : tuple of str
+        The measures it concerns (empty: the evaluation as a whole).
+    queries : int
+        How many queries are affected.
+    total : int
+        Queries evaluated.
+    examples : tuple of str
+        Up to five affected query ids.
+    value : float or None
+        A number the check measured (Judged@K, the share of queries carrying a mean, ...).
+    """
+
+    code: str
+    severity: str
+    message: str
+    measures: tuple[str, ...] = ()
+    queries: int = 0
+    total: int = 0
+    examples: tuple[str, ...] = ()
+    value: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values (for JSON)."""
+        out = asdict(self)
+        out["measures"] = list(self.measures)
+        out["examples"] = list(self.examples)
+        if out["value"] is not None and not math.isfinite(out["value"]):
+            out["value"] = None
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Check":
+        """Rebuild from :meth:`to_dict`."""
+        return cls(data["code"], data["severity"], data["message"], tuple(data.get("measures", ())),
+                   int(data.get("queries", 0)), int(data.get("total", 0)),
+                   tuple(data.get("examples", ())), data.get("value"))
 
 
 def pitfall_warnings(lists, measures) -> list[str]:
-    """Warnings for one evaluated system (``lists``: its RankedLists)."""
-    return (_binary_judgments(lists, measures) + _threshold_above_grades(lists, measures)
-            + _short_lists(lists, measures))
+    """The warnings for one evaluated system (``lists``: its RankedLists)."""
+    return [c.message for c in run_checks(lists, measures) if c.severity == "warning"]
 
 
-def _binary_judgments(lists, measures) -> list[str]:
+def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None) -> list[Check]:
+    """Every check on one system, in a fixed order; see the module docstring.
+
+    Parameters
+    ----------
+    lists : RankedLists
+        The system's ranked lists.
+    measures : sequence of Measure
+        The measures evaluated.
+    values : dict, optional
+        ``{str(measure): per-query values}`` in the order of ``lists.query_ids``; without
+        them the ``carried_by_few`` check is skipped.
+
+    Returns
+    -------
+    list of Check
+
+    Examples
+    --------
+    >>> from rankwise.core.ranked import index_judgments, rank
+    >>> from rankwise.io import to_qrels, to_run
+    >>> from rankwise.measures import parse_measures
+    >>> qrels = to_qrels({"q1": {"a": 1, "b": 0}, "q2": {"c": 2}})
+    >>> run = to_run({"q1": {"a": 1.0, "b": 1.0}, "q2": {"c": 3.0, "x": 2.0}})
+    >>> checks = run_checks(rank(index_judgments(qrels), run), parse_measures(["P@1"]))
+    >>> [c.code for c in checks if c.severity == "warning"]
+    ['ties_at_cutoff']
+    """
+    measures = list(measures)
+    checks = [*_binary_judgments(lists, measures), *_threshold_above_grades(lists, measures),
+              *_short_lists(lists, measures), *_ties_at_cutoff(lists, measures),
+              *_no_relevant(lists, measures, values), *_idcg_zero(lists, measures, values),
+              *_judged_at_k(lists, measures), *_one_side(lists),
+              *_different_cutoffs(measures), *_exp_gain_levels(lists, measures)]
+    if values is not None:
+        checks += _carried_by_few(lists, measures, values)
+    return checks
+
+
+# ---------------------------------------------------------------------------- the checks
+
+
+def _binary_judgments(lists, measures) -> list[Check]:
     graded = [str(m) for m in measures if m.spec.graded]
-    if not graded or not set(lists.levels.tolist()) <= {0.0, 1.0}:
+    if not graded:
         return []
+    if not set(lists.levels.tolist()) <= {0.0, 1.0}:
+        return [Check("binary_judgments", "ok", "graded measures run on graded judgments",
+                      tuple(graded))]
     verb, pronoun = ("uses", "it reduces") if len(graded) == 1 else ("use", "they reduce")
-    return [f"{', '.join(graded)} {verb} graded relevance, but every judgment is 0 or 1: "
-            f"{pronoun} to binary gains"]
+    return [Check("binary_judgments", "warning",
+                  f"{', '.join(graded)} {verb} graded relevance, but every judgment is 0 or 1: "
+                  f"{pronoun} to binary gains", tuple(graded))]
 
 
-def _threshold_above_grades(lists, measures) -> list[str]:
+def _threshold_above_grades(lists, measures) -> list[Check]:
     by_threshold: dict[float, list[str]] = {}
     for m in measures:
         if "rel" in m.spec.params:
-            threshold = dict(m.params).get("rel", lists.conventions.relevance_threshold)
+            threshold = _threshold(lists, m)
             if threshold > lists.max_grade:
                 by_threshold.setdefault(float(threshold), []).append(str(m))
-    return [f"relevance threshold {t:g} is above every judged grade (the largest is "
-            f"{lists.max_grade:g}): no document is relevant for {', '.join(names)}"
+    return [Check("threshold_above_grades", "warning",
+                  f"relevance threshold {t:g} is above every judged grade (the largest is "
+                  f"{lists.max_grade:g}): no document is relevant for {', '.join(names)}",
+                  tuple(names), lists.num_queries, lists.num_queries)
             for t, names in by_threshold.items()]
 
 
-def _short_lists(lists, measures) -> list[str]:
+def _short_lists(lists, measures) -> list[Check]:
     out = []
+    noted: dict[int, list[str]] = {}
     for m in measures:
-        if m.family in SHORT_LIST_FAMILIES and m.cutoff is not None:
-            short = int(np.count_nonzero(lists.num_retrieved < m.cutoff))
-            if short:
-                out.append(f"{m}: {short} of {lists.num_queries} queries retrieved fewer than "
-                           f"{m.cutoff} documents; the missing ranks count as non-relevant")
+        if not _rank_cutoff(m):
+            continue
+        short = lists.num_retrieved < m.cutoff
+        count = int(np.count_nonzero(short))
+        if m.family in SHORT_LIST_FAMILIES and count:
+            out.append(Check(
+                "short_lists", "warning",
+                f"{m}: {count} of {lists.num_queries} queries retrieved fewer than {m.cutoff} "
+                "documents; the missing ranks count as non-relevant", (str(m),), count,
+                lists.num_queries, _examples(lists, short)))
+        elif count:
+            noted.setdefault(m.cutoff, []).append(str(m))
+    for cutoff, names in noted.items():
+        short = lists.num_retrieved < cutoff
+        count = int(np.count_nonzero(short))
+        out.append(Check(
+            "short_lists", "note",
+            f"{', '.join(names)}: {count} of {lists.num_queries} queries retrieved fewer than "
+            f"{cutoff} documents (the missing ranks add nothing)", tuple(names), count,
+            lists.num_queries, _examples(lists, short)))
+    if not out and any(_rank_cutoff(m) for m in measures):
+        out.append(Check("short_lists", "ok", "every list is at least as long as each cutoff",
+                         total=lists.num_queries))
     return out
+
+
+def _ties_at_cutoff(lists, measures) -> list[Check]:
+    """Queries whose documents at ranks K and K+1 have equal scores, per cutoff K (and per tie
+    policy, which a family may override)."""
+    groups: dict[tuple[int, str], list[str]] = {}
+    for m in measures:
+        if _rank_cutoff(m) and m.family in RANK_CUTOFF_FAMILIES:
+            ties = lists.conventions.for_family(m.family).ties
+            groups.setdefault((int(m.cutoff), ties), []).append(str(m))
+    if not groups:
+        return []
+    out = []
+    run_of_row = lists.tie_group
+    run_start = np.flatnonzero(np.diff(run_of_row, prepend=-1)) if len(run_of_row) else run_of_row
+    grade = np.where(lists.grade >= 0, lists.grade, -1.0)  # unjudged and negative alike
+    low = np.minimum.reduceat(grade, run_start) if len(run_start) else grade
+    high = np.maximum.reduceat(grade, run_start) if len(run_start) else grade
+    for (cutoff, ties), names in groups.items():
+        long_enough = np.flatnonzero(lists.num_retrieved > cutoff)
+        at_k = lists.offsets[long_enough] + cutoff - 1
+        straddle = run_of_row[at_k] == run_of_row[at_k + 1]
+        queries = long_enough[straddle]
+        changes = low[run_of_row[at_k[straddle]]] != high[run_of_row[at_k[straddle]]]
+        n, n_change = len(queries), int(changes.sum())
+        if n == 0:
+            out.append(Check("ties_at_cutoff", "ok", f"no tie straddles rank {cutoff}",
+                             tuple(names), 0, lists.num_queries))
+            continue
+        mask = np.zeros(lists.num_queries, dtype=bool)
+        mask[queries[changes] if n_change else queries] = True
+        text = (f"{', '.join(names)}: ties straddle rank {cutoff} in {n} of {lists.num_queries} "
+                "queries (equal scores on both sides of the cutoff)")
+        if not n_change:
+            severity = "note"
+            text += ", but the tied documents have equal grades: the values do not depend on " \
+                    f"the tie order (ties={ties})"
+        elif ties in ORDERING_TIES:
+            severity = "warning"
+            text += (f"; in {n_change} of them the tied documents differ in grade, so the value "
+                     f"depends on the tie order (ties={ties})")
+        else:
+            severity = "note"
+            text += (f"; in {n_change} of them the tied documents differ in grade: the values "
+                     f"are the {_TIE_VALUE[ties]} over the orders of the tied documents "
+                     f"(ties={ties})")
+        out.append(Check("ties_at_cutoff", severity, text, tuple(names), n_change or n,
+                         lists.num_queries, _examples(lists, mask)))
+    return out
+
+
+_TIE_VALUE = {"expected": "expected value", "optimistic": "best value",
+              "pessimistic": "worst value"}
+ORDERING_TIES = ("docid_desc", "docid_asc", "input_order")
+
+
+def _no_relevant(lists, measures, values) -> list[Check]:
+    groups: dict[tuple[float, str], list[str]] = {}
+    for m in measures:
+        if m.spec.undefined_when == "no_relevant" and m.spec.bounds is not None:
+            params, conv = _params(lists, m)
+            groups.setdefault((float(params["rel"]), conv.no_relevant), []).append(str(m))
+    out = []
+    for (threshold, policy), names in groups.items():
+        none = lists.num_relevant(threshold) == 0
+        count = int(none.sum())
+        where = " among the retrieved (ideal='retrieved')" \
+            if lists.conventions.ideal == "retrieved" else ""
+        if count == 0:
+            out.append(Check("no_relevant", "ok", f"every query has a document of grade >= "
+                             f"{threshold:g}{where}", tuple(names), 0, lists.num_queries))
+            continue
+        text = (f"{count} of {lists.num_queries} queries have no relevant document (grade >= "
+                f"{threshold:g}){where}: {', '.join(names)} {_UNDEFINED[policy]} "
+                f"(no_relevant='{policy}')")
+        if policy == "zero":
+            text += _mean_without(names, values, none)
+        out.append(Check("no_relevant", "note", text, tuple(names), count, lists.num_queries,
+                         _examples(lists, none)))
+    return out
+
+
+_UNDEFINED = {"zero": "score 0 on them and they count in the mean (trec_eval)",
+              "skip": "leave them out of the mean",
+              "nan": "have no value on them, so their means are undefined (NaN)",
+              "one": "score 1 on them and they count in the mean (torchmetrics 'pos')"}
+
+
+def _idcg_zero(lists, measures, values) -> list[Check]:
+    from .measures.graded import gains
+
+    groups: dict[tuple[Any, str], list[str]] = {}
+    for m in measures:
+        if m.spec.undefined_when == "idcg_zero":
+            params, conv = _params(lists, m)
+            groups.setdefault((params["gain"], conv.idcg_zero), []).append(str(m))
+    out = []
+    for (gain, policy), names in groups.items():
+        positive = gains(lists.levels, gain) > 0
+        zero = lists.ideal_level_counts[:, positive].sum(axis=1) == 0
+        count = int(zero.sum())
+        if count == 0:
+            out.append(Check("idcg_zero", "ok", "every query has an ideal DCG above 0",
+                             tuple(names), 0, lists.num_queries))
+            continue
+        text = (f"{count} of {lists.num_queries} queries have an ideal DCG of 0 (no judged "
+                f"document with a positive gain): {', '.join(names)} {_UNDEFINED[policy]} "
+                f"(idcg_zero='{policy}')")
+        if policy == "zero":
+            text += _mean_without(names, values, zero)
+        out.append(Check("idcg_zero", "note", text, tuple(names), count, lists.num_queries,
+                         _examples(lists, zero)))
+    return out
+
+
+def judged_at(lists, cutoff: int | None) -> np.ndarray:
+    """Judged@K per query: judged documents (grade >= 0) in the top min(K, length), over
+    min(K, length); NaN for queries that retrieved nothing (ir_measures' ``Judged@K``).
+
+    >>> from rankwise.core.ranked import index_judgments, rank
+    >>> from rankwise.io import to_qrels, to_run
+    >>> lists = rank(index_judgments(to_qrels({"q": {"a": 1, "c": 0}})),
+    ...              to_run({"q": {"a": 3.0, "b": 2.0, "c": 1.0}}))
+    >>> judged_at(lists, 2).tolist(), judged_at(lists, None).tolist()
+    ([0.5], [0.6666666666666666])
+    """
+    unjudged = np.flatnonzero(~(lists.grade >= 0))
+    if cutoff is not None:
+        unjudged = unjudged[lists.position[unjudged] < cutoff]
+    missing = np.bincount(lists.segment[unjudged], minlength=lists.num_queries)
+    depth = lists.num_retrieved if cutoff is None else np.minimum(lists.num_retrieved, cutoff)
+    out = np.full(lists.num_queries, np.nan)
+    np.divide(depth - missing, depth, out=out, where=depth > 0)
+    return out
+
+
+def _judged_at_k(lists, measures) -> list[Check]:
+    by_cutoff: dict[int | None, list[str]] = {}
+    for m in measures:
+        if m.spec.order_based and m.spec.bounds is not None and m.family != "Bpref" \
+                and m.family != "gm_bpref" and (m.cutoff is None or _rank_cutoff(m)):
+            by_cutoff.setdefault(m.cutoff, []).append(str(m))
+    if not by_cutoff:
+        return []
+    pooled = bool((lists.num_judged_nonrelevant(lists.conventions.relevance_threshold) > 0).any())
+    out = []
+    for cutoff, names in by_cutoff.items():
+        judged = judged_at(lists, cutoff)
+        defined = ~np.isnan(judged)
+        mean = float(judged[defined].mean()) if defined.any() else float("nan")
+        incomplete = defined & (judged < 1)
+        count = int(incomplete.sum())
+        label = f"Judged@{cutoff}" if cutoff is not None else "Judged (whole lists)"
+        if count == 0:
+            out.append(Check("judged_at_k", "ok", f"{label} = 1: every retrieved document in "
+                             "the top ranks is judged", tuple(names), 0, lists.num_queries,
+                             value=mean if defined.any() else None))
+            continue
+        severity = "warning" if pooled and mean < JUDGED_WARNING else "note"
+        text = (f"{', '.join(names)}: {label} = {mean:.3f}: {count} of {lists.num_queries} "
+                f"queries have unjudged documents in the top "
+                f"{cutoff if cutoff is not None else 'ranks'}, and unjudged documents count as "
+                "non-relevant, so the values are lower bounds")
+        if not pooled:
+            text += " (the judgments hold no judged non-relevant document: unjudged means " \
+                    "not relevant by design)"
+        elif severity == "warning":
+            text += "; with fewer than half of the top documents judged, compare systems with " \
+                    "Bpref or unjudged='remove' (trec_eval -J), or judge more"
+        out.append(Check("judged_at_k", severity, text, tuple(names), count, lists.num_queries,
+                         _examples(lists, incomplete), mean))
+    return out
+
+
+def _one_side(lists) -> list[Check]:
+    d = lists.diagnostics
+    out = []
+    if d.queries_only_in_run:
+        out.append(Check(
+            "one_side", "note",
+            f"{d.queries_only_in_run} queries are in the run but not in the judgments and are "
+            "ignored (trec_eval)", queries=d.queries_only_in_run, total=lists.num_queries,
+            examples=tuple(d.examples.get("queries_only_in_run", ())[:EXAMPLES])))
+    if d.queries_only_in_qrels:
+        scored = d.queries_only_in_qrels_scored_zero
+        text = (f"{d.queries_only_in_qrels} judged queries are not in the run and "
+                + ("score 0 in every measure (missing_queries='zero', trec_eval -c)" if scored
+                   else "are ignored (trec_eval's default): means are over the "
+                   f"{lists.num_queries} queries the run answered; missing_queries='zero' "
+                   "(trec_eval -c) counts them as 0"))
+        out.append(Check("one_side", "note", text, queries=d.queries_only_in_qrels,
+                         total=lists.num_queries,
+                         examples=tuple(d.examples.get("queries_only_in_qrels", ())[:EXAMPLES])))
+    if not out:
+        out.append(Check("one_side", "ok", "the run and the judgments have the same queries",
+                         total=lists.num_queries))
+    return out
+
+
+def _different_cutoffs(measures) -> list[Check]:
+    from .stats.pitfalls import cutoff_warnings
+
+    return [Check("different_cutoffs", "note", text) for text in
+            cutoff_warnings([str(m) for m in measures])]
+
+
+def _exp_gain_levels(lists, measures) -> list[Check]:
+    exp = [str(m) for m in measures
+           if (m.family in EXP_GAIN_FAMILIES and _params(lists, m)[0].get("gain") == "exp")
+           or m.family == "ERR"]
+    if not exp:
+        return []
+    positive = lists.levels[lists.levels > 0]
+    top = lists.max_grade
+    if top <= LARGEST_USUAL_GRADE:
+        return [Check("exp_gain_levels", "ok", f"exponential gain on grades up to {top:g}",
+                      tuple(exp))]
+    second = positive[-2] if len(positive) > 1 else 0.0
+    gain_top, gain_second = 2.0 ** top - 1, 2.0 ** second - 1
+    ratio = f"{gain_top / gain_second:.0f}× a grade-{second:g} one" if second > 1 else ""
+    return [Check("exp_gain_levels", "warning",
+                  f"{', '.join(exp)}: exponential gain 2^g - 1 on grades up to {top:g} "
+                  f"({len(positive)} positive levels): a grade-{top:g} document gains "
+                  f"{gain_top:g}, {ratio + ' and ' if ratio else ''}{gain_top:.0f}× a grade-1 "
+                  "one, so the highest grades decide the value almost alone; use linear gain or "
+                  "fewer grade levels", tuple(exp), value=float(top))]
+
+
+def _carried_by_few(lists, measures, values) -> list[Check]:
+    out = []
+    n_all = lists.num_queries
+    for m in measures:
+        name = str(m)
+        if m.spec.aggregate != "mean" or m.spec.bounds is None or name not in values:
+            continue
+        v = values[name]
+        v = v[~np.isnan(v)]
+        n = len(v)
+        total = float(v.sum())
+        if n < CARRIED_MIN_QUERIES or total <= 0 or (v < 0).any():
+            continue
+        ordered = np.sort(v)[::-1]
+        k = int(np.searchsorted(np.cumsum(ordered), total / 2 - 1e-12 * total) + 1)
+        share = k / n
+        if share > CARRIED_SHARE:
+            out.append(Check("carried_by_few", "ok", f"{name}: half of the total comes from "
+                             f"{k} of {n} queries ({share:.0%})", (name,), k, n_all, value=share))
+            continue
+        rest = (total - float(ordered[:k].sum())) / (n - k) if n > k else float("nan")
+        top = np.argsort(-values[name], kind="stable")[:min(k, EXAMPLES)]
+        mask = np.zeros(n_all, dtype=bool)
+        mask[top] = True
+        out.append(Check(
+            "carried_by_few", "note",
+            f"{name}: half of the total comes from {k} of {n} queries ({share:.1%}); the other "
+            f"{n - k} average {rest:.4f}, against a mean of {total / n:.4f}: the mean is carried "
+            "by a few queries, look at the per-query distribution", (name,), k, n_all,
+            tuple(lists.query_ids[top].tolist()), share))
+    return out
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _threshold(lists, measure) -> float:
+    return _params(lists, measure)[0]["rel"]
+
+
+def _params(lists, measure) -> tuple[dict[str, Any], Any]:
+    """A measure's parameters as it computes them (None defaults taken from the conventions,
+    its family's overrides applied), and those conventions."""
+    conv = lists.conventions.for_family(measure.family)
+    params = dict(measure.spec.params)
+    params.update(dict(measure.params))
+    for name, default in (("rel", conv.relevance_threshold), ("gain", conv.gain_name),
+                          ("base", conv.discount_base)):
+        if name in params and params[name] is None:
+            params[name] = default
+    return params, conv
+
+
+def _rank_cutoff(measure) -> bool:
+    return measure.cutoff is not None and measure.spec.cutoff_type is int
+
+
+def _examples(lists, mask: np.ndarray) -> tuple[str, ...]:
+    return tuple(str(q) for q in lists.query_ids[np.flatnonzero(mask)[:EXAMPLES]])
+
+
+def _mean_without(names: Sequence[str], values, excluded: np.ndarray) -> str:
+    if values is None or not (~excluded).any():
+        return ""
+    parts = []
+    for name in names:
+        if name in values:
+            kept = values[name][~excluded]
+            kept = kept[~np.isnan(kept)]
+            if len(kept):
+                parts.append(f"{name} {kept.mean():.4f}")
+    return f"; the mean over the other queries: {', '.join(parts)}" if parts else ""
+
+
+# ---------------------------------------------------------------------------- presentation
+
+
+def checks_of(system) -> list[Check]:
+    """The checks kept in a ``SystemResult`` (its ``checks``, when the evaluation kept them),
+    else its warnings as warning checks."""
+    kept = getattr(system, "checks", None)
+    if kept:
+        return [c if isinstance(c, Check) else Check.from_dict(c) for c in kept]
+    return [Check("warning", "warning", w) for w in system.warnings]
+
+
+def summary_line(system, hint: bool = True) -> str:
+    """The one line the command line prints per system: the counts of what was ignored,
+    unjudged, tied or removed, and how many warnings and notes the checks found (with
+    ``hint``, where to see them)."""
+    from .core.ranked import Diagnostics
+
+    counts = {k: v for k, v in system.diagnostics.items()}
+    line = Diagnostics(**counts).summary()
+    checks = checks_of(system)
+    warnings = sum(c.severity == "warning" for c in checks)
+    notes = sum(c.severity == "note" for c in checks)
+    if warnings or notes:
+        parts = [f"{warnings} warning{'s' * (warnings != 1)}"] if warnings else []
+        parts += [f"{notes} note{'s' * (notes != 1)}"] if notes else []
+        line += f"; {', '.join(parts)}" + (" (--diagnostics for details)" if hint else "")
+    return line
+
+
+#: Every count of :class:`~rankwise.core.ranked.Diagnostics`, explained.
+COUNT_LABELS = {
+    "run_rows": "rows in the run",
+    "run_duplicates_dropped": "duplicate documents dropped from the run",
+    "run_queries": "queries in the run",
+    "qrels_rows": "judgments",
+    "qrels_queries": "judged queries",
+    "queries_evaluated": "queries evaluated",
+    "queries_only_in_run": "queries only in the run (ignored)",
+    "queries_only_in_qrels": "judged queries missing from the run",
+    "queries_only_in_qrels_scored_zero": "of which scored 0 (missing_queries='zero')",
+    "queries_without_relevant": "queries without a relevant document",
+    "rows_evaluated": "documents evaluated",
+    "rows_in_run_only_queries": "documents of queries only in the run",
+    "rows_beyond_depth": "documents beyond max_depth",
+    "rows_unjudged_removed": "unjudged documents removed (unjudged='remove')",
+    "unjudged_retrieved": "unjudged documents retrieved",
+    "tied_rows": "documents in score ties",
+    "queries_rank_contradicts_score": "queries whose rank column contradicts the scores",
+    "qrels_duplicates_dropped": "duplicate judgments dropped",
+    "negative_grades": "negative grades (treated as unjudged)",
+}
+
+
+def details(result) -> str:
+    """Everything the diagnostics know about a :class:`~rankwise.Result`, as text: every count
+    with its examples, then every check (warnings, notes, and what was checked and found in
+    order), per system. What ``rankwise evaluate --diagnostics`` prints."""
+    lines = [f"conventions: {result.conventions.describe()}"]
+    for name, system in result.systems.items():
+        lines += ["", f"== {name}"]
+        counts = system.diagnostics
+        width = max(len(v) for v in COUNT_LABELS.values())
+        for key, label in COUNT_LABELS.items():
+            if key in counts:
+                lines.append(f"  {label:<{width}}  {counts[key]}")
+        for key, shown in (counts.get("examples") or {}).items():
+            if shown:
+                lines.append(f"  e.g. {COUNT_LABELS.get(key, key)}: {', '.join(map(str, shown))}")
+        checks = checks_of(system)
+        for severity in SEVERITIES:
+            for c in (c for c in checks if c.severity == severity):
+                example = f" (e.g. {', '.join(c.examples)})" if c.examples else ""
+                lines.append(f"  {severity}: [{c.code}] {c.message}{example}")
+        if not checks:
+            lines.append("  no warnings")
+    return "\n".join(lines) + "\n"

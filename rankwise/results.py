@@ -28,6 +28,7 @@ class SystemResult:
     undefined: dict[str, int] = field(default_factory=dict)  # queries with no value, per measure
     trec_names: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # pitfalls (rankwise.diagnostics)
+    checks: list[dict] = field(default_factory=list)  # every diagnostic check, as dicts
 
 
 class Result:
@@ -191,6 +192,7 @@ class Result:
                     "undefined": s.undefined,
                     "trec_names": s.trec_names,
                     "warnings": s.warnings,
+                    "checks": s.checks,
                     "per_query": None if s.values is None else {
                         "query_ids": list(s.query_ids),
                         "values": {m: [_json_number(v) for v in s.values[m].tolist()]
@@ -219,7 +221,7 @@ class Result:
                     m: np.asarray([_from_json_number(v) for v in vals], dtype=np.float64)
                     for m, vals in per_query["values"].items()},
                 undefined=s["undefined"], trec_names=s["trec_names"],
-                warnings=s.get("warnings", []))
+                warnings=s.get("warnings", []), checks=s.get("checks", []))
         return cls(data["measures"], systems, Conventions.from_dict(data["conventions"]),
                    data["aggregate_kinds"])
 

@@ -1,9 +1,19 @@
-"""Pitfall warnings travel with the result and are printed by the CLI."""
+"""Diagnostics: every check on hand-made lists (what it finds, and that it finds nothing where
+there is nothing), Judged@K against ir_measures' own Judged, the warnings in the Result, the
+JSON and on the command line, and the text of ``--diagnostics``."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 import rankwise
 from rankwise.cli import main
+from rankwise.core.ranked import index_judgments, rank
+from rankwise.diagnostics import (Check, details, judged_at, pitfall_warnings, run_checks,
+                                  summary_line)
+from rankwise.io import to_qrels, to_run
+from rankwise.measures import parse_measures
 from tests.helpers import write
 
 BINARY_QRELS = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
@@ -13,6 +23,22 @@ RUN = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0, "d": 0.5}}
 def warnings(qrels, measures, **conventions):
     result = rankwise.evaluate(qrels, RUN, measures, **conventions)
     return result.systems["run"].warnings
+
+
+def checks(qrels, run, measures, values=None, **conventions):
+    conv = rankwise.conventions.resolve(None, **conventions)
+    lists = rank(index_judgments(to_qrels(qrels)), to_run(run), conv)
+    parsed = parse_measures(measures)
+    if values is True:
+        values = {str(m): m.compute(lists) for m in parsed}
+    return run_checks(lists, parsed, values)
+
+
+def by_code(found, code, severity=None):
+    return [c for c in found if c.code == code and (severity is None or c.severity == severity)]
+
+
+# ---------------------------------------------------------------------------- the first three
 
 
 def test_graded_measure_on_binary_judgments():
@@ -31,6 +57,174 @@ def test_lists_shorter_than_the_cutoff():
     assert warnings(BINARY_QRELS, ["P@2", "P@3", "R@3"]) == [
         "P@3: 2 of 2 queries retrieved fewer than 3 documents; the missing ranks count as "
         "non-relevant"]
+    notes = by_code(checks(BINARY_QRELS, RUN, ["R@3", "nDCG@3"]), "short_lists")
+    assert [(c.severity, c.queries, c.examples) for c in notes] == [("note", 2, ("q1", "q2"))]
+    assert notes[0].message.startswith("R@3, nDCG@3: 2 of 2 queries retrieved fewer than 3")
+    assert by_code(checks(BINARY_QRELS, RUN, ["P@2"]), "short_lists")[0].severity == "ok"
+
+
+# ---------------------------------------------------------------------------- ties at a cutoff
+
+
+def test_ties_straddling_a_cutoff():
+    qrels = {"q1": {"a": 1, "b": 0, "c": 1}, "q2": {"x": 1, "y": 1}, "q3": {"m": 1}}
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 2.0},  # b, c tie across rank 2, grades differ
+           "q2": {"x": 5.0, "y": 5.0},  # tie across rank 1, same grade
+           "q3": {"m": 1.0, "n": 0.5}}
+    found = checks(qrels, run, ["P@2", "nDCG@2", "P@1"])
+    (at2,) = by_code(found, "ties_at_cutoff")[:1]
+    assert at2.severity == "warning" and at2.queries == 1 and at2.examples == ("q1",)
+    assert at2.message.startswith("P@2, nDCG@2: ties straddle rank 2 in 1 of 3 queries")
+    assert "depends on the tie order (ties=docid_desc)" in at2.message
+    (at1,) = by_code(found, "ties_at_cutoff")[1:]
+    assert at1.severity == "note" and at1.examples == ("q2",)
+    assert "do not depend on the tie order" in at1.message
+    # the value really does change with the tie order, as the warning says
+    asc = rankwise.evaluate(qrels, run, ["P@2"], per_query=True, ties="docid_asc")
+    desc = rankwise.evaluate(qrels, run, ["P@2"], per_query=True)
+    assert asc.per_query()["q1"] != desc.per_query()["q1"]
+    # averaging over the tied orders is a note, not a warning
+    expected = by_code(checks(qrels, run, ["P@2"], ties="optimistic"), "ties_at_cutoff")
+    assert expected[0].severity == "note" and "best value" in expected[0].message
+    assert by_code(checks(qrels, run, ["P@3"]), "ties_at_cutoff")[0].severity == "ok"
+
+
+# ---------------------------------------------------------------------------- no relevant, IDCG = 0
+
+
+def test_queries_without_relevant_documents():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 0}, "q3": {"c": 2}}
+    run = {"q1": {"a": 1.0}, "q2": {"b": 1.0}, "q3": {"x": 1.0, "c": 0.5}}
+    (note,) = by_code(checks(qrels, run, ["AP", "P@1"], values=True), "no_relevant")
+    assert note.severity == "note" and note.queries == 1 and note.examples == ("q2",)
+    assert "they count in the mean (trec_eval)" in note.message
+    assert "the mean over the other queries: AP 0.7500, P@1 0.5000" in note.message
+    (skip,) = by_code(checks(qrels, run, ["AP"], no_relevant="skip"), "no_relevant")
+    assert "leave them out of the mean (no_relevant='skip')" in skip.message
+    (two,) = by_code(checks(qrels, run, ["AP(rel=2)"]), "no_relevant")
+    assert two.queries == 2 and "grade >= 2" in two.message
+    (idcg,) = by_code(checks(qrels, run, ["nDCG@5"]), "idcg_zero")
+    assert idcg.queries == 1 and "ideal DCG of 0" in idcg.message
+    assert by_code(checks({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["nDCG"]), "idcg_zero")[0] \
+        .severity == "ok"
+
+
+# ---------------------------------------------------------------------------- Judged@K
+
+
+def test_judged_at_k_equals_ir_measures():
+    ir_measures = pytest.importorskip("ir_measures")
+    rng = np.random.default_rng(4)
+    qrels, run = {}, {}
+    for q in range(30):
+        docs = [f"d{i}" for i in range(25)]
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in docs if rng.random() < 0.4}
+        qrels[f"q{q}"].setdefault("d0", 1)
+        run[f"q{q}"] = {d: float(rng.random()) for d in docs[:int(rng.integers(3, 25))]}
+    lists = rank(index_judgments(to_qrels(qrels)), to_run(run))
+    for cutoff in (1, 5, 10, 20):
+        ours = dict(zip(lists.query_ids, judged_at(lists, cutoff)))
+        theirs = {m.query_id: m.value for m in ir_measures.iter_calc(
+            [ir_measures.Judged @ cutoff], qrels, run)}
+        assert ours == pytest.approx(theirs, abs=1e-12), cutoff
+
+
+def test_judged_at_k_warns_only_for_pooled_judgments():
+    pooled = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 0}}
+    run = {"q1": {"x": 3.0, "y": 2.0, "a": 1.0}, "q2": {"z": 3.0, "w": 2.0, "c": 1.0}}
+    (found,) = by_code(checks(pooled, run, ["P@3", "nDCG@3"]), "judged_at_k")
+    assert found.severity == "warning" and found.value == pytest.approx(1 / 3)
+    assert "Judged@3 = 0.333" in found.message and "Bpref" in found.message
+    positives_only = {"q1": {"a": 1}, "q2": {"c": 1}}
+    (note,) = by_code(checks(positives_only, run, ["P@3"]), "judged_at_k")
+    assert note.severity == "note" and "not relevant by design" in note.message
+    assert by_code(checks(pooled, run, ["Bpref"]), "judged_at_k") == []
+    assert by_code(checks(pooled, {"q1": {"a": 1.0}, "q2": {"c": 1.0}}, ["AP"]),
+                   "judged_at_k")[0].severity == "ok"
+
+
+# ---------------------------------------------------------------------------- one side, cutoffs
+
+
+def test_queries_on_one_side():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    run = {"q1": {"a": 1.0}, "q9": {"a": 1.0}}
+    found = by_code(checks(qrels, run, ["AP"]), "one_side")
+    assert [(c.queries, c.examples) for c in found] == [(1, ("q9",)), (2, ("q2", "q3"))]
+    assert "ignored (trec_eval's default)" in found[1].message
+    zero = by_code(checks(qrels, run, ["AP"], missing_queries="zero"), "one_side")
+    assert "score 0 in every measure" in zero[1].message
+
+
+def test_measures_at_different_cutoffs():
+    (note,) = by_code(checks(BINARY_QRELS, RUN, ["nDCG@5", "nDCG@10", "AP"]),
+                      "different_cutoffs")
+    assert note.severity == "note" and note.message.startswith(
+        "nDCG at different cutoffs (nDCG@5, nDCG@10)")
+
+
+# ---------------------------------------------------------------------------- exponential gain
+
+
+def test_exponential_gain_on_many_grade_levels():
+    # the third founding article's example: grades [10, 0, 0, 1, 5], exponential gain
+    qrels, run = rankwise.from_arrays([10, 0, 0, 1, 5], [0.1, 0.2, 0.3, 4, 70])
+    (warning,) = by_code(checks(qrels, run, ["nDCG(gain=exp)", "ERR@5", "nDCG"]),
+                         "exp_gain_levels")
+    assert warning.severity == "warning" and warning.measures == ("nDCG(gain=exp)", "ERR@5")
+    assert "grade-10 document gains 1023, 33× a grade-5 one and 1023× a grade-1 one" \
+        in warning.message
+    assert by_code(checks(qrels, run, ["nDCG", "nDCG@3"]), "exp_gain_levels") == []
+    assert by_code(checks(qrels, run, ["nDCG"], gain="exponential"), "exp_gain_levels")[0] \
+        .severity == "warning"
+    small = checks(*rankwise.from_arrays([3, 0, 1], [3, 2, 1]), ["nDCG(gain=exp)"])
+    assert by_code(small, "exp_gain_levels")[0].severity == "ok"
+
+
+# ---------------------------------------------------------------------------- carried by few
+
+
+def test_mean_carried_by_a_few_queries():
+    # 40 queries: two find the relevant document at rank 1, the others at rank 50
+    qrels = {f"u{i}": {"hit": 1} for i in range(40)}
+    run = {f"u{i}": {"hit": 1.0, **{f"n{j}": 2.0 + j for j in range(0 if i < 2 else 49)}}
+           for i in range(40)}
+    found = checks(qrels, run, ["RR", "P@50"], values=True)
+    (rr,) = by_code(found, "carried_by_few", "note")
+    assert rr.measures == ("RR",) and rr.queries == 2 and set(rr.examples) == {"u0", "u1"}
+    assert rr.message.startswith("RR: half of the total comes from 2 of 40 queries (5.0%)")
+    assert "the mean is carried by a few queries" in rr.message
+    (p,) = by_code(found, "carried_by_few", "ok")
+    assert p.measures == ("P@50",)
+    assert by_code(checks(qrels, run, ["RR"]), "carried_by_few") == []  # needs the values
+    # warnings never depend on the values: every engine finds the same
+    lists = rank(index_judgments(to_qrels(qrels)), to_run(run))
+    parsed = parse_measures(["RR", "P@50"])
+    values = {str(m): m.compute(lists) for m in parsed}
+    with_values = [c.message for c in run_checks(lists, parsed, values) if c.severity == "warning"]
+    assert with_values == pitfall_warnings(lists, parsed)
+
+
+# ---------------------------------------------------------------------------- presentation
+
+
+def test_checks_round_trip_and_every_check_is_reported():
+    found = checks(BINARY_QRELS, RUN, ["P@1", "nDCG@5", "AP"], values=True)
+    assert [Check.from_dict(c.to_dict()) for c in found] == found
+    codes = {c.code for c in found}
+    assert codes == {"binary_judgments", "short_lists", "ties_at_cutoff", "no_relevant",
+                     "idcg_zero", "judged_at_k", "one_side"}
+
+
+def test_details_and_summary_line():
+    result = rankwise.evaluate(BINARY_QRELS, RUN, ["nDCG", "P@3"])
+    system = result.systems["run"]
+    line = summary_line(system)
+    assert line.startswith("2 queries evaluated; 1 unjudged docs retrieved")
+    assert "2 warnings" in line and line.endswith("(--diagnostics for details)")
+    text = details(result)
+    assert "== run" in text and "queries evaluated" in text
+    assert "warning: [" in text and "] nDCG uses graded relevance" in text
 
 
 def test_warnings_in_json_and_on_the_command_line(tmp_path, capsys):
@@ -43,3 +237,16 @@ def test_warnings_in_json_and_on_the_command_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "rankwise: warning: sys: nDCG@5 uses graded relevance" in err
     assert "rankwise: warning: sys: P@5: 1 of 1 queries retrieved fewer than 5" in err
+
+
+def test_details_read_checks_kept_in_the_result():
+    # what the evaluation keeps once the checks travel in the Result (SystemResult.checks)
+    result = rankwise.evaluate(BINARY_QRELS, RUN, ["nDCG", "P@3"])
+    system = result.systems["run"]
+    system.checks = [c.to_dict() for c in checks(BINARY_QRELS, RUN, ["nDCG", "P@3"])]
+    assert summary_line(system).endswith("2 warnings, 2 notes (--diagnostics for details)")
+    text = details(result)
+    assert "warning: [binary_judgments] nDCG uses graded relevance" in text
+    assert "note: [judged_at_k] P@3: Judged@3 = 0.750" in text
+    assert "ok: [ties_at_cutoff] no tie straddles rank 3" in text
+    assert text.index("warning:") < text.index("note:") < text.index("ok:")

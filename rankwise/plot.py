@@ -1,0 +1,350 @@
+"""Static figures for papers, with matplotlib: the report's charts as PNG, SVG or PDF.
+
+Every function takes the collected :class:`~rankwise.report.data.ReportData` (from
+:func:`rankwise.report.data.collect`, or :func:`figures` does both) and returns a matplotlib
+``Figure`` (drawn on ``ax`` when one is given). Figures are made without pyplot (no global
+state, no display needed) under a local style: light grid, no top/right spines, the report's
+colours, sizes readable at one column width.
+
+matplotlib is imported when a function runs (``pip install rankwise[plot]``).
+
+* :func:`metric_at_k`: mean nDCG@K, P@K or R@K for K = 1 … 100, one line per system;
+* :func:`precision_recall`: trec_eval's interpolated precision-recall curve; for one system
+  its per-query curves are drawn faintly behind the mean (Jarvelin's "noise across users" plot
+  of the first founding article);
+* :func:`distribution`: per-query values of a measure per system (box plot, violin or
+  histogram);
+* :func:`scatter`: per-query values of two systems against each other, with the diagonal;
+* :func:`summary`: means with confidence intervals and significance markers;
+* :func:`save_figures` / :func:`figures`: all of them, into a folder, in several formats.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+#: The report's colours (Tableau 10), one per system in order.
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+           "#ff9da7", "#9c755f", "#7f7f7f")
+LINESTYLES = ("-", "--", ":", "-.")
+STYLE = {
+    "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8,
+    "xtick.labelsize": 8, "ytick.labelsize": 8, "axes.spines.top": False,
+    "axes.spines.right": False, "axes.grid": True, "grid.color": "#e6e8ec", "grid.linewidth": 0.6,
+    "axes.edgecolor": "#5b6475", "lines.linewidth": 1.6, "figure.dpi": 100,
+    "savefig.bbox": "tight", "svg.fonttype": "none", "pdf.fonttype": 42,
+}
+FORMATS = ("png", "svg", "pdf")
+#: The figures :func:`save_figures` writes, by kind.
+KINDS = ("summary", "at-k", "pr", "distribution", "histogram", "scatter")
+
+
+def _style():
+    import matplotlib
+
+    return matplotlib.rc_context(STYLE)
+
+
+def _figure(ax, size: tuple[float, float]):
+    from matplotlib.figure import Figure
+
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=size, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def _linestyle(i: int) -> str:
+    return LINESTYLES[(i // len(PALETTE)) % len(LINESTYLES)]
+
+
+def _systems(data, systems: Sequence[str] | None) -> list[tuple[int, str]]:
+    names = list(data.systems)
+    chosen = names if systems is None else list(systems)
+    unknown = [s for s in chosen if s not in names]
+    if unknown:
+        from .errors import InputError
+
+        raise InputError(f"not a system of the report ({', '.join(names)})", source="plot",
+                         value=", ".join(unknown))
+    return [(names.index(s), s) for s in chosen]
+
+
+def metric_at_k(data, family: str = "nDCG", systems: Sequence[str] | None = None, ax=None):
+    """Mean ``family``@K for K = 1 … max_k, one line per system.
+
+    Parameters
+    ----------
+    data : ReportData
+    family : str
+        ``"nDCG"``, ``"P"`` or ``"R"``.
+    systems : sequence of str, optional
+        Which systems (default all).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    with _style():
+        fig, ax = _figure(ax, (3.4, 2.5))
+        ks = data.cutoffs
+        for i, name in _systems(data, systems):
+            ax.plot(ks, data.systems[name].curves[family], color=_color(i),
+                    linestyle=_linestyle(i), label=name)
+        ax.set(xlabel="K (cutoff)", ylabel=f"mean {family}@K", xlim=(1, ks[-1]), ylim=(0, None))
+        ax.set_title(f"{family}@K")
+        ax.legend(frameon=False)
+    return fig
+
+
+def precision_recall(data, system: str | None = None, sample: bool = True, ax=None):
+    """Interpolated precision at recall 0, 0.1, …, 1 (trec_eval's ``IPrec``).
+
+    With ``system`` None: the mean curve of every system. With one system: its per-query curves
+    (the report's sample of queries) faintly, the mean on top in red.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    with _style():
+        fig, ax = _figure(ax, (3.4, 2.7))
+        levels = data.recall_levels
+        if system is None:
+            for i, name in _systems(data, None):
+                ax.plot(levels, data.systems[name].pr_mean, color=_color(i),
+                        linestyle=_linestyle(i), marker="o", markersize=2.5, label=name)
+            ax.set_title("Mean interpolated precision-recall")
+            ax.legend(frameon=False)
+        else:
+            ((i, name),) = _systems(data, [system])
+            s = data.systems[name]
+            if sample and len(s.pr_sample):
+                from matplotlib.collections import LineCollection
+
+                curves = [np.column_stack([levels, curve]) for curve in s.pr_sample]
+                ax.add_collection(LineCollection(curves, colors=_color(i), alpha=0.15,
+                                                 linewidths=0.7, label="_queries"))
+            ax.plot(levels, s.pr_mean, color="#c0392b", linewidth=2.2,
+                    label=f"mean over {len(s.query_ids)} queries")
+            ax.set_title(f"{name}: mean and {len(s.pr_sample)} queries")
+            ax.legend(frameon=False, loc="upper right")
+        ax.set(xlabel="recall", ylabel="interpolated precision", xlim=(0, 1), ylim=(0, 1.02))
+    return fig
+
+
+def distribution(data, measure: str | None = None, kind: str = "box",
+                 systems: Sequence[str] | None = None, ax=None):
+    """Per-query values of ``measure`` per system: ``kind`` = ``"box"`` (box 25th-75th
+    percentile, whiskers 10th-90th, median line, mean dot), ``"violin"`` or ``"hist"``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from .errors import InputError
+
+    measure = measure or data.measures[0]
+    if kind not in ("box", "violin", "hist"):
+        raise InputError("kind must be box, violin or hist", source="plot", value=kind)
+    chosen = _systems(data, systems)
+    columns = [_defined(data.values(measure, name)[1]) for _, name in chosen]
+    with _style():
+        fig, ax = _figure(ax, (3.4, 0.6 + 0.45 * len(chosen)) if kind != "hist" else (3.4, 2.5))
+        if kind == "hist":
+            low, high = _range(data, measure, columns)
+            bins = np.linspace(low, high, 21)
+            for (i, name), v in zip(chosen, columns):
+                weights = np.full(len(v), 1.0 / len(v)) if len(v) else None
+                ax.hist(v, bins=bins, weights=weights, histtype="step", color=_color(i),
+                        linestyle=_linestyle(i), linewidth=1.4, label=name)
+            ax.set(xlabel=measure, ylabel="share of queries")
+            ax.legend(frameon=False)
+        else:
+            positions = np.arange(len(chosen))[::-1]
+            labels = [name for _, name in chosen]
+            if kind == "violin":
+                parts = ax.violinplot([v if len(v) else [np.nan] for v in columns],
+                                      positions=positions, showmedians=True, **_horizontal())
+                for body, (i, _) in zip(parts["bodies"], chosen):
+                    body.set_facecolor(_color(i))
+                    body.set_alpha(0.35)
+            else:
+                stats = [_box_stats(v, name) for v, (_, name) in zip(columns, chosen)]
+                boxes = ax.bxp(stats, positions=positions, showmeans=True, **_horizontal(),
+                               showfliers=False, patch_artist=True, widths=0.55,
+                               meanprops={"marker": "o", "markerfacecolor": "white",
+                                          "markeredgecolor": "#1d2330", "markersize": 4},
+                               medianprops={"color": "#1d2330"})
+                for patch, (i, _) in zip(boxes["boxes"], chosen):
+                    patch.set_facecolor(_color(i))
+                    patch.set_alpha(0.45)
+            ax.set_yticks(positions, labels)
+            ax.set(xlabel=measure)
+            ax.grid(axis="y", visible=False)
+        ax.set_title(f"{measure} per query")
+    return fig
+
+
+def scatter(data, measure: str | None = None, x: str | None = None, y: str | None = None,
+            ax=None):
+    """Per-query values of two systems against each other (queries both evaluated), with the
+    diagonal; points above it are queries where ``y`` scores higher. Defaults: ``x`` the first
+    system that is not the baseline, ``y`` the baseline.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    measure = measure or data.measures[0]
+    names = list(data.systems)
+    y = y or data.baseline or names[0]
+    x = x or next((n for n in names if n != y), y)
+    _systems(data, [x, y])
+    _, a, b = data.paired(measure, x, y)
+    with _style():
+        fig, ax = _figure(ax, (3.0, 3.0))
+        low, high = _range(data, measure, [a, b])
+        ax.plot([low, high], [low, high], color="#9aa1ad", linestyle="--", linewidth=0.8)
+        colors = np.where(a > b, _color(names.index(x)),
+                          np.where(a < b, _color(names.index(y)), "#7f7f7f"))
+        ax.scatter(a, b, s=9, c=colors, alpha=0.6 if len(a) < 2000 else 0.3, linewidths=0)
+        ax.set(xlabel=x, ylabel=y, xlim=(low, high), ylim=(low, high), aspect="equal")
+        ax.set_title(f"{measure}: {int((a > b).sum())} higher for {x}, "
+                     f"{int((a < b).sum())} for {y}", fontsize=9)
+    return fig
+
+
+def summary(data, measure: str | None = None, ax=None):
+    """Means with their confidence intervals (the comparison's, over the queries compared) and
+    the significance markers, one bar per system.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    measure = measure or data.measures[0]
+    chosen = _systems(data, None)
+    entries = [data.summary[measure][name] for _, name in chosen]
+    with _style():
+        fig, ax = _figure(ax, (0.9 + 0.55 * len(chosen), 2.5))
+        means = np.array([e["compared_mean"] for e in entries], dtype=float)
+        low = np.array([e["ci_low"] for e in entries], dtype=float)
+        high = np.array([e["ci_high"] for e in entries], dtype=float)
+        err = np.vstack([np.nan_to_num(means - low), np.nan_to_num(high - means)])
+        x = np.arange(len(chosen))
+        ax.bar(x, means, color=[_color(i) for i, _ in chosen], alpha=0.8, width=0.65)
+        ax.errorbar(x, means, yerr=err, fmt="none", ecolor="#1d2330", capsize=3, linewidth=1)
+        for xi, e, top in zip(x, entries, np.nan_to_num(high, nan=0.0)):
+            if e["markers"]:
+                ax.annotate(e["markers"], (xi, top), textcoords="offset points", xytext=(0, 2),
+                            ha="center", fontsize=8, color="#a01e1e")
+        ax.set_xticks(x, [f"{data.systems[n].label} {n}" for _, n in chosen], rotation=30,
+                      ha="right")
+        ax.set(ylabel=f"mean {measure}")
+        ax.grid(axis="x", visible=False)
+        ax.set_title(measure)
+    return fig
+
+
+def save_figures(data, folder: str | Path, formats: Sequence[str] = FORMATS,
+                 dpi: int = 200, kinds: Sequence[str] = KINDS) -> list[Path]:
+    """The report's figures into ``folder`` in each format; returns the paths.
+
+    Files (``kinds`` chooses among them): ``summary-<measure>``, ``at-k-<family>``,
+    ``pr-all`` and ``pr-<system>``, ``distribution-<measure>``, ``histogram-<measure>`` and,
+    with two or more systems, ``scatter-<measure>`` (against the baseline).
+    """
+    from .errors import InputError
+
+    bad = [f for f in formats if f not in FORMATS] + [k for k in kinds if k not in KINDS]
+    if bad:
+        raise InputError(f"formats must be among {', '.join(FORMATS)} and kinds among "
+                         f"{', '.join(KINDS)}", source="plot", value=", ".join(bad))
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    if "summary" in kinds:
+        made += [(f"summary-{m}", summary(data, m)) for m in data.measures]
+    if "at-k" in kinds:
+        made += [(f"at-k-{family}", metric_at_k(data, family))
+                 for family in next(iter(data.systems.values())).curves]
+    if "pr" in kinds:
+        made.append(("pr-all", precision_recall(data)))
+        made += [(f"pr-{name}", precision_recall(data, name)) for name in data.systems]
+    if "distribution" in kinds:
+        made += [(f"distribution-{m}", distribution(data, m)) for m in data.measures]
+    if "histogram" in kinds:
+        made += [(f"histogram-{m}", distribution(data, m, kind="hist")) for m in data.measures]
+    if "scatter" in kinds and len(data.systems) > 1:
+        made += [(f"scatter-{m}", scatter(data, m)) for m in data.measures]
+    paths = []
+    for stem, fig in made:
+        for fmt in formats:
+            path = folder / f"{_file_name(stem)}.{fmt}"
+            metadata = {"Software": None} if fmt == "png" else \
+                {"Date": None} if fmt == "svg" else {"CreationDate": None}
+            with _style():
+                fig.savefig(path, dpi=dpi, metadata=metadata)
+            paths.append(path)
+    return paths
+
+
+def figures(qrels: Any, runs: Any, folder: str | Path, measures: Sequence[str] | None = None,
+            baseline: str | None = None, conventions: Any = None,
+            formats: Sequence[str] = FORMATS, dpi: int = 200, kinds: Sequence[str] = KINDS,
+            **options: Any) -> list[Path]:
+    """Evaluate ``runs`` (as :func:`rankwise.report.data.collect`) and write the figures into
+    ``folder``; returns the paths."""
+    from .report.data import collect
+
+    data = collect(qrels, runs, measures, baseline, conventions, **options)
+    return save_figures(data, folder, formats, dpi, kinds)
+
+
+def _horizontal() -> dict[str, Any]:
+    """Horizontal boxes and violins: ``orientation`` from matplotlib 3.10, ``vert`` before."""
+    import matplotlib
+
+    major, minor = (int(x) for x in matplotlib.__version__.split(".")[:2])
+    return {"orientation": "horizontal"} if (major, minor) >= (3, 10) else {"vert": False}
+
+
+def _defined(values: np.ndarray) -> np.ndarray:
+    return values[~np.isnan(values)]
+
+
+def _range(data, measure: str, columns) -> tuple[float, float]:
+    from .measures import parse_measure
+
+    bounds = parse_measure(measure).spec.bounds
+    if bounds is not None:
+        return float(bounds[0]), float(bounds[1])
+    present = [c for c in columns if len(c)]
+    if not present:
+        return 0.0, 1.0
+    low = float(min(c.min() for c in present))
+    high = float(max(c.max() for c in present))
+    return (low, high) if high > low else (low, low + 1.0)
+
+
+def _box_stats(values: np.ndarray, label: str) -> dict[str, Any]:
+    if len(values) == 0:
+        values = np.array([np.nan])
+    p10, q1, med, q3, p90 = np.nanquantile(values, [0.1, 0.25, 0.5, 0.75, 0.9])
+    return {"label": label, "whislo": p10, "q1": q1, "med": med, "q3": q3, "whishi": p90,
+            "mean": float(np.nanmean(values)), "fliers": []}
+
+
+def _file_name(stem: str) -> str:
+    """A file name from a measure or system name: characters other than letters, digits, and
+    ``-_.@=`` become ``_``."""
+    return "".join(c if c.isalnum() or c in "-_.@=" else "_" for c in stem)

@@ -1,0 +1,188 @@
+"""The ``report``, ``plot`` and ``explain`` commands.
+
+``rankwise report QRELS RUN [RUN ...] -o report.html`` writes the self-contained HTML report;
+``rankwise plot QRELS RUN [RUN ...] -o figures/ --format png svg pdf`` writes the same figures
+with matplotlib; ``rankwise explain QRELS RUN --query Q -m nDCG@5`` prints the step-by-step
+table of one measure on one query. Every command takes the convention flags of ``evaluate``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(commands) -> None:
+    """Add the three commands to the CLI's sub-parsers."""
+    from ..cli import _add_convention_options
+
+    rep = commands.add_parser(
+        "report", help="write a self-contained HTML report (charts, tables, drill-down)",
+        description="Evaluate runs and write one self-contained HTML file that works offline: "
+        "summary table with confidence intervals and significance markers against a baseline, "
+        "metric@K and precision-recall curves, per-query distributions, a scatter and the "
+        "largest wins and losses of two systems, a drill-down into any query's ranked lists, "
+        "and the diagnostics.")
+    _inputs(rep)
+    rep.add_argument("-o", "--output", default="report.html", help="the HTML file to write "
+                     "(default report.html)")
+    rep.add_argument("--title", help="title of the page")
+    rep.add_argument("--max-k", type=_positive, default=100, metavar="K",
+                     help="largest K of the metric@K curves (default 100)")
+    rep.add_argument("--drill-depth", type=_positive, default=20, metavar="N",
+                     help="ranks per query kept for the drill-down (default 20)")
+    rep.add_argument("--pr-sample", type=_positive, default=100, metavar="N",
+                     help="queries whose own precision-recall curves are drawn (default 100)")
+    rep.add_argument("--doc-budget", type=_positive, default=200_000, metavar="N",
+                     help="most document ids kept for the drill-down (default 200000)")
+    _statistics(rep)
+    _add_convention_options(rep)
+    rep.set_defaults(handler=_report)
+
+    plo = commands.add_parser(
+        "plot", help="write the report's figures as PNG, SVG or PDF (matplotlib)",
+        description="Evaluate runs and write every figure of the report with matplotlib: "
+        "means with intervals, metric@K curves, precision-recall curves, per-query "
+        "distributions and scatters.")
+    _inputs(plo)
+    plo.add_argument("-o", "--output", default="figures", help="folder for the figures "
+                     "(default figures)")
+    plo.add_argument("--format", dest="formats", nargs="+", choices=("png", "svg", "pdf"),
+                     default=["png", "svg", "pdf"], help="file formats (default: all three)")
+    plo.add_argument("--dpi", type=_positive, default=200, help="PNG resolution (default 200)")
+    plo.add_argument("--figures", dest="kinds", nargs="+", metavar="KIND",
+                     choices=("summary", "at-k", "pr", "distribution", "histogram", "scatter"),
+                     default=["summary", "at-k", "pr", "distribution", "histogram", "scatter"],
+                     help="which figures: summary, at-k, pr, distribution, histogram, scatter "
+                     "(default all)")
+    plo.add_argument("--max-k", type=_positive, default=100, metavar="K",
+                     help="largest K of the metric@K curves (default 100)")
+    _statistics(plo)
+    _add_convention_options(plo)
+    plo.set_defaults(handler=_plot)
+
+    exp = commands.add_parser(
+        "explain", help="the step-by-step table of one measure on one query",
+        description="Print, for one query and one measure, the table the textbooks draw: "
+        "rank, document, grade, gain, discount, contribution and running sum, the ideal "
+        "ranking, and the final value (P, R, F1, Success, RelP, Rprec, RR, AP, Bpref, nDCG, "
+        "DCG, IDCG, CG, ERR).")
+    exp.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz")
+    exp.add_argument("run", help="run file (qid Q0 docid rank score tag)")
+    exp.add_argument("--query", "-Q", required=True, help="the query id")
+    exp.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                     required=True, metavar="MEASURE", help="measures, e.g. nDCG@5, AP, "
+                     "ndcg_cut_5, P(rel=2)@10 (one table each)")
+    exp.add_argument("-f", "--format", choices=("text", "markdown", "json"), default="text",
+                     help="output format (default text)")
+    exp.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
+    exp.add_argument("--all-rows", action="store_true", help="show every rank, also those "
+                     "that contribute nothing")
+    _add_convention_options(exp)
+    exp.set_defaults(handler=_explain)
+
+
+def _inputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="run file(s)")
+    parser.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
+                        metavar="MEASURE", help="measures of the summary and distributions; "
+                        "default nDCG@10 P@10 R@100 AP RR")
+    parser.add_argument("--baseline", metavar="NAME", help="the run the others are tested "
+                        "against (file name or path; default the first)")
+
+
+def _statistics(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--test", default="randomization", metavar="TEST",
+                        help="significance test as for compare (default randomization)")
+    parser.add_argument("--correction", default="holm", metavar="METHOD",
+                        help="holm (default), bonferroni, bh or none")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--permutations", type=_positive, default=10_000, metavar="N",
+                        help="permutations or resamples per test (default 10000)")
+    parser.add_argument("--confidence", type=float, default=0.95,
+                        help="level of the confidence intervals (default 0.95)")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _collect(args: argparse.Namespace, **options):
+    from ..cli import _conventions, _measure_names, _run_label
+    from ..errors import InputError
+    from .data import DEFAULT_MEASURES, collect
+
+    labels = {_run_label(p, args.runs): p for p in args.runs}
+    baseline = args.baseline
+    if baseline is not None and baseline not in labels:
+        by_path = {p: label for label, p in labels.items()}
+        if baseline not in by_path:
+            raise InputError(f"--baseline must name one of the runs ({', '.join(labels)})",
+                             source="report", value=baseline)
+        baseline = by_path[baseline]
+    return collect(args.qrels, labels, _measure_names(args, list(DEFAULT_MEASURES)), baseline,
+                   _conventions(args), test=args.test, correction=args.correction,
+                   alpha=args.alpha, seed=args.seed, permutations=args.permutations,
+                   confidence=args.confidence, max_k=args.max_k, **options)
+
+
+def _print_diagnostics(data) -> None:
+    from ..diagnostics import summary_line
+    from .html import _WithChecks
+
+    for name, s in data.systems.items():
+        line = summary_line(_WithChecks(data.result.systems[name], s.checks), hint=False)
+        print(f"rankwise: {name}: {line}", file=sys.stderr)
+        for check in s.checks:
+            if check.severity == "warning":
+                print(f"rankwise: warning: {name}: {check.message}", file=sys.stderr)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .html import write_html
+
+    data = _collect(args, title=args.title, depth=args.drill_depth, pr_sample=args.pr_sample)
+    path = write_html(data, args.output, doc_budget=args.doc_budget)
+    _print_diagnostics(data)
+    seconds = sum(data.timings.values())
+    print(f"report written to {path} ({path.stat().st_size / 1e6:.2f} MB, {seconds:.1f} s)")
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from ..plot import save_figures
+
+    data = _collect(args)
+    paths = save_figures(data, args.output, args.formats, args.dpi, args.kinds)
+    _print_diagnostics(data)
+    for path in paths:
+        print(path)
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from ..cli import _conventions, _measure_names
+    from ..explain import explain_many
+
+    explained = explain_many(args.qrels, args.run, args.query, _measure_names(args, []),
+                             _conventions(args))
+    if args.format == "json":
+        data = [e.to_dict() for e in explained]
+        sys.stdout.write(json.dumps(data[0] if len(data) == 1 else data, indent=2,
+                                    allow_nan=False) + "\n")
+        return 0
+    for i, e in enumerate(explained):
+        if i:
+            sys.stdout.write("\n")
+        sys.stdout.write(e.to_markdown(args.digits, args.all_rows) if args.format == "markdown"
+                         else e.to_text(args.digits, args.all_rows))
+    return 0

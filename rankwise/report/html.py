@@ -1,0 +1,388 @@
+"""Write a :class:`~rankwise.report.data.ReportData` as one self-contained HTML file.
+
+The page holds its style sheet, its script and its data inline and makes no network request:
+a Content-Security-Policy allows only the page's own script and style (by their SHA-256) and
+nothing else to load or connect. The data is a binary block, gzip-compressed and base64
+encoded inside a ``<script type="application/octet-stream">`` element (never parsed as script,
+and base64 cannot close the element): a JSON header followed by typed arrays.
+
+Size: per-query values are stored as 16-bit codes over each measure's range (error at most
+(hi − lo) / 131068, i.e. below 8e-6 for measures in [0, 1]; means, intervals and tests are
+computed before storing, exactly); the drill-down keeps the top ``depth`` grades of every
+query and the document ids of as many queries as ``doc_budget`` allows (those with the largest
+differences to the baseline first); each system's precision-recall sample is a fixed set of
+queries.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import html
+import json
+import math
+import struct
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .assets import CSS, JS
+
+MAGIC = b"RWR1"
+NAN16 = 65535
+NONE32 = 4294967295
+#: Document ids kept for the drill-down when no budget is given (queries × systems × depth).
+DOC_BUDGET = 200_000
+
+
+def write_html(data, output: str | Path, doc_budget: int = DOC_BUDGET,
+               compress: bool = True) -> Path:
+    """Write the report to ``output`` (its folder is created); return the path."""
+    start = time.perf_counter()
+    text = render_html(data, doc_budget, compress)
+    path = Path(output)
+    if path.parent != Path(""):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    data.timings["write"] = time.perf_counter() - start
+    return path
+
+
+def render_html(data, doc_budget: int = DOC_BUDGET, compress: bool = True) -> str:
+    """The report page as one string."""
+    header, blocks = payload(data, doc_budget)
+    packed = pack(header, blocks)
+    encoded = base64.b64encode(gzip.compress(packed, 6, mtime=0) if compress else packed)
+    lines = [encoded[i:i + 120].decode("ascii") for i in range(0, len(encoded), 120)]
+    csp = ("default-src 'none'; script-src " + _hash(JS) + "; style-src " + _hash(CSS)
+           + "; img-src 'none'; connect-src 'none'; font-src 'none'; base-uri 'none'; "
+           "form-action 'none'")
+    return "".join([
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+        "<meta name=\"generator\" content=\"rankwise\">\n",
+        f"<title>{html.escape(data.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        "<header id=\"head\"></header>\n",
+        "<nav><div class=\"inner\"><a href=\"#summary\">summary</a><a href=\"#curves\">metric@K"
+        "</a><a href=\"#pr\">precision-recall</a><a href=\"#dist\">distributions</a>"
+        "<a href=\"#pair\">two systems</a><a href=\"#drill\">query drill-down</a>"
+        "<a href=\"#diagnostics\">diagnostics</a><span class=\"toggles\" id=\"toggles\">"
+        "</span></div></nav>\n<main>\n",
+        _section("summary", "Summary", "Mean of every measure per system, its confidence "
+                 "interval and significance markers against the baseline."),
+        _section("curves", "Metric@K", "Mean nDCG@K, P@K and R@K for K = 1 to "
+                 f"{data.max_k} (each point is that measure, under the same conventions)."),
+        _section("pr", "Interpolated precision-recall", "trec_eval's interpolated "
+                 "precision at recall 0, 0.1, ..., 1: the mean over queries, and (faint) the "
+                 "curves of single queries behind it."),
+        _section("dist", "Per-query distributions", ""),
+        "<section id=\"pair\"><h2>Two systems, query by query</h2>"
+        "<div class=\"controls\" id=\"pair-controls\"></div>"
+        "<div id=\"scatter-body\"></div><h3>Largest wins and losses</h3>"
+        "<div id=\"table-body\"></div></section>\n",
+        _section("drill", "Query drill-down", "Click a row of the table or a point of the "
+                 "scatter, or type a query id."),
+        _section("diagnostics", "Diagnostics", "What was counted, ignored or suspicious, per "
+                 "system."),
+        "</main>\n<footer>Written by rankwise. This file is self-contained: it loads nothing and "
+        "sends nothing. Per-query values are stored to within 1/65534 of each measure's range; "
+        "means, intervals and tests were computed from the exact values.</footer>\n",
+        "<script type=\"application/octet-stream\" id=\"rw-data\" data-encoding=\""
+        f"{'gzip' if compress else 'none'}\">\n" + "\n".join(lines) + "\n</script>\n",
+        f"<script>{JS}</script>\n</body>\n</html>\n",
+    ])
+
+
+def _section(anchor: str, title: str, intro: str) -> str:
+    text = f"<p class=\"muted small\">{html.escape(intro)}</p>" if intro else ""
+    return (f"<section id=\"{anchor}\"><h2>{html.escape(title)}</h2>{text}"
+            f"<div id=\"{anchor}-body\"></div></section>\n")
+
+
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+# ---------------------------------------------------------------------------- the data block
+
+
+class _Blocks:
+    """Typed arrays appended to the binary block; each referenced by its index."""
+
+    def __init__(self) -> None:
+        self.arrays: list[np.ndarray] = []
+        self.meta: list[dict[str, Any]] = []
+        self.offset = 0
+
+    def add(self, array: np.ndarray) -> int:
+        array = np.ascontiguousarray(array)
+        kind = {np.dtype("<u1"): "u8", np.dtype("<u2"): "u16", np.dtype("<u4"): "u32",
+                np.dtype("<f8"): "f64"}[array.dtype.newbyteorder("<")]
+        array = array.astype(array.dtype.newbyteorder("<"), copy=False)
+        self.meta.append({"t": kind, "o": self.offset, "n": int(array.size)})
+        self.arrays.append(array)
+        self.offset += _padded(array.nbytes)
+        return len(self.arrays) - 1
+
+
+def _padded(n: int) -> int:
+    return n + (-n) % 8
+
+
+def pack(header: dict[str, Any], blocks: _Blocks) -> bytes:
+    """``RWR1`` | header length (uint32, little-endian) | header JSON | padding | blocks."""
+    header = dict(header, blocks=blocks.meta)
+    text = json.dumps(header, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    parts = [MAGIC, struct.pack("<I", len(text)), text, b"\0" * ((-len(text)) % 8)]
+    for array in blocks.arrays:
+        raw = array.tobytes()
+        parts += [raw, b"\0" * ((-len(raw)) % 8)]
+    return b"".join(parts)
+
+
+def unpack(packed: bytes) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """Read back what :func:`pack` wrote (for tests and tools)."""
+    if packed[:4] != MAGIC:
+        raise ValueError("not a rankwise report block")
+    (length,) = struct.unpack("<I", packed[4:8])
+    header = json.loads(packed[8:8 + length])
+    base = 8 + _padded(length)
+    types = {"u8": "<u1", "u16": "<u2", "u32": "<u4", "f64": "<f8"}
+    arrays = [np.frombuffer(packed, dtype=types[b["t"]], count=b["n"], offset=base + b["o"])
+              for b in header["blocks"]]
+    return header, arrays
+
+
+def read_payload(text: str) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """The header and arrays embedded in a written report page."""
+    start = text.index('id="rw-data"')
+    body = text[text.index(">", start) + 1:text.index("</script>", start)]
+    raw = base64.b64decode("".join(body.split()))
+    if 'data-encoding="gzip"' in text[start:start + 80]:
+        raw = gzip.decompress(raw)
+    return unpack(raw)
+
+
+def quantise(values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """uint16 codes 0 .. 65534 over [low, high]; NaN as 65535.
+
+    >>> quantise(np.array([0.0, 0.5, 1.0, np.nan]), 0.0, 1.0).tolist()
+    [0, 32767, 65534, 65535]
+    """
+    out = np.full(values.shape, NAN16, dtype=np.uint16)
+    defined = ~np.isnan(values)
+    scaled = (np.clip(values[defined], low, high) - low) / (high - low) * 65534.0
+    out[defined] = np.rint(scaled).astype(np.uint16)
+    return out
+
+
+def dequantise(codes: np.ndarray, low: float, high: float) -> np.ndarray:
+    """The values :func:`quantise` codes stand for (NaN for 65535)."""
+    out = low + codes.astype(np.float64) / 65534.0 * (high - low)
+    out[codes == NAN16] = np.nan
+    return out
+
+
+def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks]:
+    """The JSON header and the typed arrays of the page."""
+    from .. import __version__
+    from ..diagnostics import COUNT_LABELS, summary_line
+    from ..measures import parse_measure
+
+    blocks = _Blocks()
+    names = list(data.systems)
+    result = data.result
+    queries = np.unique(np.concatenate([s.query_ids.astype(str) for s in data.systems.values()])
+                        if names else np.zeros(0, dtype=str))
+    nq, ns = len(queries), len(names)
+    where = {name: np.searchsorted(queries, s.query_ids.astype(str))
+             for name, s in data.systems.items()}
+    present = np.zeros((ns, nq), dtype=np.uint8)
+    relevant = np.zeros((ns, nq), dtype=np.uint32)
+    for i, name in enumerate(names):
+        present[i, where[name]] = 1
+        relevant[i, where[name]] = np.minimum(data.systems[name].num_relevant, NONE32 - 1)
+    values, measures = {}, []
+    for m in data.measures:
+        spec = parse_measure(m).spec
+        full = np.full((ns, nq), np.nan)
+        for i, name in enumerate(names):
+            full[i, where[name]] = result.systems[name].values[m]
+        low, high = _range(full, spec.bounds)
+        values[m] = {"lo": low, "hi": high, "block": blocks.add(quantise(full, low, high).ravel())}
+        measures.append({"name": m, "bounds": list(spec.bounds) if spec.bounds else None,
+                         "higherIsBetter": spec.higher_is_better, "aggregate": spec.aggregate,
+                         "description": spec.description})
+    header: dict[str, Any] = {
+        "format": 1, "version": __version__, "title": data.title, "qrels": data.qrels_source,
+        "conventions": data.conventions.to_dict(),
+        "conventionsChanged": data.conventions.differences(),
+        "baseline": data.baseline, "queries": queries.tolist(),
+        "measures": measures, "values": values,
+        "present": blocks.add(present.ravel()), "relevant": blocks.add(relevant.ravel()),
+        "summary": _plain(data.summary),
+        "comparison": _comparison(data.comparison),
+        "countLabels": COUNT_LABELS,
+        "systems": [{"name": name, "label": s.label,
+                     "diagnostics": _plain(result.systems[name].diagnostics),
+                     "summaryLine": summary_line(_WithChecks(result.systems[name], s.checks),
+                                                 hint=False),
+                     "checks": [c.to_dict() for c in s.checks]}
+                    for name, s in data.systems.items()],
+        "curves": {"k": data.max_k, "families": {
+            family: [_rounded(s.curves[family]) for s in data.systems.values()]
+            for family in next(iter(data.systems.values())).curves} if names else {}},
+        "pr": {"levels": data.recall_levels.tolist(),
+               "mean": [_rounded(s.pr_mean) for s in data.systems.values()],
+               "sample": [{"n": int(len(s.pr_queries)),
+                           "queries": blocks.add(np.searchsorted(
+                               queries, s.pr_queries.astype(str)).astype(np.uint32)),
+                           "values": blocks.add(quantise(s.pr_sample, 0.0, 1.0).ravel())}
+                          for s in data.systems.values()]},
+        "drill": _drill(data, queries, where, blocks, doc_budget),
+    }
+    return header, blocks
+
+
+class _WithChecks:
+    """A SystemResult seen with the report's checks (for the one-line summary)."""
+
+    def __init__(self, system, checks) -> None:
+        self.diagnostics = system.diagnostics
+        self.warnings = system.warnings
+        self.checks = checks
+
+
+def _range(full: np.ndarray, bounds) -> tuple[float, float]:
+    if bounds is not None and all(math.isfinite(b) for b in bounds):
+        return float(bounds[0]), float(bounds[1])
+    finite = full[np.isfinite(full)]
+    if len(finite) == 0:
+        return 0.0, 1.0
+    low, high = float(finite.min()), float(finite.max())
+    return (low, high) if high > low else (low, low + 1.0)
+
+
+def _drill(data, queries: np.ndarray, where: dict[str, np.ndarray], blocks: _Blocks,
+           doc_budget: int) -> dict[str, Any]:
+    """Grade codes of the top ranks of every (system, query), and the doc ids of the queries
+    the budget allows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..core.arrow import indices, to_numpy
+    from ..core.segments import positions
+
+    names = list(data.systems)
+    ns, nq, depth = len(names), len(queries), data.depth
+    finite = [g[np.isfinite(g)] for g in (s.top_grades for s in data.systems.values())]
+    levels = np.unique(np.concatenate(finite)) if finite else np.zeros(0)
+    wide = len(levels) > 253
+    dtype, no_doc, unjudged = (np.uint16, 65535, 65534) if wide else (np.uint8, 255, 254)
+    codes = np.full((ns, nq, depth), no_doc, dtype=dtype)
+    for i, s in enumerate(data.systems.values()):
+        g = s.top_grades
+        c = np.full(g.shape, no_doc, dtype=dtype)
+        c[np.isnan(g)] = unjudged
+        ok = np.isfinite(g)
+        c[ok] = np.searchsorted(levels, g[ok]).astype(dtype)
+        codes[i, where[names[i]]] = c
+    chosen = _doc_queries(data, queries, where, doc_budget)
+    index = np.full((len(chosen), ns, depth), NONE32, dtype=np.uint32)
+    arrays, targets = [], []
+    for i, (name, s) in enumerate(data.systems.items()):
+        counts = (s.top_grades != -np.inf).sum(axis=1)  # NaN (unjudged) is a document
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        local = np.full(nq, -1, dtype=np.int64)
+        local[where[name]] = np.arange(len(where[name]))
+        q = local[chosen]
+        rows = np.flatnonzero(q >= 0)
+        count = counts[q[rows]]
+        offsets = np.concatenate(([0], np.cumsum(count))).astype(np.int64)
+        rank = positions(offsets)
+        source = np.repeat(starts[q[rows]], count) + rank
+        arrays.append(s.top_docs.take(indices(source)))
+        targets.append((np.repeat(rows, count), i, rank))
+    dictionary: list[str] = []
+    if arrays and sum(len(a) for a in arrays):
+        encoded = pc.dictionary_encode(pa.chunked_array(
+            [a for part in arrays for a in (part.chunks if hasattr(part, "chunks") else [part])],
+            type=pa.string()).combine_chunks())
+        codes_flat = to_numpy(encoded.indices, np.int64)
+        dictionary = encoded.dictionary.to_pylist()
+        at = 0
+        for (rows, i, rank) in targets:
+            index[rows, i, rank] = codes_flat[at:at + len(rank)]
+            at += len(rank)
+    grade_threshold = data.conventions.relevance_threshold
+    return {"depth": depth, "levels": [_grade(x) for x in levels.tolist()],
+            "grades": blocks.add(codes.ravel()), "noDoc": no_doc, "unjudged": unjudged,
+            "threshold": grade_threshold,
+            "docs": {"queries": blocks.add(np.asarray(chosen, dtype=np.uint32)),
+                     "dict": dictionary, "index": blocks.add(index.ravel()),
+                     "stored": int(len(chosen)), "budget": int(doc_budget)}}
+
+
+def _doc_queries(data, queries: np.ndarray, where: dict[str, np.ndarray],
+                 doc_budget: int) -> np.ndarray:
+    """The queries whose doc ids are kept: all when the budget allows, else those where some
+    system differs most from the baseline on the first measure (or, with one system, scores
+    lowest), in query order."""
+    ns, nq = len(data.systems), len(queries)
+    if nq == 0 or ns == 0 or doc_budget <= 0:
+        return np.zeros(0, dtype=np.int64)
+    fit = max(1, doc_budget // (ns * data.depth))
+    if fit >= nq:
+        return np.arange(nq)
+    first = data.measures[0]
+    full = np.full((ns, nq), np.nan)
+    for i, name in enumerate(data.systems):
+        full[i, where[name]] = data.result.systems[name].values[first]
+    if data.baseline is not None:
+        b = list(data.systems).index(data.baseline)
+        priority = np.nanmax(np.abs(full - full[b]), axis=0, initial=0.0)
+    else:
+        priority = -np.nan_to_num(full[0], nan=np.inf)
+    priority = np.nan_to_num(priority, nan=-np.inf)
+    chosen = np.argsort(-priority, kind="stable")[:fit]
+    return np.sort(chosen)
+
+
+def _comparison(comparison) -> dict[str, Any] | None:
+    if comparison is None:
+        return None
+    tests = [{"measure": r["measure"], "system": r["system"], "other": r["other"],
+              **r["test"].to_dict(), "p_value_corrected": r["p_value_corrected"],
+              "significant": r["significant"]} for r in comparison.tests]
+    return _plain({"describe": comparison.describe(), "legend": comparison.legend(),
+                   "confidence": comparison.confidence, "baseline": comparison.baseline,
+                   "tests": tests, "warnings": comparison.warnings,
+                   "labels": comparison.labels})
+
+
+def _grade(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def _rounded(values: np.ndarray) -> list[float | None]:
+    return [None if not math.isfinite(v) else round(float(v), 6) for v in values]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    return value

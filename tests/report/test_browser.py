@@ -1,0 +1,220 @@
+"""The HTML report as a person sees it: opened in headless Chromium, it renders without a
+console error and without a single network request, draws every chart, sorts the per-query
+table, drills down into a query's ranked lists (checked against the engine), toggles systems,
+and shows hostile ids as text. Screenshots are saved next to the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rankwise.report.data import collect
+from rankwise.report.html import write_html
+from tests.report.collection import make_collection
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    qrels, runs = make_collection(queries=45, systems=3, depth=30)
+    data = collect(qrels, runs, ["nDCG@10", "AP", "RR", "P@5"], test="t")
+    path = write_html(data, tmp_path_factory.mktemp("report") / "report.html")
+    return data, path
+
+
+def _canvas_ink(page, selector: str) -> int:
+    """Non-white pixels of a canvas."""
+    return page.evaluate("""sel => {
+        const c = document.querySelector(sel);
+        const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let i = 0; i < px.length; i += 4) {
+            if (px[i] < 250 || px[i + 1] < 250 || px[i + 2] < 250) n++;
+        }
+        return n;
+    }""", selector)
+
+
+def _column(page, index: int) -> list[str]:
+    return page.eval_on_selector_all(
+        "#perquery tbody tr", f"rows => rows.map(r => r.children[{index}].textContent)")
+
+
+def test_renders_offline_without_errors(written, open_report, tmp_path):
+    data, path = written
+    visit = open_report(path)
+    assert visit.page.evaluate("document.body.dataset.ready") == "true"
+    assert visit.console_errors == []
+    assert visit.other_requests == []  # only the file itself: no CDN, font, image or fetch
+    assert visit.dialogs == []
+    page = visit.page
+    # summary: one row per system, one cell per measure, the baseline's markers
+    assert page.locator("table.summary tr").count() == 1 + len(data.systems)
+    assert page.locator("table.summary th").count() == 1 + len(data.measures)
+    markers = page.eval_on_selector_all("sup.mark", "e => e.map(x => x.textContent)")
+    expected = [data.summary[m][s]["markers"] for s in data.systems for m in data.measures]
+    assert markers == [m for m in expected if m]
+    # metric@K: three charts with one drawn line per system
+    for section in ("#curves-body", "#pr-body", "#dist-body"):
+        paths = page.eval_on_selector_all(f"{section} svg.chart path.series",
+                                          "e => e.map(p => p.getAttribute('d').length)")
+        assert paths and all(length > 20 for length in paths), section
+    assert page.locator("#curves-body svg.chart").count() == 3
+    assert page.locator("#curves-body svg.chart path.series").count() == 3 * len(data.systems)
+    # precision-recall: the overlay and one panel per system with its faint per-query curves
+    assert page.locator("#pr-body svg.chart").count() == 1 + len(data.systems)
+    assert page.locator("#pr-body path.faint").count() == len(data.systems)
+    assert page.locator("#dist-body g.box").count() == len(data.systems)
+    assert _canvas_ink(page, "#scatter-canvas") > 500
+    shot = tmp_path / "report.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 50_000
+    print(f"screenshot: {shot}")
+
+
+def test_per_query_table_sorts(written, open_report):
+    data, path = written
+    page = open_report(path).page
+    system, baseline = page.evaluate(
+        "[document.querySelector('#pair-a').selectedOptions[0].textContent,"
+        " document.querySelector('#pair-b').selectedOptions[0].textContent]")
+    a, b = system.split(" ", 1)[1], baseline.split(" ", 1)[1]
+    queries, va, vb = data.paired(data.measures[0], a, b)
+    diff = va - vb
+    # default: the largest wins first
+    shown = [float(x) for x in _column(page, 3)]
+    assert shown == sorted(shown, reverse=True)
+    assert shown[0] == pytest.approx(diff.max(), abs=1e-4)
+    assert len(shown) == min(20, len(queries))
+    # the difference header toggles to ascending: the largest losses first
+    page.click("#perquery th[data-key=diff] button")
+    assert page.get_attribute("#perquery th[data-key=diff]", "aria-sort") == "ascending"
+    shown = [float(x) for x in _column(page, 3)]
+    assert shown == sorted(shown) and shown[0] == pytest.approx(diff.min(), abs=1e-4)
+    # by query id, ascending, then descending
+    page.click("#perquery th[data-key=id] button")
+    ids = _column(page, 0)
+    assert ids == sorted(str(q) for q in queries)[:len(ids)]
+    page.click("#perquery th[data-key=id] button")
+    assert _column(page, 0) == sorted((str(q) for q in queries), reverse=True)[:len(ids)]
+    # by the system's value, descending first
+    page.click("#perquery th[data-key=a] button")
+    values = [float(x) for x in _column(page, 1)]
+    assert values == sorted(values, reverse=True)
+    assert values[0] == pytest.approx(va.max(), abs=1e-4)
+    # paging and filtering
+    page.click("#page-next")
+    assert page.locator("#perquery tbody tr").count() == min(20, len(queries) - 20)
+    page.fill("#table-filter", str(queries[3]))
+    assert _column(page, 0) == [str(queries[3])]
+    # the "largest losses" button
+    page.fill("#table-filter", "")
+    page.click("#show-losses")
+    assert float(_column(page, 3)[0]) == pytest.approx(diff.min(), abs=1e-4)
+
+
+def test_drill_down_shows_the_engines_ranked_lists(written, open_report):
+    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.io import to_qrels, to_run
+
+    qrels, runs = make_collection(queries=45, systems=3, depth=30)
+    data, path = written
+    page = open_report(path).page
+    page.click("#perquery tbody tr:nth-child(2)")
+    query = page.text_content("#drill-body h3 code")
+    index = index_judgments(to_qrels(qrels))
+    tables = page.locator("#drill-body .lists > div")
+    assert tables.count() == len(data.systems)
+    for i, name in enumerate(runs):
+        lists = rank(index, to_run(runs[name], name=name))
+        q = list(lists.query_ids).index(query)
+        rows = slice(lists.offsets[q], min(lists.offsets[q] + data.depth, lists.offsets[q + 1]))
+        docs = lists.docs.take(lists.run_row[rows]).to_pylist()
+        grades = ["\u2013" if np.isnan(g) else f"{g:g}" for g in lists.grade[rows]]
+        cells = tables.nth(i).locator("tr").evaluate_all(
+            "rows => rows.slice(1).map(r => [r.children[1].textContent,"
+            " r.children[2].textContent])")
+        assert cells == [list(pair) for pair in zip(docs, grades)], name
+    # typing a query id shows it
+    page.fill("#drill-input", str(data.result.systems["sys0"].query_ids[5]))
+    page.press("#drill-input", "Enter")
+    assert page.text_content("#drill-body h3 code") == str(data.result.systems["sys0"].query_ids[5])
+    page.fill("#drill-input", "no such query")
+    page.press("#drill-input", "Enter")
+    assert "no query" in page.text_content("#drill-message")
+
+
+def test_system_toggles_hide_and_show_series(written, open_report):
+    data, path = written
+    page = open_report(path).page
+    before = page.locator("#curves-body path.series").count()
+    page.uncheck("input[data-system='1']")
+    assert page.locator("#curves-body path.series").count() == before - 3
+    assert page.locator("#pr-body svg.chart").count() == len(data.systems)
+    page.check("input[data-system='1']")
+    assert page.locator("#curves-body path.series").count() == before
+
+
+def test_hostile_ids_render_as_text(tmp_path, open_report):
+    evil_query = "<script>window.__pwned = 1</script>\"'q"
+    evil_doc = "</script><img src=x onerror=\"window.__pwned=2\">"
+    qrels = {evil_query: {evil_doc: 2, "plain": 0}, "q'2\"": {"a": 1, evil_doc: 0}}
+    runs = {"<b onmouseover=alert(1)>sys</b>": {evil_query: {evil_doc: 2.0, "plain": 1.0},
+                                               "q'2\"": {"a": 1.0, evil_doc: 0.5}},
+            "other\"><svg onload=alert(1)>": {evil_query: {"plain": 2.0, evil_doc: 1.0},
+                                               "q'2\"": {evil_doc: 1.0, "a": 0.5}}}
+    data = collect(qrels, runs, ["nDCG@10", "AP"], test="t",
+                   title="</title><script>window.__pwned=3</script>")
+    path = write_html(data, tmp_path / "evil.html")
+    text = path.read_text()
+    assert "<script>window.__pwned" not in text and "onerror=" not in text
+    visit = open_report(path)
+    page = visit.page
+    assert visit.console_errors == [] and visit.other_requests == [] and visit.dialogs == []
+    assert page.evaluate("window.__pwned") is None
+    assert page.evaluate("document.title") == "</title><script>window.__pwned=3</script>"
+    assert page.locator("script").count() == 2  # the data block and the page's own script
+    assert page.locator("img").count() == 0 and page.locator("b").count() == 0
+    page.fill("#drill-input", evil_query)
+    page.press("#drill-input", "Enter")
+    assert page.text_content("#drill-body h3 code") == evil_query
+    docs = page.eval_on_selector_all("#drill-body td.doc", "e => e.map(x => x.textContent)")
+    assert evil_doc in docs
+    assert evil_query in _column(page, 0)
+    labels = page.eval_on_selector_all("#toggles label", "e => e.map(x => x.textContent)")
+    assert labels == [f"a {list(runs)[0]}", f"b {list(runs)[1]}"]
+
+
+def test_one_system_and_uncompressed_data(tmp_path, open_report):
+    qrels, runs = make_collection(queries=12, systems=1, depth=10)
+    data = collect(qrels, runs, ["AP", "nDCG@5"])
+    assert data.comparison is None
+    for compress in (True, False):
+        path = write_html(data, tmp_path / f"one-{compress}.html", compress=compress)
+        visit = open_report(path)
+        assert visit.console_errors == [] and visit.other_requests == []
+        assert visit.page.locator("table.summary tr").count() == 2
+        assert "no test" in visit.page.text_content("#summary-body")
+
+
+def test_hover_shows_values(written, open_report):
+    data, path = written
+    page = open_report(path).page
+    chart = page.locator("#curves-body .chartbox").first
+    chart.locator("rect").hover(position={"x": 1, "y": 40})
+    tip = chart.locator(".tooltip")
+    assert tip.is_visible()
+    text = tip.text_content()
+    assert text.startswith("K = 1") and all(name in text for name in data.systems)
+    first = data.systems["sys0"].curves["nDCG"][0]
+    assert f"sys0: {first:.4f}" in text
+    canvas = page.locator("#scatter-canvas")
+    box = canvas.bounding_box()
+    # move across the canvas until the tooltip names a query
+    for step in range(40, 400, 6):
+        canvas.hover(position={"x": step, "y": 440 - step})
+        tip = page.locator("#scatter-body .tooltip")
+        if tip.is_visible():
+            assert tip.text_content().startswith("q")
+            break
+    else:
+        raise AssertionError(f"no point found on the scatter ({box})")

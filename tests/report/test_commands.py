@@ -1,0 +1,54 @@
+"""The ``report`` command and the demo's HTML report."""
+
+from __future__ import annotations
+
+from rankwise.cli import main
+from rankwise.demo import run_demo
+from rankwise.report.html import read_payload
+from tests.helpers import write
+
+QRELS = "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\nq2 0 d 1\nq2 0 e 0\nq3 0 f 1\n"
+RUN_A = "q1 Q0 a 1 3 A\nq1 Q0 b 2 2 A\nq1 Q0 c 3 1 A\nq2 Q0 d 1 2 A\nq2 Q0 e 2 1 A\n"
+RUN_B = "q1 Q0 b 1 3 B\nq1 Q0 c 2 2 B\nq1 Q0 a 3 1 B\nq2 Q0 e 1 2 B\nq2 Q0 x 2 1 B\nq3 Q0 f 1 1 B\n"
+
+
+def files(tmp_path):
+    return (write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "a.run", RUN_A),
+            write(tmp_path, "b.run", RUN_B))
+
+
+def test_report_command(tmp_path, capsys):
+    qrels, a, b = files(tmp_path)
+    out = tmp_path / "out" / "r.html"
+    assert main(["report", qrels, a, b, "-o", str(out), "-m", "AP", "nDCG@3", "--baseline",
+                 b, "--test", "t", "--max-k", "5", "--drill-depth", "2", "--title", "T",
+                 "-l", "2"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"report written to {out} (")
+    assert "rankwise: a.run: 2 queries evaluated" in captured.err
+    header, arrays = read_payload(out.read_text())
+    assert header["title"] == "T" and header["baseline"] == "b.run"
+    assert [m["name"] for m in header["measures"]] == ["AP", "nDCG@3"]
+    assert header["drill"]["depth"] == 2 and header["curves"]["k"] == 5
+    assert header["conventions"]["relevance_threshold"] == 2
+    assert [s["name"] for s in header["systems"]] == ["a.run", "b.run"]
+
+
+def test_report_command_refuses_bad_input(tmp_path, capsys):
+    qrels, a, b = files(tmp_path)
+    assert main(["report", qrels, a, b, "--baseline", "nope", "-o",
+                 str(tmp_path / "x.html")]) == 2
+    assert "--baseline must name one of the runs" in capsys.readouterr().err
+    bad = write(tmp_path, "bad.run", "q1 Q0 a 1\n")
+    assert main(["report", qrels, bad, "-o", str(tmp_path / "y.html")]) == 2
+    assert "bad.run:1:" in capsys.readouterr().err
+    assert not (tmp_path / "y.html").exists()
+
+
+def test_demo_writes_the_html_report(tmp_path):
+    text = run_demo(tmp_path / "demo")
+    path = tmp_path / "demo" / "report.html"
+    assert f"HTML report (open it in a browser; it works offline): {path}" in text
+    header, _ = read_payload(path.read_text())
+    assert [s["name"] for s in header["systems"]] == ["strong", "medium", "random"]
+    assert header["baseline"] == "strong" and len(header["queries"]) == 50

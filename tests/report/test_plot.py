@@ -1,0 +1,110 @@
+"""Static figures (matplotlib, without pyplot): each draws the report's numbers, and every
+format is written."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rankwise.cli import main
+from rankwise.errors import InputError
+from rankwise.report.data import collect
+from tests.helpers import write
+from tests.report.collection import make_collection
+
+pytest.importorskip("matplotlib")
+
+from rankwise import plot  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    qrels, runs = make_collection(queries=30, systems=3, depth=20)
+    return collect(qrels, runs, ["nDCG@10", "AP"], test="t", max_k=20)
+
+
+def test_metric_at_k_draws_the_curves(data):
+    fig = plot.metric_at_k(data, "P")
+    lines = fig.axes[0].get_lines()
+    assert [line.get_label() for line in lines] == list(data.systems)
+    for line, s in zip(lines, data.systems.values()):
+        assert np.array_equal(line.get_xdata(), np.arange(1, 21))
+        assert np.array_equal(line.get_ydata(), s.curves["P"])
+    assert fig.axes[0].get_xlabel() == "K (cutoff)" and fig.axes[0].get_ylabel() == "mean P@K"
+
+
+def test_precision_recall_mean_and_faint_queries(data):
+    all_systems = plot.precision_recall(data).axes[0].get_lines()
+    assert np.array_equal(all_systems[1].get_ydata(), data.systems["sys1"].pr_mean)
+    ax = plot.precision_recall(data, "sys0").axes[0]
+    sample = data.systems["sys0"].pr_sample
+    faint = ax.collections[0]
+    assert len(faint.get_segments()) == len(sample) and faint.get_alpha() == 0.15
+    assert np.array_equal(faint.get_segments()[3][:, 1], sample[3])
+    (mean,) = ax.get_lines()
+    assert np.array_equal(mean.get_ydata(), data.systems["sys0"].pr_mean)
+
+
+@pytest.mark.parametrize("kind", ["box", "violin", "hist"])
+def test_distribution(data, kind):
+    fig = plot.distribution(data, "AP", kind=kind)
+    assert fig.axes[0].get_title() == "AP per query"
+    if kind == "box":
+        labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+        assert labels == list(data.systems)
+        med = fig.axes[0].lines  # whiskers, caps, medians, means
+        values = data.values("AP", "sys0")[1]
+        assert any(np.allclose(line.get_xdata(), np.median(values)) for line in med)
+    with pytest.raises(InputError, match="kind must be"):
+        plot.distribution(data, "AP", kind="pie")
+
+
+def test_scatter_and_summary(data):
+    fig = plot.scatter(data, "AP", "sys1", "sys0")
+    points = fig.axes[0].collections[0].get_offsets()
+    _, a, b = data.paired("AP", "sys1", "sys0")
+    assert np.array_equal(points[:, 0], a) and np.array_equal(points[:, 1], b)
+    assert "higher for sys1" in fig.axes[0].get_title()
+    bars = plot.summary(data, "nDCG@10").axes[0].patches
+    assert [bar.get_height() for bar in bars] == pytest.approx(
+        [data.summary["nDCG@10"][s]["compared_mean"] for s in data.systems])
+    with pytest.raises(InputError, match="not a system"):
+        plot.scatter(data, "AP", "nope", "sys0")
+
+
+def test_save_every_figure(data, tmp_path):
+    paths = plot.save_figures(data, tmp_path, ["svg"])
+    assert {p.stem for p in paths} == {
+        "at-k-nDCG", "at-k-P", "at-k-R", "pr-all", "pr-sys0", "pr-sys1", "pr-sys2",
+        "summary-AP", "summary-nDCG@10", "scatter-AP", "scatter-nDCG@10", "histogram-AP",
+        "histogram-nDCG@10", "distribution-AP", "distribution-nDCG@10"}
+    assert all(p.read_text().startswith("<?xml") for p in paths)
+
+
+def test_every_format(tmp_path):
+    qrels, runs = make_collection(queries=8, systems=1, depth=5)
+    small = collect(qrels, runs, ["AP"], max_k=3)
+    paths = plot.save_figures(small, tmp_path, ["png", "svg", "pdf"], dpi=40,
+                              kinds=["summary", "histogram"])
+    assert sorted(p.name for p in paths) == sorted(
+        f"{stem}.{fmt}" for stem in ("summary-AP", "histogram-AP") for fmt in ("png", "svg", "pdf"))
+    heads = {".png": b"\x89PNG", ".svg": b"<?xml", ".pdf": b"%PDF"}
+    for p in paths:
+        assert p.read_bytes()[:4] == heads[p.suffix][:4], p
+    with pytest.raises(InputError, match="formats must be"):
+        plot.save_figures(data, tmp_path, ["gif"])
+    with pytest.raises(InputError, match="kinds among"):
+        plot.save_figures(data, tmp_path, ["svg"], kinds=["pie"])
+    assert plot._file_name("P(rel=2)@5/x") == "P_rel=2_@5_x"
+
+
+def test_plot_command(tmp_path, capsys):
+    qrels = write(tmp_path, "qrels.txt", "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq2 0 d 0\n")
+    a = write(tmp_path, "a.run", "q1 Q0 a 1 2 A\nq1 Q0 b 2 1 A\nq2 Q0 c 1 2 A\nq2 Q0 d 2 1 A\n")
+    b = write(tmp_path, "b.run", "q1 Q0 b 1 2 B\nq1 Q0 a 2 1 B\nq2 Q0 d 1 2 B\nq2 Q0 c 2 1 B\n")
+    out = tmp_path / "figs"
+    assert main(["plot", qrels, a, b, "-o", str(out), "--format", "svg", "-m", "AP",
+                 "--test", "t", "--max-k", "5", "--dpi", "50", "--figures", "scatter", "at-k"]) == 0
+    printed = capsys.readouterr().out.split()
+    assert sorted(printed) == sorted(str(out / f"{stem}.svg") for stem in (
+        "scatter-AP", "at-k-nDCG", "at-k-P", "at-k-R"))
