@@ -36,6 +36,11 @@ and returns a :class:`Check`: a ``warning`` (printed by the command line and kep
     "a small number queries ... can significantly outweigh multiple queries"); a note, since
     a skewed distribution is legal for one system (:func:`rankwise.compare` warns when a
     *difference* between systems rests on a handful of queries).
+``tie_sensitivity``
+    a reported mean would change under another order of tied documents: the best and worst
+    orders (McSherry & Najork 2008's bounds) are evaluated on the queries whose tie groups mix
+    grades; a warning under an ordering tie policy, a note under expected / optimistic /
+    pessimistic (skipped above ``TIE_CHECK_MAX_ROWS`` documents).
 
 Warnings depend on the ranked lists only, never on the per-query values, so every engine
 (in memory, streamed, Spark) finds the same ones; the per-query values only add notes.
@@ -67,6 +72,8 @@ JUDGED_WARNING = 0.5
 CARRIED_SHARE = 0.05
 #: ... and there are at least this many queries.
 CARRIED_MIN_QUERIES = 20
+#: The tie-order check evaluates the best and worst orders: skipped above this many documents.
+TIE_CHECK_MAX_ROWS = 2_000_000
 EXAMPLES = 5
 SEVERITIES = ("warning", "note", "ok")
 
@@ -162,6 +169,7 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None) -> 
               *_different_cutoffs(measures), *_exp_gain_levels(lists, measures)]
     if values is not None:
         checks += _carried_by_few(lists, measures, values)
+        checks += _tie_sensitivity(lists, measures, values)
     return checks
 
 
@@ -481,6 +489,53 @@ def _carried_by_few(lists, measures, values) -> list[Check]:
             f"{n - k} average {rest:.4f}, against a mean of {total / n:.4f}: the mean is carried "
             "by a few queries, look at the per-query distribution", (name,), k, n_all,
             tuple(lists.query_ids[top].tolist()), share))
+    return out
+
+
+def _tie_sensitivity(lists, measures, values) -> list[Check]:
+    """Would a reported mean change under another order of the tied documents? The best and
+    worst orders (tie groups by grade) are evaluated on the queries where a tie group mixes
+    grades; a warning names the range when the tie policy is an order, a note otherwise."""
+    candidates = [m for m in measures if m.spec.order_based and not m.spec.tie_invariant
+                  and m.spec.aggregate == "mean" and str(m) in values]
+    if not candidates:
+        return []
+    if lists.num_rows > TIE_CHECK_MAX_ROWS:
+        return [Check("tie_sensitivity", "ok", f"not checked on {lists.num_rows} documents (the "
+                      f"limit is {TIE_CHECK_MAX_ROWS}); ties='optimistic' / 'pessimistic' give "
+                      "the range, ties='expected' the order-free value")]
+    mixed = lists.queries_with_mixed_ties()
+    if not mixed.any():
+        return [Check("tie_sensitivity", "ok", "no tie group mixes grades: no value depends on "
+                      "the order of tied documents", tuple(str(m) for m in candidates))]
+    from .measures.expected import tie_bounds
+    from .results import aggregate
+
+    subset = lists.select_queries(np.flatnonzero(mixed))
+    out = []
+    for m in candidates:
+        name = str(m)
+        reported = values[name]
+        best, worst = tie_bounds(m, subset)
+        means = []
+        for bound in (best, worst):
+            full = reported.copy()
+            full[mixed] = bound
+            means.append(aggregate(full, "mean", m.skips_undefined(lists.conventions)))
+        mean = aggregate(reported, "mean", m.skips_undefined(lists.conventions))
+        low, high = min(means), max(means)
+        if not high - low > 1e-12 * max(1.0, abs(high)):
+            continue
+        ties = m.conventions(lists).ties
+        severity = "warning" if ties in ORDERING_TIES else "note"
+        changed = int((best != worst).sum())
+        out.append(Check(
+            "tie_sensitivity", severity,
+            f"{name}: the mean {mean:.4f} (ties={ties}) would lie anywhere from {low:.4f} to "
+            f"{high:.4f} under another order of tied documents ({changed} queries have ties of "
+            "different grades that change it); ties='expected' gives the order-free value",
+            (name,), changed, lists.num_queries,
+            tuple(subset.query_ids[best != worst][:EXAMPLES].tolist()), high - low))
     return out
 
 

@@ -212,7 +212,7 @@ def test_checks_round_trip_and_every_check_is_reported():
     found = checks(BINARY_QRELS, RUN, ["P@1", "nDCG@5", "AP"], values=True)
     assert [Check.from_dict(c.to_dict()) for c in found] == found
     codes = {c.code for c in found}
-    assert codes == {"binary_judgments", "short_lists", "ties_at_cutoff", "no_relevant",
+    assert codes == {"binary_judgments", "tie_sensitivity", "short_lists", "ties_at_cutoff", "no_relevant",
                      "idcg_zero", "judged_at_k", "one_side"}
 
 
@@ -250,3 +250,25 @@ def test_details_read_checks_kept_in_the_result():
     assert "note: [judged_at_k] P@3: Judged@3 = 0.750" in text
     assert "ok: [ties_at_cutoff] no tie straddles rank 3" in text
     assert text.index("warning:") < text.index("note:") < text.index("ok:")
+
+
+def test_tie_sensitivity_warns_with_the_range_of_the_mean():
+    import rankwise
+
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+    run = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"c": 2.0, "x": 1.0}}
+    result = rankwise.evaluate(qrels, run, ["RR", "NumRet"])
+    # q1: RR 0.5 (b before a, doc ids descending) or 1.0; q2: RR 1
+    warning = [w for w in result.systems["run"].warnings if w.startswith("RR: the mean")]
+    assert warning == ["RR: the mean 0.7500 (ties=docid_desc) would lie anywhere from 0.7500 "
+                       "to 1.0000 under another order of tied documents (1 queries have ties of "
+                       "different grades that change it); ties='expected' gives the order-free "
+                       "value"]
+    expected = rankwise.evaluate(qrels, run, ["RR"], ties="expected")
+    assert expected.mean("RR") == 0.875
+    assert not [w for w in expected.systems["run"].warnings if "order of tied" in w]
+    notes = [c for c in expected.systems["run"].checks if c["code"] == "tie_sensitivity"]
+    assert notes[0]["severity"] == "note"
+    tie_free = rankwise.evaluate(qrels, {"q1": {"a": 2.0, "b": 1.0}, "q2": run["q2"]}, ["RR"])
+    assert not [c for c in tie_free.systems["run"].checks
+                if c["code"] == "tie_sensitivity" and c["severity"] != "ok"]

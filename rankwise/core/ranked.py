@@ -19,7 +19,7 @@ from ..errors import InputError
 from .arrow import indices, to_numpy
 from .keys import KeyCollision, exact_pair_keys, fingerprints, pair_keys
 from .order import ORDERING_TIES, ranking_order
-from .segments import positions, rank_within, segment_ids, tie_groups
+from .segments import positions, rank_within, segment_ids, starts_of_runs, tie_groups
 
 
 @dataclass
@@ -147,6 +147,28 @@ class RankedLists:
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
         return other
+
+    def select_queries(self, queries: np.ndarray) -> "RankedLists":
+        """The lists of some queries only (ascending query indices), same conventions."""
+        lengths = self.num_retrieved[queries]
+        offsets = np.zeros(len(queries) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        rows = np.repeat(self.offsets[queries] - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return RankedLists(self.query_ids[queries], offsets, self.grade[rows], self.score[rows],
+                           self.run_row[rows], self.docs, self.levels,
+                           self.level_counts[queries], self.conventions, self.diagnostics)
+
+    def queries_with_mixed_ties(self) -> np.ndarray:
+        """Per query: has a tie group whose documents differ in grade (unjudged as -1), so
+        that an order-based measure may depend on how the tie is ordered."""
+        if self.num_rows == 0:
+            return np.zeros(self.num_queries, dtype=bool)
+        key = np.where(self.grade >= 0, self.grade, -1.0)
+        starts = starts_of_runs(self.tie_group)
+        mixed = np.minimum.reduceat(key, starts) != np.maximum.reduceat(key, starts)
+        out = np.zeros(self.num_queries, dtype=bool)
+        out[self.segment[starts[mixed]]] = True
+        return out
 
     def with_ties_by_grade(self, best_first: bool) -> "RankedLists":
         """The same lists with each tie group re-ordered by grade, best (or worst) first: the
