@@ -287,9 +287,9 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "Run scores are stored as float32, so scores that differ only beyond float32 tie; "
              "interpolated precision (and 11pt_avg) uses trec_eval 9's recall-level rounding; a "
              "duplicated document in a dict run keeps the last score. Differs beyond "
-             "conventions: a query given as an empty dict ({qid: {}}) is evaluated by "
-             "pytrec_eval (0 everywhere, NaN for iprec_at_recall_0.00 and 11pt_avg) and left "
-             "out by rankwise.",
+             "conventions: a query given as an empty dict ({qid: {}}) is an empty ranking for "
+             "both, but pytrec_eval gives it NaN for iprec_at_recall_0.00 and 11pt_avg (0/0) "
+             "where rankwise gives 0.",
              score_precision="float32", recall_levels="trec_eval9", duplicates="last"),
     _profile("ir_measures", "ir-measures 0.4.3 (default provider pipeline)",
              "As pytrec_eval (the provider of every measure but RR@k, ERR@k and "

@@ -631,6 +631,8 @@ COUNT_LABELS = {
     "queries_rank_contradicts_score": "queries whose rank column contradicts the scores",
     "qrels_duplicates_dropped": "duplicate judgments dropped",
     "negative_grades": "negative grades (treated as unjudged)",
+    "queries_empty_in_run": "queries given with no document (evaluated as empty lists)",
+    "qrels_queries_without_judgments": "queries given with no judgment (ignored)",
 }
 
 

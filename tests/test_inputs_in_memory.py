@@ -118,3 +118,17 @@ def test_bad_arrays(kwargs, fragment):
 def test_shape_mismatch():
     with pytest.raises(InputError, match="shape"):
         rankwise.from_arrays([1, 0], [0.1, 0.2, 0.3])
+
+
+def test_a_query_given_with_no_document_is_evaluated_as_an_empty_list_and_counted():
+    import rankwise
+
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {}}
+    run = {"q1": {"a": 1.0}, "q2": {}, "q4": {}, "q3": {"c": 1.0}}
+    result = rankwise.evaluate(qrels, run, ["P@1", "NumQ"], per_query=True)
+    assert result.per_query() == {"q1": {"P@1": 1.0, "NumQ": 1.0}, "q2": {"P@1": 0.0, "NumQ": 1.0}}
+    diag = result.diagnostics["run"]
+    assert (diag["queries_empty_in_run"], diag["queries_only_in_run"],
+            diag["qrels_queries_without_judgments"], diag["queries_only_in_qrels"]) == (1, 2, 1, 0)
+    only_empty = rankwise.evaluate(qrels, {"q2": {}}, ["P@1"])
+    assert only_empty.mean("P@1") == 0.0

@@ -47,6 +47,8 @@ class Diagnostics:
     unjudged_retrieved: int = 0
     tied_rows: int = 0
     queries_rank_contradicts_score: int = 0
+    queries_empty_in_run: int = 0
+    qrels_queries_without_judgments: int = 0
     qrels_duplicates_dropped: int = 0
     negative_grades: int = 0
     examples: dict[str, list[str]] = field(default_factory=dict)
@@ -71,6 +73,9 @@ class Diagnostics:
             ("run_duplicates_dropped", "duplicate documents dropped from the run"),
             ("qrels_duplicates_dropped", "duplicate judgments dropped"),
             ("negative_grades", "negative grades (treated as unjudged)"),
+            ("queries_empty_in_run", "queries given with no document (evaluated as empty)"),
+            ("qrels_queries_without_judgments", "judged queries given with no judgment "
+             "(ignored)"),
         ]
         parts += [f"{getattr(self, k)} {text}" for k, text in labels if getattr(self, k)]
         return "; ".join(parts)
@@ -357,7 +362,8 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
                   ordering, fingerprint) -> RankedLists:
     qrels = index.qrels
     run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
-    if not (run_to_qrels_query >= 0).any():
+    empty_judged, empty_unjudged = _empty_queries(run, qrels)
+    if not (run_to_qrels_query >= 0).any() and not len(empty_judged):
         raise _no_overlap(qrels, run)
     # one query code space for both sides: judged queries keep their qrels code
     run_only = run_to_qrels_query < 0
@@ -413,6 +419,13 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
     query_codes = block_qrels[keep_block]
     query_ids = run.query_dict.take(indices(block_query[keep_block])).to_pylist()
 
+    diag.queries_only_in_run += empty_unjudged
+    diag.qrels_queries_without_judgments = len(qrels.empty_queries)
+    if len(empty_judged):  # given with no document: evaluated as empty lists (as pytrec_eval)
+        diag.queries_empty_in_run = len(empty_judged)
+        query_codes = np.concatenate([query_codes, empty_judged])
+        query_ids += qrels.query_dict.take(indices(empty_judged)).to_pylist()
+        lengths = np.concatenate([lengths, np.zeros(len(empty_judged), dtype=lengths.dtype)])
     in_run = np.zeros(qrels.num_queries, dtype=bool)
     in_run[query_codes] = True
     missing = np.flatnonzero(~in_run)
@@ -544,6 +557,19 @@ def _query_ids_per_row(table):
 
 def _first(codes: np.ndarray, limit: int = 5):
     return indices(np.sort(codes)[:limit])
+
+
+def _empty_queries(run, qrels) -> tuple[np.ndarray, int]:
+    """The run's queries given with no document: qrels codes of the judged ones (not also
+    given with documents), and how many are not judged."""
+    if not run.empty_queries:
+        return np.zeros(0, dtype=np.int64), 0
+    import pyarrow as pa
+
+    names = pa.array(sorted(set(run.empty_queries) - set(run.query_dict.to_pylist())),
+                     type=pa.string())
+    codes = _index_in(names, qrels.query_dict)
+    return codes[codes >= 0], int((codes < 0).sum())
 
 
 def _index_in(values, value_set) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..errors import InputError
@@ -24,8 +25,9 @@ def to_qrels(obj: Any, query: str = "query", doc: str = "doc",
     if isinstance(obj, (str, os.PathLike)):
         return read_qrels(obj)
     if isinstance(obj, Mapping):
-        q, d, v = _from_nested(obj, "qrels dict")
-        return Qrels.from_columns(q, d, v, source="qrels dict", row_unit="key")
+        q, d, v, empty = _from_nested(obj, "qrels dict")
+        qrels = Qrels.from_columns(q, d, v, source="qrels dict", row_unit="key")
+        return replace(qrels, empty_queries=tuple(empty)) if empty else qrels
     columns = _columns(obj, (query, doc, relevance), "qrels")
     if columns is None:
         raise InputError("expected a qrels file path, a DataFrame, an Arrow table or a "
@@ -41,8 +43,9 @@ def to_run(obj: Any, name: str | None = None, query: str = "query", doc: str = "
     if isinstance(obj, (str, os.PathLike)):
         return read_run(obj, name=name)
     if isinstance(obj, Mapping):
-        q, d, v = _from_nested(obj, "run dict")
-        return Run.from_columns(q, d, v, name=name or "run", source="run dict", row_unit="key")
+        q, d, v, empty = _from_nested(obj, "run dict")
+        run = Run.from_columns(q, d, v, name=name or "run", source="run dict", row_unit="key")
+        return replace(run, empty_queries=tuple(empty)) if empty else run
     columns = _columns(obj, (query, doc, score), "run")
     if columns is None:
         raise InputError("expected a run file path, a DataFrame, an Arrow table or a "
@@ -66,7 +69,9 @@ def _renamed(run: Run, name: str) -> Run:
     return replace(run, name=name)
 
 
-def _from_nested(obj: Mapping, source: str) -> tuple[list[str], list[str], list[Any]]:
+def _from_nested(obj: Mapping, source: str
+                 ) -> tuple[list[str], list[str], list[Any], list[str]]:
+    """Flat query, doc and value columns, and the queries given with no document."""
     queries: list[str] = []
     docs: list[str] = []
     values: list[Any] = []
@@ -78,11 +83,12 @@ def _from_nested(obj: Mapping, source: str) -> tuple[list[str], list[str], list[
         queries.extend([str(qid)] * len(inner))
         docs.extend(map(str, inner.keys()))
         values.extend(inner.values())
+    empty = [str(qid) for qid, inner in obj.items() if not inner]
     for i, v in enumerate(values):
         if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
             raise InputError("expected a number", source=source,
                              line=f"{queries[i]!r}/{docs[i]!r}", unit="key", value=repr(v))
-    return queries, docs, values
+    return queries, docs, values, empty
 
 
 def _columns(obj: Any, names: tuple[str, str, str], what: str):

@@ -62,6 +62,7 @@ class Qrels(_Encoded):
     """
 
     grade: np.ndarray = None  # type: ignore[assignment]
+    empty_queries: tuple[str, ...] = ()  # queries given with no judgment ({qid: {}} in a dict)
 
     @classmethod
     def from_columns(cls, queries: Any, docs: Any, grades: Any, source: str = "qrels",
@@ -80,6 +81,7 @@ class Run(_Encoded):
     score: np.ndarray = None  # type: ignore[assignment]
     name: str = "run"
     rank: np.ndarray | None = None  # the rank column of a TREC file (int64), when it has one
+    empty_queries: tuple[str, ...] = ()  # queries given with no document ({qid: {}} in a dict)
 
     def subset(self, rows: np.ndarray) -> "Run":
         """The given rows only (in that order), still pointing at their original lines."""
@@ -131,7 +133,8 @@ def _strings(values: Any, source: str, what: str):
     if values.null_count:
         row = int(np.flatnonzero(to_numpy(values.is_null(), bool))[0])
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
-    if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type):
+    if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type) \
+            or pa.types.is_null(values.type):  # no row at all: an empty string column
         values = values.cast(pa.string())
     elif not pa.types.is_string(values.type):
         raise InputError(f"{what} ids must be strings or integers", source=source,
