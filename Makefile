@@ -12,7 +12,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[stats]"
+	$(BIN)/python -m pip install --quiet -e ".[stats,recsys]"
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python

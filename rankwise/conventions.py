@@ -346,6 +346,32 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              family_overrides=(("nDCG", "ties", "expected"),
                                ("Success", "nonpositive_scores", "ranked"),
                                ("Rprec", "nonpositive_scores", "ranked"))),
+    _profile("recbole", "RecBole 1.2.1 (recbole.evaluator.metrics)",
+             "MAP@K divides by min(R, K); every other accuracy measure (Hit, MRR, Recall, NDCG, "
+             "Precision) is trec_eval's on the top K with binary relevance. Its ShannonEntropy "
+             "is in nats divided by the number of distinct items (rankwise.recsys Entropy is in "
+             "bits, undivided). Checked per user in tests/recsys/test_peers.py.",
+             aliases={"hit": "Success", "mrr": "RR", "map": "AP", "recall": "R", "ndcg": "nDCG",
+                      "precision": "P"},
+             ap_denominator="min_relevant_cutoff"),
+    _profile("lenskit", "LensKit 2025.8.1 (lenskit.metrics)",
+             "Precision divides by the list length when it is shorter than K, recall and AP by "
+             "min(R, K). Differs beyond conventions: its default nDCG discount is "
+             "1/log2(max(rank, 2)) (ranks 1 and 2 both undiscounted; LogRankWeight(offset=1) "
+             "gives rankwise's), its AP on a list shorter than K divides by min(R, |list|), and "
+             "users with a list but no test data count as 0 in its summary.",
+             aliases={"hit": "Success", "recip_rank": "RR", "precision": "P", "recall": "R",
+                      "ndcg": "nDCG", "average_precision": "AP"},
+             ap_denominator="min_relevant_cutoff", short_lists="length",
+             recall_denominator="min_relevant_cutoff"),
+    _profile("ms_recommenders", "Microsoft recommenders 1.2.1 (python_evaluation)",
+             "map_at_k divides by min(R, K) (map, without the cutoff, by R: use AP); "
+             "precision_at_k divides by K, recall_at_k by R, ndcg_at_k with relevancy "
+             "'binary' / 'raw' / 'exp' is nDCG with linear or exponential gain. Its ndcg_at_k "
+             "mean counts test-only users as 0, its other functions leave them out.",
+             aliases={"precision_at_k": "P", "recall_at_k": "R", "map_at_k": "AP",
+                      "ndcg_at_k": "nDCG"},
+             ap_denominator="min_relevant_cutoff"),
 )}
 
 

@@ -75,10 +75,14 @@ def run_demo(folder: str | Path = "rankwise-demo") -> str:
     (folder / "result.json").write_text(result.to_json(indent=2))
     (folder / "comparison.json").write_text(comparison.to_json(indent=2))
     html = write_demo_report(qrels, runs, folder / "report.html")
+    from .recsys import demo_section
+
     return (result.to_table() + f"\nconventions: {result.conventions.describe()}\n\n"
             + comparison.to_table() + f"\nreport written to {folder / 'report.md'}, "
             f"{folder / 'result.json'} and {folder / 'comparison.json'}"
-            f"\nHTML report (open it in a browser; it works offline): {html}")
+            f"\nHTML report (open it in a browser; it works offline): {html}\n\n"
+            "== Recommender systems: the same engine on a simulated interaction log\n\n"
+            + demo_section(str(folder)))
 
 
 def write_demo_report(qrels: Path, runs: dict[str, Path], output: Path) -> Path:

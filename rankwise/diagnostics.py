@@ -59,6 +59,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .core.segments import starts_of_runs
+
 SHORT_LIST_FAMILIES = ("P", "F1", "RelP")
 #: Families whose value at cutoff K depends on which documents are in the top K.
 RANK_CUTOFF_FAMILIES = ("P", "R", "F1", "Success", "RR", "AP", "nDCG", "DCG", "CG", "ERR", "RelP")
@@ -245,16 +247,21 @@ def _ties_at_cutoff(lists, measures) -> list[Check]:
         return []
     out = []
     run_of_row = lists.tie_group
-    run_start = np.flatnonzero(np.diff(run_of_row, prepend=-1)) if len(run_of_row) else run_of_row
-    grade = np.where(lists.grade >= 0, lists.grade, -1.0)  # unjudged and negative alike
-    low = np.minimum.reduceat(grade, run_start) if len(run_start) else grade
-    high = np.maximum.reduceat(grade, run_start) if len(run_start) else grade
+    no_ties = len(run_of_row) == 0 or run_of_row[-1] + 1 == len(run_of_row)
+    low = high = None
     for (cutoff, ties), names in groups.items():
         long_enough = np.flatnonzero(lists.num_retrieved > cutoff)
         at_k = lists.offsets[long_enough] + cutoff - 1
-        straddle = run_of_row[at_k] == run_of_row[at_k + 1]
+        straddle = np.zeros(len(at_k), dtype=bool) if no_ties else \
+            run_of_row[at_k] == run_of_row[at_k + 1]
         queries = long_enough[straddle]
-        changes = low[run_of_row[at_k[straddle]]] != high[run_of_row[at_k[straddle]]]
+        if len(queries) and low is None:  # grade range of every tie group, once
+            run_start = starts_of_runs(run_of_row)
+            grade = np.where(lists.grade >= 0, lists.grade, -1.0)  # unjudged, negative alike
+            low = np.minimum.reduceat(grade, run_start)
+            high = np.maximum.reduceat(grade, run_start)
+        changes = low[run_of_row[at_k[straddle]]] != high[run_of_row[at_k[straddle]]] \
+            if len(queries) else np.zeros(0, dtype=bool)
         n, n_change = len(queries), int(changes.sum())
         if n == 0:
             out.append(Check("ties_at_cutoff", "ok", f"no tie straddles rank {cutoff}",
@@ -357,13 +364,13 @@ def judged_at(lists, cutoff: int | None) -> np.ndarray:
     >>> judged_at(lists, 2).tolist(), judged_at(lists, None).tolist()
     ([0.5], [0.6666666666666666])
     """
-    unjudged = np.flatnonzero(~(lists.grade >= 0))
+    judged = lists.judged_rows  # usually the smaller set (recommendation lists: ~1% judged)
     if cutoff is not None:
-        unjudged = unjudged[lists.position[unjudged] < cutoff]
-    missing = np.bincount(lists.segment[unjudged], minlength=lists.num_queries)
+        judged = judged[lists.position[judged] < cutoff]
+    found = np.bincount(lists.segment[judged], minlength=lists.num_queries)
     depth = lists.num_retrieved if cutoff is None else np.minimum(lists.num_retrieved, cutoff)
     out = np.full(lists.num_queries, np.nan)
-    np.divide(depth - missing, depth, out=out, where=depth > 0)
+    np.divide(found, depth, out=out, where=depth > 0)
     return out
 
 

@@ -115,7 +115,7 @@ def test_profiles_resolve_and_flags_override():
         resolve(None, tie="expected")
     for p in PROFILES.values():  # every profile is a valid, distinct bundle
         assert p.conventions == Conventions.from_dict(p.conventions.to_dict())
-    assert len({p.conventions for p in PROFILES.values()}) == len(PROFILES)
+    assert len({(p.conventions, p.aliases) for p in PROFILES.values()}) == len(PROFILES)
 
 
 def test_profile_accepts_its_peers_measure_names():

@@ -166,7 +166,7 @@ class RankedLists:
     def queries_with_mixed_ties(self) -> np.ndarray:
         """Per query: has a tie group whose documents differ in grade (unjudged as -1), so
         that an order-based measure may depend on how the tie is ordered."""
-        if self.num_rows == 0:
+        if self.num_rows == 0 or self.tie_group[-1] + 1 == self.num_rows:  # no tie at all
             return np.zeros(self.num_queries, dtype=bool)
         key = np.where(self.grade >= 0, self.grade, -1.0)
         starts = starts_of_runs(self.tie_group)

@@ -1,6 +1,7 @@
 """Measures: the registry, the parser, and one module per family of measures."""
 
 from . import binary, curves, graded, rating  # noqa: F401  (register the families)
+from . import recsys  # noqa: F401  (RWRR, ARHR)
 from .parse import parse_measure, parse_measures
 from .registry import FAMILIES, Family, Measure
 

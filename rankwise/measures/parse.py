@@ -35,6 +35,7 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     "dcg": ("DCG", {}), "dcg_burges": ("DCG", {"gain": "exp"}),
     "idcg": ("IDCG", {}), "ideal_dcg": ("IDCG", {}), "cg": ("CG", {}),
     "err": ("ERR", {}),
+    "rrsum": ("RWRR", {}), "rwrr": ("RWRR", {}), "arhr": ("ARHR", {}),
     "iprec": ("IPrec", {}), "iprec_at_recall": ("IPrec", {}),
     "11pt_avg": ("11pt_avg", {}), "11pt": ("11pt_avg", {}),
     "numq": ("NumQ", {}), "num_q": ("NumQ", {}),

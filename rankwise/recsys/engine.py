@@ -1,0 +1,172 @@
+"""The accuracy measures of recommendation lists, through rankwise's measure layer.
+
+:func:`ranked_lists` turns a :class:`~rankwise.recsys.inputs.Prepared` into the engine's
+:class:`~rankwise.core.ranked.RankedLists`. Recommendation lists are already in ranked order
+and already joined with the held-out data (on integer codes), so the common case needs no
+string work at all: the ranked lists are built directly from the codes (the fast path).
+Where a convention needs the engine's own ranking pass (items repeated in a list, unjudged
+items removed, optimistic or pessimistic ties), the lists and judgments are written out as a
+rankwise ``Run`` and ``Qrels`` and go through :func:`rankwise.core.ranked.rank` (the generic
+path). Both give the same numbers; ``tests/recsys`` checks that they do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..conventions import Conventions
+from ..core.ranked import Diagnostics, RankedLists, index_judgments, rank
+from .inputs import Prepared
+
+
+def needs_engine(prep: Prepared, conv: Conventions) -> bool:
+    """Whether these lists must go through the engine's ranking pass (the generic path)."""
+    return (prep.duplicates_in_lists > 0 or conv.unjudged == "remove"
+            or (prep.lists.ties > 0 and conv.ties in ("optimistic", "pessimistic")))
+
+
+def ranked_lists(prep: Prepared, conv: Conventions, force_engine: bool = False) -> RankedLists:
+    """The evaluated users' lists as RankedLists (fast path, or the engine when needed)."""
+    if force_engine or needs_engine(prep, conv):
+        lists = rank(index_judgments(to_qrels(prep)), to_run(prep), conv)
+        lists.diagnostics.rows_beyond_depth = prep.counts.get("rows_beyond_depth", 0)
+        lists.diagnostics.run_rows += lists.diagnostics.rows_beyond_depth
+        return lists
+    return _fast(prep, conv)
+
+
+def _judgments(prep: Prepared) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(user, item, grade) of every judgment: the test data, then the imputed ratings."""
+    user, item, grade = prep.test.user, prep.test.item, prep.grade
+    if prep.imputed is not None and len(prep.imputed):
+        user = np.concatenate([user, prep.imputed.user])
+        item = np.concatenate([item, prep.imputed.item])
+        grade = np.concatenate([grade, prep.imputed_grade])
+    return user, item, grade
+
+
+def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
+    lists = prep.lists
+    user, _, grade = _judgments(prep)
+    n_users = len(prep.user_ids)
+    judged_users = np.zeros(n_users, dtype=bool)
+    judged_users[user] = True
+    has_list = np.zeros(n_users, dtype=bool)
+    has_list[:lists.num_lists] = lists.lengths > 0
+    evaluated = np.flatnonzero(has_list & judged_users)
+    missing = np.flatnonzero(judged_users & ~has_list)
+    if len(evaluated) == 0:  # as the engine: almost always the wrong file or column
+        from ..errors import InputError
+
+        raise InputError(
+            f"no user in common with the test data in {prep.test.source} (users with a list "
+            f"such as {_examples(prep, np.flatnonzero(has_list))[:1]}, test users such as "
+            f"{_examples(prep, np.flatnonzero(judged_users))[:1]})", source=lists.source)
+
+    lengths = lists.lengths[evaluated]
+    if len(evaluated) == lists.num_lists:
+        rows = None
+    else:
+        keep = np.zeros(lists.num_lists, dtype=bool)
+        keep[evaluated] = True
+        rows = np.flatnonzero(np.repeat(keep, lists.lengths))
+    query_users = evaluated
+    if conv.missing_queries == "zero" and len(missing):
+        query_users = np.concatenate([evaluated, missing])
+        lengths = np.concatenate([lengths, np.zeros(len(missing), dtype=np.int64)])
+    offsets = np.zeros(len(query_users) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+
+    row_grade = prep.row_grade if rows is None else prep.row_grade[rows]
+    scores = lists.scores if rows is None else lists.scores[rows]
+    items = lists.items if rows is None else lists.items[rows]
+    levels, level_counts = _level_counts(user, grade, query_users, n_users)
+
+    counts = prep.counts
+    run_only = has_list & ~judged_users
+    diag = Diagnostics(
+        run_rows=lists.num_rows + counts.get("rows_beyond_depth", 0),
+        run_queries=int(has_list.sum()), qrels_rows=len(user) + counts["test_duplicates_dropped"],
+        qrels_queries=int(judged_users.sum()), queries_only_in_run=int(run_only.sum()),
+        queries_only_in_qrels=len(missing),
+        queries_only_in_qrels_scored_zero=len(missing) if conv.missing_queries == "zero" else 0,
+        rows_in_run_only_queries=int(lists.lengths[run_only[:lists.num_lists]].sum()),
+        rows_beyond_depth=counts.get("rows_beyond_depth", 0),
+        unjudged_retrieved=int(np.count_nonzero(~(row_grade >= 0))),
+        tied_rows=_tied_rows(lists.scores, lists.offsets),
+        qrels_duplicates_dropped=counts["test_duplicates_dropped"],
+        negative_grades=int(np.count_nonzero(grade < 0)))
+    diag.examples["queries_only_in_run"] = _examples(prep, np.flatnonzero(run_only))
+    diag.examples["queries_only_in_qrels"] = _examples(prep, missing)
+    ranked = RankedLists(
+        query_ids=np.asarray(prep.user_ids.take(_indices(query_users)).to_pylist(), dtype=object),
+        offsets=offsets, grade=row_grade, score=scores, run_row=items, docs=prep.item_ids,
+        levels=levels, level_counts=level_counts, conventions=conv, diagnostics=diag)
+    if rows is None:  # the lists' own row structure: no need to recompute it
+        ranked.__dict__["segment"] = lists.segment()
+        ranked.__dict__["position"] = lists.position()
+    if lists.ties == 0:  # no equal scores: every row is its own tie group
+        ranked.__dict__["tie_group"] = np.arange(ranked.num_rows, dtype=np.int64)
+    diag.queries_evaluated = ranked.num_queries
+    diag.rows_evaluated = ranked.num_rows
+    diag.queries_without_relevant = int(
+        (ranked.num_relevant(conv.relevance_threshold) == 0).sum())
+    return ranked
+
+
+def _level_counts(user: np.ndarray, grade: np.ndarray, query_users: np.ndarray, n_users: int):
+    """Distinct judged grades >= 0 (over all judgments, as the engine) and, per evaluated
+    user, how many judgments have each."""
+    judged = grade >= 0
+    levels, level = np.unique(grade[judged], return_inverse=True)
+    nlev = len(levels)
+    counts = np.bincount(user[judged] * nlev + level, minlength=n_users * nlev)
+    return levels.astype(np.float64), counts.reshape(n_users, nlev)[query_users]
+
+
+def _tied_rows(scores: np.ndarray, offsets: np.ndarray) -> int:
+    if len(scores) < 2:
+        return 0
+    same = scores[1:] == scores[:-1]
+    inner = offsets[1:-1]
+    same[inner[(inner > 0) & (inner < len(scores))] - 1] = False
+    tied = np.zeros(len(scores), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    return int(tied.sum())
+
+
+def _examples(prep: Prepared, users: np.ndarray, limit: int = 5) -> list[str]:
+    chosen = users[:limit]
+    if len(chosen) == 0:
+        return []
+    ids = sorted(prep.user_ids.take(_indices(chosen)).to_pylist())
+    return ids
+
+
+def to_run(prep: Prepared, name: str = "run"):
+    """The lists as a rankwise Run (user ids as queries, item ids as docs)."""
+    from ..io.tables import Run
+
+    lists = prep.lists
+    segment = lists.segment().astype(np.int32)
+    return Run(segment, lists.users, prep.item_ids.take(_indices(lists.items)), lists.source,
+               None, "row", lists.scores, name)
+
+
+def to_qrels(prep: Prepared):
+    """The judgments (test data after the relevance policy, and imputed ratings) as Qrels."""
+    from ..io.tables import Qrels, encode_queries
+
+    user, item, grade = _judgments(prep)
+    code, dictionary = encode_queries(prep.user_ids.take(_indices(user)))
+    return Qrels(code, dictionary, prep.item_ids.take(_indices(item)), prep.test.source, None,
+                 "row", grade.astype(np.float64))
+
+
+def _indices(values: np.ndarray) -> Any:
+    from ..core.arrow import indices
+
+    return indices(values)

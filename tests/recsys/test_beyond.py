@@ -1,0 +1,210 @@
+"""Beyond-accuracy measures against independent references: each definition recomputed
+here the slow, obvious way (loops over users, pairs and items, from the published formula)
+on generated data, plus hand-computed examples and properties (bounds, extremes).
+
+The peers' own implementations (RecBole, LensKit, Microsoft recommenders) are compared in
+test_peers.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankwise.recsys as rs
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def worlds(draw):
+    """Lists (distinct items, lengths 1-6), training data, tests, binary item features."""
+    n_items = draw(st.integers(3, 12))
+    items = [f"i{j:02d}" for j in range(n_items)]
+    recs = {}
+    for u in range(draw(st.integers(2, 6))):
+        order = draw(st.permutations(items))
+        recs[f"u{u}"] = list(order[:draw(st.integers(1, min(6, n_items)))])
+    train = [(f"u{draw(st.integers(0, 7))}", items[draw(st.integers(0, n_items - 1))])
+             for _ in range(draw(st.integers(1, 30)))]
+    test = [(u, draw(st.sampled_from(items))) for u in recs for _ in range(draw(st.integers(1, 3)))]
+    features = {i: [float(draw(st.booleans())) for _ in range(4)] for i in items}
+    return recs, pd.DataFrame(train, columns=["user", "item"]), \
+        pd.DataFrame(test, columns=["user", "item"]).drop_duplicates(), features, items
+
+
+def top(recs, k):
+    return {u: v[:k] for u, v in recs.items()}
+
+
+def evaluate(world, measures, **options):
+    recs, train, test, features, items = world
+    return rs.evaluate(recs, test, measures, train=train, item_features=features, **options)
+
+
+@SETTINGS
+@given(worlds(), st.integers(1, 4))
+def test_global_measures_match_their_formulas(world, k):
+    recs, train, test, features, items = world
+    result = evaluate(world, [f"Coverage@{k}", f"Entropy@{k}", f"Gini@{k}"])
+    lists = top(recs, k)
+    shown = [i for v in lists.values() for i in v]
+    catalogue = set(train["item"])
+    assert result.mean(f"Coverage@{k}") == pytest.approx(len(set(shown)) / len(catalogue))
+    counts = {i: shown.count(i) for i in set(shown)}
+    entropy = -sum(c / len(shown) * math.log2(c / len(shown)) for c in counts.values())
+    assert result.mean(f"Entropy@{k}") == pytest.approx(entropy, abs=1e-12)
+    # Gini as the mean absolute difference over all pairs / (2 · mean), over catalogue items
+    # and recommended ones
+    x = [counts.get(i, 0) for i in catalogue | set(shown)]
+    n, mean = len(x), sum(x) / len(x)
+    g = sum(abs(a - b) for a in x for b in x) / (2 * n * n * mean)
+    assert result.mean(f"Gini@{k}") == pytest.approx(g, abs=1e-12)
+
+
+@SETTINGS
+@given(worlds(), st.integers(1, 4))
+def test_popularity_measures_match_their_formulas(world, k):
+    recs, train, test, features, items = world
+    result = evaluate(world, [f"ARP@{k}", f"APLT@{k}", f"Novelty@{k}",
+                              f"Novelty(model=discovery)@{k}"]).per_user()
+    users_of = train.drop_duplicates().groupby("item")["user"].nunique().to_dict()
+    n_users = train["user"].nunique()
+    pop = train["item"].value_counts().to_dict()
+    total = len(train)
+    # the short head: most popular first (ties by id) until 20% of interactions are covered
+    ranked = sorted(pop, key=lambda i: (-pop[i], i))
+    head, covered = set(), 0
+    for i in ranked:
+        if covered / total >= 0.2 - 1e-12:
+            break
+        head.add(i)
+        covered += pop[i]
+    for u, items_u in top(recs, k).items():
+        assert result[u][f"ARP@{k}"] == pytest.approx(np.mean([pop.get(i, 0) for i in items_u]))
+        assert result[u][f"APLT@{k}"] == pytest.approx(np.mean([i not in head for i in items_u]))
+        seen = [i for i in items_u if i in pop]
+        expected = np.mean([-math.log2(pop[i] / total) for i in seen]) if seen else math.nan
+        got = result[u][f"Novelty@{k}"]
+        assert (math.isnan(expected) and math.isnan(got)) or got == pytest.approx(expected)
+        # Evidently's mean inverse user frequency
+        expected = np.mean([-math.log2(users_of[i] / n_users) for i in seen]) if seen \
+            else math.nan
+        got = result[u][f"Novelty(model=discovery)@{k}"]
+        assert (math.isnan(expected) and math.isnan(got)) or got == pytest.approx(expected)
+
+
+def _cosine(a, b):
+    na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(x * x for x in b))
+    return 0.0 if na == 0 or nb == 0 else sum(x * y for x, y in zip(a, b)) / (na * nb)
+
+
+def _jaccard(a, b):
+    a, b = {i for i, x in enumerate(a) if x}, {i for i, x in enumerate(b) if x}
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+@SETTINGS
+@given(worlds(), st.integers(2, 5))
+def test_intra_list_diversity_matches_the_pairwise_definition(world, k):
+    recs, train, test, features, items = world
+    result = evaluate(world, [f"ILD@{k}", f"ILD(metric=jaccard)@{k}",
+                              f"ILD(similarity=cooccurrence)@{k}"]).per_user()
+    history = train.drop_duplicates().groupby("item")["user"].apply(set).to_dict()
+    for u, items_u in top(recs, k).items():
+        pairs = list(itertools.combinations(items_u, 2))
+        for name, sim in ((f"ILD@{k}", lambda a, b: _cosine(features[a], features[b])),
+                          (f"ILD(metric=jaccard)@{k}",
+                           lambda a, b: _jaccard(features[a], features[b])),
+                          (f"ILD(similarity=cooccurrence)@{k}",
+                           lambda a, b: len(history.get(a, set()) & history.get(b, set()))
+                           / math.sqrt(len(history[a]) * len(history[b]))
+                           if a in history and b in history else 0.0)):
+            got = result[u][name]
+            if not pairs:
+                assert math.isnan(got)
+            else:
+                assert got == pytest.approx(np.mean([1 - sim(a, b) for a, b in pairs]),
+                                            abs=1e-12), name
+
+
+@SETTINGS
+@given(worlds(), st.integers(1, 5))
+def test_personalization_matches_all_pairs_of_users(world, k):
+    recs, train, test, features, items = world
+    result = evaluate(world, [f"Personalization@{k}"])
+    lists = {u: set(v) for u, v in top(recs, k).items()}
+    users = sorted(lists)
+    for u in users:
+        sims = [len(lists[u] & lists[v]) / math.sqrt(len(lists[u]) * len(lists[v]))
+                for v in users if v != u]
+        assert result.per_user()[u][f"Personalization@{k}"] == pytest.approx(1 - np.mean(sims))
+    pairs = [len(lists[a] & lists[b]) / math.sqrt(len(lists[a]) * len(lists[b]))
+             for a, b in itertools.combinations(users, 2)]
+    assert result.mean(f"Personalization@{k}") == pytest.approx(1 - np.mean(pairs))
+
+
+@SETTINGS
+@given(worlds(), st.integers(1, 5))
+def test_serendipity_matches_its_definitions(world, k):
+    recs, train, test, features, items = world
+    result = evaluate(world, [f"Serendipity@{k}", f"UnexpRel(similarity=features)@{k}"])
+    pop = train["item"].value_counts().to_dict()
+    primitive = set(sorted(pop, key=lambda i: (-pop[i], i))[:k])
+    relevant = set(map(tuple, test[["user", "item"]].to_numpy()))
+    history = train.drop_duplicates().groupby("user")["item"].apply(list).to_dict()
+    for u, items_u in top(recs, k).items():
+        got = result.per_user()[u]
+        expected = np.mean([(u, i) in relevant and i not in primitive for i in items_u])
+        assert got[f"Serendipity@{k}"] == pytest.approx(expected)
+        name = f"UnexpRel(similarity=features)@{k}"
+        if u not in history:
+            assert math.isnan(got[name])
+            continue
+        value = np.mean([(1 - np.mean([_cosine(features[i], features[j]) for j in history[u]]))
+                         * ((u, i) in relevant) for i in items_u])
+        assert got[name] == pytest.approx(value, abs=1e-12)
+
+
+def test_extremes():
+    same = {"u1": ["a", "b"], "u2": ["a", "b"]}
+    different = {"u1": ["a", "b"], "u2": ["c", "d"]}
+    test = {"u1": ["a"], "u2": ["c"]}
+    train = pd.DataFrame({"user": ["x"] * 4, "item": ["a", "b", "c", "d"]})
+    a = rs.evaluate(same, test, ["Personalization", "Gini", "Coverage", "Entropy"], train=train)
+    b = rs.evaluate(different, test, ["Personalization", "Gini", "Coverage", "Entropy"],
+                    train=train)
+    assert a.mean("Personalization") == pytest.approx(0.0, abs=1e-15)
+    assert b.mean("Personalization") == 1.0
+    assert b.mean("Gini") == 0.0 and a.mean("Gini") == pytest.approx(0.5)
+    assert (a.mean("Coverage"), b.mean("Coverage")) == (0.5, 1.0)
+    assert (a.mean("Entropy"), b.mean("Entropy")) == (1.0, 2.0)
+
+
+def test_sparse_features_and_embeddings_give_the_same_ild():
+    import scipy.sparse as sp
+
+    ids = ["a", "b", "c", "d"]
+    dense = np.array([[1.0, 0, 2], [0, 1, 0], [1, 1, 0], [0, 0, 0]])
+    recs = {"u": ["a", "b", "c", "d"]}
+    one = rs.evaluate(recs, {"u": ["a"]}, ["ILD"], item_features=(ids, dense)).mean("ILD")
+    two = rs.evaluate(recs, {"u": ["a"]}, ["ILD"],
+                      item_features=(ids, sp.csr_matrix(dense))).mean("ILD")
+    frame = pd.DataFrame({"item": ids, "f0": dense[:, 0], "f1": dense[:, 1], "f2": dense[:, 2]})
+    three = rs.evaluate(recs, {"u": ["a"]}, ["ILD"], item_features=frame).mean("ILD")
+    sims = [_cosine(dense[i], dense[j]) for i, j in itertools.combinations(range(4), 2)]
+    assert one == pytest.approx(two) == pytest.approx(three) == pytest.approx(1 - np.mean(sims))
+
+
+def test_catalogue_can_be_given():
+    recs = {"u": ["a", "b"]}
+    assert rs.evaluate(recs, {"u": ["a"]}, ["Coverage"], catalog=10).mean("Coverage") == 0.2
+    result = rs.evaluate(recs, {"u": ["a"]}, ["Coverage", "Gini"], catalog=["a", "b", "c", "z"])
+    assert result.mean("Coverage") == 0.5
+    assert result.mean("Gini") == pytest.approx(0.5)  # counts 0, 0, 1, 1
