@@ -24,14 +24,14 @@ __all__ = [
 ]
 
 #: Loaded on first use, so that ``import rankwise`` stays light.
-_LAZY = {"explain": ".explain", "explain_many": ".explain"}
+_LAZY = {"explain_many": ".explain"}
 
 
 def __getattr__(name: str):
     import importlib
 
-    if name == "report":  # the package is callable: rankwise.report(qrels, runs, "out.html")
-        return importlib.import_module(".report", __name__)
+    if name in ("report", "explain"):  # callable modules: rankwise.report(...), .explain(...)
+        return importlib.import_module("." + name, __name__)
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
         globals()[name] = value

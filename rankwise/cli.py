@@ -129,6 +129,8 @@ def _add_convention_options(command: argparse.ArgumentParser) -> None:
 _CONVENTION_HELP = {
     "ties": "order of tied scores, or their expected value / best / worst case",
     "missing_queries": "judged queries absent from a run",
+    "run_only_queries": "queries in a run without any judgment",
+    "discount": "DCG discount 1/log_b(r+1), or Jarvelin's 1/max(1, log_b r)",
     "unjudged": "retrieved documents without a judgment",
     "duplicates": "a document twice for one query in a run",
     "ap_denominator": "AP divides by R, min(R,K), K or the relevant retrieved",

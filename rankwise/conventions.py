@@ -18,6 +18,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "ties": ("docid_desc", "docid_asc", "input_order", "expected", "optimistic", "pessimistic"),
     # queries judged but absent from the run
     "missing_queries": ("ignore", "zero"),
+    # queries in the run without any judgment
+    "run_only_queries": ("ignore", "zero"),
     # retrieved documents without a judgment
     "unjudged": ("nonrelevant", "remove"),
     # a (query, doc) pair more than once in a run
@@ -40,6 +42,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "nonpositive_scores": ("ranked", "nonrelevant"),
     # how a recall level p becomes a number of relevant documents (interpolated precision)
     "recall_levels": ("nearest", "trec_eval9"),
+    # DCG discount of rank r: 1/log_b(r + 1), or Järvelin & Kekäläinen's 1/max(1, log_b(r))
+    "discount": ("rank_plus_one", "jarvelin"),
 }
 GAIN_NAMES = ("linear", "exponential")
 
@@ -70,6 +74,10 @@ class Conventions:
     missing_queries
         Queries in the judgments but not in the run: ``"ignore"`` (trec_eval) or ``"zero"``
         (empty rankings, counted in the mean: trec_eval ``-c``).
+    run_only_queries
+        Queries in the run without any judgment: ``"ignore"`` (trec_eval, every peer but
+        LensKit) or ``"zero"`` (evaluated as queries without relevant documents, so the
+        ``no_relevant`` policy gives their values: LensKit's summary).
     max_depth
         Only the first ``max_depth`` documents of each ranking count (trec_eval ``-M``).
     unjudged
@@ -106,6 +114,10 @@ class Conventions:
         Interpolated precision at recall p looks at the ⌊p·R⌉-th relevant document
         (``"nearest"``, trec_eval 10) or the (long)(p·R + 0.9)-th (``"trec_eval9"``:
         pytrec_eval, ranx).
+    discount
+        DCG discount of rank r: ``"rank_plus_one"`` 1/log_b(r + 1) (trec_eval, Burges et al.)
+        or ``"jarvelin"`` 1/max(1, log_b(r)) (Järvelin & Kekäläinen 2002: ranks up to b are
+        not discounted; LensKit's default nDCG).
     family_overrides
         Per-measure-family exceptions, ``((family, field, value), ...)``: a peer that averages
         ties in nDCG but not in P@K is ``ties="input_order"`` plus ``(("nDCG", "ties",
@@ -118,6 +130,7 @@ class Conventions:
     relevance_threshold: float = 1
     ties: str = "docid_desc"
     missing_queries: str = "ignore"
+    run_only_queries: str = "ignore"
     max_depth: int | None = None
     unjudged: str = "nonrelevant"
     duplicates: str = "error"
@@ -130,6 +143,7 @@ class Conventions:
     score_precision: str = "float64"
     nonpositive_scores: str = "ranked"
     recall_levels: str = "nearest"
+    discount: str = "rank_plus_one"
     family_overrides: tuple = field(default=())
 
     def __post_init__(self) -> None:
@@ -356,14 +370,15 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              ap_denominator="min_relevant_cutoff"),
     _profile("lenskit", "LensKit 2025.8.1 (lenskit.metrics)",
              "Precision divides by the list length when it is shorter than K, recall and AP by "
-             "min(R, K). Differs beyond conventions: its default nDCG discount is "
-             "1/log2(max(rank, 2)) (ranks 1 and 2 both undiscounted; LogRankWeight(offset=1) "
-             "gives rankwise's), its AP on a list shorter than K divides by min(R, |list|), and "
-             "users with a list but no test data count as 0 in its summary.",
+             "min(R, K); the default nDCG discount is 1/log2(max(rank, 2)) (Jarvelin's: ranks 1 "
+             "and 2 undiscounted; LogRankWeight(offset=1) is discount='rank_plus_one'). Users "
+             "with a list but no test data count as 0 in its summary (run_only_queries='zero' "
+             "with rankwise.evaluate). Differs beyond conventions: its AP on a list shorter "
+             "than K divides by min(R, |list|).",
              aliases={"hit": "Success", "recip_rank": "RR", "precision": "P", "recall": "R",
                       "ndcg": "nDCG", "average_precision": "AP"},
              ap_denominator="min_relevant_cutoff", short_lists="length",
-             recall_denominator="min_relevant_cutoff"),
+             recall_denominator="min_relevant_cutoff", discount="jarvelin"),
     _profile("ms_recommenders", "Microsoft recommenders 1.2.1 (python_evaluation)",
              "map_at_k divides by min(R, K) (map, without the cutoff, by R: use AP); "
              "precision_at_k divides by K, recall_at_k by R, ndcg_at_k with relevancy "

@@ -639,6 +639,7 @@ COUNT_LABELS = {
     "qrels_duplicates_dropped": "duplicate judgments dropped",
     "negative_grades": "negative grades (treated as unjudged)",
     "queries_empty_in_run": "queries given with no document (evaluated as empty lists)",
+    "queries_only_in_run_scored": "of the queries only in the run, evaluated (run_only_queries='zero')",
     "qrels_queries_without_judgments": "queries given with no judgment (ignored)",
 }
 

@@ -29,6 +29,8 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import sys
+import types
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -436,7 +438,9 @@ def _graded_steps(c: _Context, docs, grades, depth: int) -> list[dict[str, Any]]
     R_i · reach_i / rank (Chapelle et al. 2009)."""
     rows, running, reach = [], 0.0, 1.0
     top = c.max_grade if c.params.get("max_grade") is None else float(c.params["max_grade"])
-    label = "log2(1+r)" if c.base == 2 else f"log{c.base:g}(1+r)"
+    jarvelin = c.conv.discount == "jarvelin"
+    label = ("max(1, log2 r)" if c.base == 2 else f"max(1, log{c.base:g} r)") if jarvelin else \
+        ("log2(1+r)" if c.base == 2 else f"log{c.base:g}(1+r)")
     for i in range(depth):
         rank, g = i + 1, grades[i]
         row: dict[str, Any] = {"rank": rank, "doc": docs[i], "grade": g}
@@ -447,7 +451,8 @@ def _graded_steps(c: _Context, docs, grades, depth: int) -> list[dict[str, Any]]
             reach *= 1.0 - stop
         else:
             gain = _gain(g, c.gain)
-            discount = 1.0 if c.kind == "CG" else _log(rank + 1, c.base)
+            discount = 1.0 if c.kind == "CG" else \
+                max(1.0, _log(rank, c.base)) if jarvelin else _log(rank + 1, c.base)
             row.update(gain=gain, discount=discount, discount_label=label,
                        contribution=gain / discount)
         running += row["contribution"]
@@ -671,3 +676,14 @@ def _plain(value: Any) -> Any:
         return _plain(value.item())
     return value
 
+
+
+class _CallableModule(types.ModuleType):
+    """``rankwise.explain`` is this module, and calling it explains: the package attribute
+    stays callable once the module has been imported."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Explanation:
+        return explain(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

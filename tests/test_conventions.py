@@ -174,3 +174,21 @@ def test_every_choice_field_has_a_cli_flag():
     text = _parser()._subparsers._group_actions[0].choices["evaluate"].format_help()
     for name in CHOICES:
         assert "--" + name.replace("_", "-") in text
+
+
+def test_jarvelin_discount_leaves_ranks_up_to_the_base_undiscounted():
+    # a (2) at rank 1, c (1) at rank 3: 2/1 + 1/log2(3), where rank_plus_one gives 2 + 1/2
+    assert value("DCG", discount="jarvelin") == pytest.approx(2 + 1 / math.log2(3))
+    explained = rankwise.explain(QRELS, RUN, query="q", measure="DCG", discount="jarvelin")
+    assert explained.value == pytest.approx(2 + 1 / math.log2(3))
+
+
+def test_run_only_queries_can_count_as_queries_without_relevant_documents():
+    run = {**RUN, "y": {"a": 1.0}}
+    result = rankwise.evaluate(QRELS, run, ["P@5", "NumQ"], run_only_queries="zero",
+                               per_query=True)
+    assert result.per_query()["y"] == {"P@5": 0.0, "NumQ": 1.0}
+    assert result.mean("P@5") == pytest.approx(0.4 / 3)
+    assert result.diagnostics["run"]["queries_only_in_run_scored"] == 1
+    skipped = rankwise.evaluate(QRELS, run, ["P@5"], run_only_queries="zero", no_relevant="skip")
+    assert skipped.mean("P@5") == pytest.approx(0.4)

@@ -48,6 +48,7 @@ class Diagnostics:
     tied_rows: int = 0
     queries_rank_contradicts_score: int = 0
     queries_empty_in_run: int = 0
+    queries_only_in_run_scored: int = 0
     qrels_queries_without_judgments: int = 0
     qrels_duplicates_dropped: int = 0
     negative_grades: int = 0
@@ -60,7 +61,8 @@ class Diagnostics:
         """One line for the CLI: the counts that mean something was left out or altered."""
         parts = [f"{self.queries_evaluated} queries evaluated"]
         labels = [
-            ("queries_only_in_run", "only in run (ignored)"),
+            ("queries_only_in_run", "only in run"
+             + (" (scored without judgments)" if self.queries_only_in_run_scored else " (ignored)")),
             ("queries_only_in_qrels", "only in qrels"
              + (" (scored 0)" if self.queries_only_in_qrels_scored_zero else " (ignored)")),
             ("queries_without_relevant", "without relevant docs"),
@@ -413,6 +415,12 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
     diag.rows_in_run_only_queries = int(lengths[~keep_block].sum())
     diag.examples["queries_only_in_run"] = run.query_dict.take(
         _first(block_query[~keep_block])).to_pylist()
+    if conv.run_only_queries == "zero" and diag.queries_only_in_run:
+        # evaluated as queries without judgments: codes after the judged ones
+        diag.queries_only_in_run_scored = diag.queries_only_in_run
+        block_qrels = block_qrels.copy()
+        block_qrels[~keep_block] = qrels.num_queries + np.arange(diag.queries_only_in_run)
+        keep_block = np.ones(len(keep_block), dtype=bool)
 
     rows = order[np.repeat(keep_block, lengths)]
     lengths = lengths[keep_block]
@@ -427,7 +435,7 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
         query_ids += qrels.query_dict.take(indices(empty_judged)).to_pylist()
         lengths = np.concatenate([lengths, np.zeros(len(empty_judged), dtype=lengths.dtype)])
     in_run = np.zeros(qrels.num_queries, dtype=bool)
-    in_run[query_codes] = True
+    in_run[query_codes[query_codes < qrels.num_queries]] = True
     missing = np.flatnonzero(~in_run)
     diag.queries_only_in_qrels = len(missing)
     diag.examples["queries_only_in_qrels"] = qrels.query_dict.take(_first(missing)).to_pylist()
@@ -639,4 +647,7 @@ def _level_counts(qrels, grades, query_of_key, query_codes):
     nlev = len(levels)
     counts = np.bincount(query_of_key[judged] * nlev + level_index,
                          minlength=qrels.num_queries * nlev).reshape(qrels.num_queries, nlev)
+    if len(query_codes) and query_codes.max() >= qrels.num_queries:  # run-only queries scored
+        counts = np.concatenate([counts, np.zeros((int(query_codes.max()) + 1 - qrels.num_queries,
+                                                   nlev), dtype=counts.dtype)])
     return levels.astype(np.float64), counts[query_codes]

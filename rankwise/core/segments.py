@@ -76,8 +76,17 @@ def reverse_cummax(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
     return sorted_values[best[::-1]]
 
 
-def discounts(length: int, base: float = 2.0) -> np.ndarray:
-    """``1 / log_base(rank + 1)`` for ranks 1..length."""
+def discounts(length: int, base: float = 2.0, rule: str = "rank_plus_one") -> np.ndarray:
+    """``1 / log_base(rank + 1)`` for ranks 1..length, or with ``rule="jarvelin"``
+    ``1 / max(1, log_base(rank))`` (Järvelin & Kekäläinen 2002).
+
+    >>> discounts(3, rule="jarvelin").tolist() == [1.0, 1.0, 1 / np.log2(3)]
+    True
+    """
+    if rule == "jarvelin":
+        ranks = np.arange(1, length + 1, dtype=np.float64)
+        logs = np.log2(ranks) if base == 2.0 else np.log(ranks) / np.log(base)
+        return 1.0 / np.maximum(logs, 1.0)
     ranks_plus_one = np.arange(2, length + 2, dtype=np.float64)
     if base == 2.0:
         return 1.0 / np.log2(ranks_plus_one)

@@ -567,7 +567,7 @@ def _mean_gain(lists, groups: TieGroups, gain) -> np.ndarray:
 def expected_dcg(lists, groups: TieGroups, cutoff, gain, base: float) -> np.ndarray:
     """E[DCG@K] = Σ_{ranks i <= K} mean gain of the group at i / log_base(i + 1)."""
     longest = int(lists.num_retrieved.max()) if lists.num_queries else 0
-    table = np.concatenate(([0.0], discounts(longest, base)))
+    table = np.concatenate(([0.0], discounts(longest, base, lists.conventions.discount)))
     return _positional_sum(lists, groups, _mean_gain(lists, groups, gain), cutoff,
                            lambda rank: table[rank])
 

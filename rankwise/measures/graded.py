@@ -37,7 +37,8 @@ def dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     if len(rows) == 0:
         return np.zeros(lists.num_queries)
     position = lists.position[rows]
-    weight = row_gain * discounts(int(position.max()) + 1, base)[position]
+    weight = row_gain * discounts(int(position.max()) + 1, base,
+                                  lists.conventions.discount)[position]
     return np.bincount(lists.segment[rows], weights=weight, minlength=lists.num_queries)
 
 
@@ -68,7 +69,8 @@ def ideal_dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     if cutoff is not None:
         cumulative = np.minimum(cumulative, cutoff)
     longest = int(cumulative[:, -1].max())
-    prefix = np.concatenate(([0.0], np.cumsum(discounts(longest, base))))
+    prefix = np.concatenate(([0.0], np.cumsum(discounts(longest, base,
+                                                         lists.conventions.discount))))
     upper = prefix[cumulative]
     ideal = np.zeros(lists.num_queries)
     below = np.zeros(lists.num_queries)

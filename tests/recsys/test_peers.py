@@ -156,7 +156,7 @@ def test_recbole_beyond_accuracy(peers):
 
 
 LENSKIT_NAMES = {"Hit@10": "Success@10", "RecipRank@10": "RR@10", "Precision@10": "P@10",
-                 "Recall@10": "R@10", "NDCG@10(offset=1)": "nDCG@10"}
+                 "Recall@10": "R@10", "NDCG@10": "nDCG@10"}
 
 
 @pytest.mark.parametrize("dataset", ["full", "ragged"])
@@ -167,7 +167,8 @@ def test_lenskit_accuracy(peers, dataset):
     for name, ours in LENSKIT_NAMES.items():
         same(theirs[name], per_user(result, ours), f"lenskit {name}")
     graded = rs.evaluate(recs, frames(peers[0], dataset, ratings=True)[1], ["nDCG@10"],
-                         relevance="graded", conventions=LENSKIT)
+                         relevance="graded", conventions=LENSKIT,
+                         discount="rank_plus_one")  # LogRankWeight(offset=1)
     same(theirs["NDCG@10(gain=rating,offset=1)"], per_user(graded, "nDCG@10"),
          "lenskit NDCG gain=rating")
     # AveragePrecision divides by min(R, |L@10|): min(R, K) is the same unless the list is
@@ -182,12 +183,15 @@ def test_lenskit_accuracy(peers, dataset):
             assert value == pytest.approx(ap[user] * min(r, 10) / min(r, length), abs=TOLERANCE)
 
 
-def test_lenskit_default_ndcg_discount_is_a_missing_convention(peers):
-    """LensKit's default NDCG discounts rank i by log2(max(i, 2)): a user whose only hit is at
-    rank 2 scores higher than under 1/log2(i + 1)."""
+def test_lenskit_default_ndcg_discount_is_jarvelins(peers):
+    """LensKit's default NDCG discounts rank i by log2(max(i, 2)) (the profile's
+    discount='jarvelin'); LogRankWeight(offset=1) is trec_eval's 1/log2(i + 1)."""
     theirs = toolkit(peers, "lenskit", "full")["per_user"]
     default, offset = theirs["NDCG@10"], theirs["NDCG@10(offset=1)"]
     assert sum(abs(default[u] - offset[u]) > 1e-6 for u in default) > 10
+    recs, test, _ = frames(peers[0], "full")
+    result = rs.evaluate(recs, test, ["nDCG@10"], conventions=LENSKIT, discount="rank_plus_one")
+    same(offset, per_user(result, "nDCG@10"), "lenskit NDCG LogRankWeight(offset=1)")
 
 
 def test_lenskit_gini(peers):
