@@ -35,7 +35,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     # where the relevant documents and the ideal ranking come from
     "ideal": ("judgments", "retrieved"),
     # value of nDCG when the ideal DCG is 0
-    "idcg_zero": ("zero", "nan", "skip"),
+    "idcg_zero": ("zero", "nan", "skip", "one"),
     # precision the run's scores are compared in
     "score_precision": ("float64", "float32"),
     # documents scored <= 0
@@ -103,7 +103,8 @@ class Conventions:
         Relevant documents (R) and the ideal ranking come from all ``"judgments"`` (trec_eval) or
         only from the ``"retrieved"`` list (scikit-learn, torchmetrics).
     idcg_zero
-        nDCG when the ideal DCG is 0: ``"zero"`` (trec_eval), ``"nan"`` or ``"skip"``.
+        nDCG when the ideal DCG is 0: ``"zero"`` (trec_eval), ``"nan"``, ``"skip"`` or ``"one"``
+        (LightGBM, XGBoost).
     score_precision
         Scores are compared as ``"float64"`` or rounded to ``"float32"`` first (pytrec_eval,
         torchmetrics), which can create ties.
@@ -332,7 +333,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "NaN, and grade -1 counts as judged non-relevant. The profile deliberately gives "
              "trec_eval's bpref, which equals ranx's wherever ranx's kernel is defined.",
              aliases={"ndcg_burges": "nDCG(gain=exp)", "dcg_burges": "DCG(gain=exp)",
-                      "hit_rate": "Success", "hits": "NumRelRet", "mrr": "RR",
+                      "hit_rate": "Success", "mrr": "RR",
                       "r-precision": "Rprec", "f1": "F1", "map": "AP"},
              ties="input_order", recall_levels="trec_eval9", duplicates="last",
              missing_queries="zero"),
@@ -387,6 +388,19 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              aliases={"precision_at_k": "P", "recall_at_k": "R", "map_at_k": "AP",
                       "ndcg_at_k": "nDCG"},
              ap_denominator="min_relevant_cutoff"),
+    _profile("lightgbm", "LightGBM 4 ranking metrics (ndcg@k, map@k)",
+             "Exponential gain, ties in the order of the data set's rows, MAP@K over min(R, K), "
+             "the ideal from the query's candidates, and a query without a relevant candidate "
+             "scores 1 (for nDCG and MAP). rankwise.lightgbm.metric evaluates under this "
+             "profile's choices when asked to match the library.",
+             ties="input_order", gain="exponential", ap_denominator="min_relevant_cutoff",
+             ideal="retrieved", no_relevant="one", idcg_zero="one"),
+    _profile("xgboost", "XGBoost 2-3 ranking metrics (ndcg@k, map@k)",
+             "As LightGBM: exponential gain, row-order ties, MAP@K over min(R, K), candidates-only "
+             "ideal, 1 for a query without a relevant candidate. Its ndcg and map without @k stop "
+             "at rank 32 (rankwise nDCG@32, AP@32); custom metrics are stored as 6-digit text.",
+             ties="input_order", gain="exponential", ap_denominator="min_relevant_cutoff",
+             ideal="retrieved", no_relevant="one", idcg_zero="one"),
 )}
 
 

@@ -1,0 +1,185 @@
+"""rankwise measures on torch tensors, as torchmetrics' retrieval metrics take them (needs
+``torch``).
+
+.. code-block:: python
+
+    import rankwise.torch as rt
+
+    rt.ndcg(preds, target, indexes, k=10)                  # tensor(0.8123, dtype=float64)
+    rt.evaluate(preds, target, indexes, ["nDCG@10", "AP", "RR@10"], per_query=True)
+    rt.evaluate(preds, target, indexes, ["nDCG@10", "AP"], conventions="torchmetrics")
+
+    metric = rt.RetrievalMetric("nDCG@10")                 # accumulate over batches
+    for batch in loader:
+        metric.update(model(batch.x), batch.target, batch.query)
+    metric.compute(); metric.reset()
+
+``preds`` are the scores, ``target`` the grades (0/1 or graded; negative: unjudged) and
+``indexes`` the query of every candidate, in any order. Every candidate is judged and the ideal
+ranking is built from them, exactly as ``rankwise.evaluate(*rankwise.from_arrays(target, preds,
+query=indexes))``: the numbers equal the numpy engine's under the same conventions
+(trec_eval's by default; a candidate's doc id, which the doc-id tie orders compare, is its
+position among its query's candidates as a decimal string). Under the ``torchmetrics``
+profile they equal torchmetrics' retrieval metrics.
+
+The measures P, R, Success, RR, AP, Rprec, nDCG and DCG are computed with tensor operations on
+the tensors' device (CPU or CUDA, float64, nothing copied to the host), under every
+convention, except ``ties="expected"`` for Success, RR and AP. Those, and the other families,
+are computed by the numpy engine, which copies the three tensors to the host. Values come back
+as float64 tensors on the input's device: the mean over queries (skipping or propagating
+undefined values as the conventions say), or with ``per_query=True`` one value per query, in
+the order of ``torch.unique(indexes)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .compat import tensors
+from .conventions import Conventions, resolve
+from .errors import InputError
+
+__all__ = ["RetrievalMetric", "average_precision", "evaluate", "hit_rate", "ndcg", "precision",
+           "r_precision", "recall", "reciprocal_rank"]
+
+
+
+def evaluate(preds: Any, target: Any, indexes: Any, measures: Any,
+             conventions: Conventions | str | None = None, per_query: bool = False,
+             **overrides: Any) -> dict[str, Any]:
+    """Every measure of the candidates ``(preds, target, indexes)``.
+
+    Parameters
+    ----------
+    preds, target, indexes : torch.Tensor
+        Scores, grades and query ids of the candidates (1-D, same length, same device).
+    measures : str or list of str
+        Names in any dialect: ``"nDCG@10"``, ``"AP"``, ``"P@5"``, ``"recip_rank"``.
+    conventions : Conventions or profile name, optional
+        trec_eval's by default; ``"torchmetrics"`` reproduces torchmetrics. Keyword overrides
+        apply on top.
+    per_query : bool
+        One value per query (ordered as ``torch.unique(indexes)``) instead of the mean.
+
+    Returns
+    -------
+    dict of str to torch.Tensor
+        float64 tensors on the device of ``preds``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> preds = torch.tensor([0.9, 0.8, 0.1, 0.4, 0.5])
+    >>> target = torch.tensor([2, 0, 1, 0, 1])
+    >>> indexes = torch.tensor([0, 0, 0, 1, 1])
+    >>> evaluate(preds, target, indexes, ["nDCG@2", "P@1"])
+    {'nDCG@2': tensor(0.8801, dtype=torch.float64), 'P@1': tensor(1., dtype=torch.float64)}
+    >>> evaluate(preds, target, indexes, "RR", per_query=True)
+    {'RR': tensor([1., 1.], dtype=torch.float64)}
+    """
+    from .measures import parse_measures
+
+    conv = resolve(conventions, **overrides)
+    parsed = parse_measures(measures)
+    preds, target, indexes = tensors.check(preds, target, indexes)
+    lists = tensors.rank(preds, target, indexes, conv)
+    out = {}
+    for measure in parsed:
+        values = tensors.compute(measure, lists, conv)
+        out[str(measure)] = values if per_query else tensors.aggregate(measure, values, conv)
+    return out
+
+
+def _one(name: str, preds, target, indexes, conventions, per_query, overrides):
+    return next(iter(evaluate(preds, target, indexes, [name], conventions, per_query,
+                              **overrides).values()))
+
+
+def ndcg(preds: Any, target: Any, indexes: Any, k: int | None = None,
+         conventions: Conventions | str | None = None, per_query: bool = False,
+         **overrides: Any):
+    """nDCG (@k): DCG / ideal DCG of the query's candidates (see :func:`evaluate`)."""
+    return _one("nDCG" if k is None else f"nDCG@{k}", preds, target, indexes, conventions,
+                per_query, overrides)
+
+
+def average_precision(preds: Any, target: Any, indexes: Any, k: int | None = None,
+                      conventions: Conventions | str | None = None, per_query: bool = False,
+                      **overrides: Any):
+    """AP (@k), over all relevant candidates by default (see :func:`evaluate`)."""
+    return _one("AP" if k is None else f"AP@{k}", preds, target, indexes, conventions,
+                per_query, overrides)
+
+
+def reciprocal_rank(preds: Any, target: Any, indexes: Any, k: int | None = None,
+                    conventions: Conventions | str | None = None, per_query: bool = False,
+                    **overrides: Any):
+    """RR (@k): 1 / rank of the first relevant candidate (see :func:`evaluate`)."""
+    return _one("RR" if k is None else f"RR@{k}", preds, target, indexes, conventions,
+                per_query, overrides)
+
+
+def precision(preds: Any, target: Any, indexes: Any, k: int,
+              conventions: Conventions | str | None = None, per_query: bool = False,
+              **overrides: Any):
+    """P@k (see :func:`evaluate`)."""
+    return _one(f"P@{k}", preds, target, indexes, conventions, per_query, overrides)
+
+
+def recall(preds: Any, target: Any, indexes: Any, k: int,
+           conventions: Conventions | str | None = None, per_query: bool = False,
+           **overrides: Any):
+    """R@k (see :func:`evaluate`)."""
+    return _one(f"R@{k}", preds, target, indexes, conventions, per_query, overrides)
+
+
+def hit_rate(preds: Any, target: Any, indexes: Any, k: int,
+             conventions: Conventions | str | None = None, per_query: bool = False,
+             **overrides: Any):
+    """Success@k, the hit rate (see :func:`evaluate`)."""
+    return _one(f"Success@{k}", preds, target, indexes, conventions, per_query, overrides)
+
+
+def r_precision(preds: Any, target: Any, indexes: Any,
+                conventions: Conventions | str | None = None, per_query: bool = False,
+                **overrides: Any):
+    """R-precision (see :func:`evaluate`)."""
+    return _one("Rprec", preds, target, indexes, conventions, per_query, overrides)
+
+
+class RetrievalMetric:
+    """Measures accumulated over batches, as torchmetrics' retrieval metrics are used.
+
+    >>> import torch
+    >>> metric = RetrievalMetric("nDCG@2", "RR")
+    >>> metric.update(torch.tensor([0.9, 0.8, 0.1]), torch.tensor([2, 0, 1]), torch.tensor([0] * 3))
+    >>> metric.update(torch.tensor([0.4, 0.5]), torch.tensor([0, 1]), torch.tensor([1, 1]))
+    >>> metric.compute()
+    {'nDCG@2': tensor(0.8801, dtype=torch.float64), 'RR': tensor(1., dtype=torch.float64)}
+    """
+
+    def __init__(self, *measures: str, conventions: Conventions | str | None = None,
+                 **overrides: Any) -> None:
+        from .compat.candidates import check_measures
+
+        self.measures = [str(m) for m in check_measures(measures)]
+        self.conventions = resolve(conventions, **overrides)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every batch."""
+        self._batches: list[tuple[Any, Any, Any]] = []
+
+    def update(self, preds: Any, target: Any, indexes: Any) -> None:
+        """Add a batch of candidates (a query may span several batches); the tensors are kept
+        detached from any autograd graph."""
+        self._batches.append(tuple(t.detach() for t in tensors.check(preds, target, indexes)))
+
+    def compute(self, per_query: bool = False) -> dict[str, Any]:
+        """The measures over every candidate added since the last :meth:`reset`."""
+        import torch
+
+        if not self._batches:
+            raise InputError("no candidates: call update() first", source="RetrievalMetric")
+        preds, target, indexes = (torch.cat(parts) for parts in zip(*self._batches))
+        return evaluate(preds, target, indexes, self.measures, self.conventions, per_query)

@@ -1,0 +1,195 @@
+"""rankwise.torch: the tensor measures equal the numpy engine's under every convention, and
+torchmetrics' retrieval metrics under the ``torchmetrics`` profile; tensors in, tensors out,
+on the input's device.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import rankwise.torch as rt  # noqa: E402
+from rankwise import InputError  # noqa: E402
+from rankwise.compat.candidates import Candidates  # noqa: E402
+
+MEASURES = ["nDCG@10", "nDCG", "DCG@5", "nDCG(gain=exp)@5", "AP", "AP@5", "P@5", "P(rel=2)@5",
+            "R@10", "RR", "RR@3", "Rprec", "Success@3", "ERR@10", "Bpref", "F1@5"]
+CONVENTIONS = [
+    {}, {"ties": "docid_asc"}, {"ties": "input_order"}, {"ties": "expected"},
+    {"ties": "optimistic"}, {"ties": "pessimistic"}, {"gain": "exponential"},
+    {"gain": {1: 3, 2: 7}}, {"discount_base": 10.0}, {"discount": "jarvelin"}, {"max_depth": 5},
+    {"ap_denominator": "min_relevant_cutoff"}, {"ap_denominator": "cutoff"},
+    {"ap_denominator": "relevant_retrieved"}, {"score_precision": "float32"},
+    {"relevance_threshold": 2}, {"no_relevant": "nan"}, {"no_relevant": "skip"},
+    {"idcg_zero": "skip"}, {"short_lists": "length"}, {"nonpositive_scores": "nonrelevant"},
+    {"unjudged": "remove"}, {"ideal": "retrieved"}, {"ideal": "retrieved", "max_depth": 4},
+    {"recall_denominator": "min_relevant_cutoff"},
+]
+
+
+def candidates(seed: int = 0, queries: int = 120):
+    """Grades -1..3 (-1: unjudged), scores with ties and non-positive values, query ids
+    shuffled over the rows, lists of 1 to 29 candidates."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 30, size=queries)
+    n = int(sizes.sum())
+    labels = rng.choice([-1, 0, 0, 0, 1, 2, 3], size=n).astype(float)
+    scores = np.round(rng.random(n) * 2 - 0.5, 1)
+    query = np.repeat(np.arange(queries) * 3 + 5, sizes)
+    shuffle = rng.permutation(n)
+    return labels[shuffle], scores[shuffle], query[shuffle]
+
+
+def close(a: float, b: float, tol: float) -> bool:
+    return math.isclose(a, b, abs_tol=tol) or math.isnan(a) and math.isnan(b)
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: ",".join(
+    f"{k}={v}" for k, v in c.items()) or "trec_eval")
+def test_same_numbers_as_the_numpy_engine(conventions):
+    labels, scores, query = candidates()
+    engine = Candidates(labels, query=query, **conventions)
+    expected = engine.values(scores, MEASURES)
+    means = engine.means(scores, MEASURES)
+    tensors = torch.tensor(scores), torch.tensor(labels), torch.tensor(query)
+    per_query = rt.evaluate(*tensors, MEASURES, per_query=True, **conventions)
+    mean = rt.evaluate(*tensors, MEASURES, **conventions)
+    for name, values in expected.items():
+        got = per_query[name]
+        assert got.dtype == torch.float64 and got.shape == (len(engine.query_ids),)
+        assert np.allclose(got.numpy(), values, atol=1e-12, equal_nan=True), name
+        assert close(float(mean[name]), means[name], 1e-12), name
+
+
+def test_query_order_is_torch_unique_order():
+    labels, scores, query = candidates(1, queries=30)
+    got = rt.evaluate(torch.tensor(scores), torch.tensor(labels), torch.tensor(query), "RR",
+                      per_query=True)["RR"]
+    ids = torch.unique(torch.tensor(query))
+    for i, qid in enumerate(ids.tolist()):
+        rows = query == qid
+        single = Candidates(labels[rows], group=[int(rows.sum())]).values(scores[rows], ["RR"])
+        assert float(got[i]) == pytest.approx(single["RR"][0])
+
+
+# ------------------------------------------------------------------------------ torchmetrics
+
+
+def _torchmetrics_cases():
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(1, 30, size=300)
+    n = int(sizes.sum())
+    query = torch.tensor(np.repeat(np.arange(len(sizes)), sizes))
+    binary = torch.tensor(rng.random(n) < 0.25).long()
+    graded = torch.tensor(rng.choice([0, 0, 1, 2, 3], size=n))
+    distinct = torch.tensor(rng.random(n) * 2 - 0.4, dtype=torch.float32)  # some <= 0
+    tied = torch.tensor(np.round(rng.random(n) * 2 - 0.4, 1), dtype=torch.float32)
+    return query, binary, graded, distinct, tied
+
+
+@pytest.mark.parametrize("metric,kwargs,name,extra", [
+    ("RetrievalNormalizedDCG", {"top_k": 10}, "nDCG@10", {}),
+    ("RetrievalNormalizedDCG", {}, "nDCG", {}),
+    ("RetrievalMAP", {}, "AP", {}),
+    ("RetrievalMAP", {"top_k": 5}, "AP@5", {}),
+    ("RetrievalMRR", {}, "RR", {}),
+    ("RetrievalMRR", {"top_k": 3}, "RR@3", {}),
+    ("RetrievalPrecision", {"top_k": 5}, "P@5", {}),
+    ("RetrievalPrecision", {"top_k": 5, "adaptive_k": True}, "P@5", {"short_lists": "length"}),
+    ("RetrievalRecall", {"top_k": 5}, "R@5", {}),
+    ("RetrievalHitRate", {"top_k": 5}, "Success@5", {}),
+    ("RetrievalRPrecision", {}, "Rprec", {}),
+    ("RetrievalMAP", {"empty_target_action": "skip"}, "AP", {"no_relevant": "skip"}),
+    ("RetrievalNormalizedDCG", {"top_k": 5, "empty_target_action": "skip"}, "nDCG@5",
+     {"idcg_zero": "skip"}),
+])
+def test_same_numbers_as_torchmetrics_under_its_profile(metric, kwargs, name, extra):
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    query, binary, graded, distinct, tied = _torchmetrics_cases()
+    is_ndcg = name.startswith("nDCG")
+    target = graded if is_ndcg else binary
+    # nDCG averages tied scores in torchmetrics (exactly what ties="expected" computes); the
+    # other metrics sort with topk/argsort, whose order of tied scores is not specified
+    scores = tied if is_ndcg else distinct
+    reference = getattr(retrieval, metric)(**kwargs)
+    reference.update(scores, target, indexes=query)
+    got = rt.evaluate(scores, target, query, [name], conventions="torchmetrics", **extra)[name]
+    # torchmetrics computes in float32
+    assert float(got) == pytest.approx(float(reference.compute()), abs=1e-6)
+
+
+def test_non_positive_scores_under_the_torchmetrics_profile():
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    preds, target, query = torch.tensor([-0.5, -0.7]), torch.tensor([1, 0]), torch.tensor([0, 0])
+    for metric, kwargs, name in [("RetrievalMRR", {}, "RR"), ("RetrievalMAP", {}, "AP"),
+                                 ("RetrievalPrecision", {"top_k": 1}, "P@1"),
+                                 ("RetrievalHitRate", {"top_k": 5}, "Success@5"),
+                                 ("RetrievalRPrecision", {}, "Rprec")]:
+        reference = getattr(retrieval, metric)(**kwargs)
+        reference.update(preds, target, indexes=query)
+        got = rt.evaluate(preds, target, query, [name], conventions="torchmetrics")[name]
+        assert float(got) == float(reference.compute()), name
+    assert float(rt.reciprocal_rank(preds, target, query)) == 1.0  # trec_eval: ranked as scored
+
+
+# ------------------------------------------------------------------------------ the API
+
+
+def test_functions_batches_and_tensors_out():
+    labels, scores, query = candidates(3, queries=40)
+    preds, target, indexes = torch.tensor(scores), torch.tensor(labels), torch.tensor(query)
+    together = rt.evaluate(preds, target, indexes, ["nDCG@10", "AP", "RR@10", "P@5", "R@10",
+                                                    "Success@5", "Rprec"])
+    assert float(rt.ndcg(preds, target, indexes, k=10)) == float(together["nDCG@10"])
+    assert float(rt.average_precision(preds, target, indexes)) == float(together["AP"])
+    assert float(rt.reciprocal_rank(preds, target, indexes, k=10)) == float(together["RR@10"])
+    assert float(rt.precision(preds, target, indexes, k=5)) == float(together["P@5"])
+    assert float(rt.recall(preds, target, indexes, k=10)) == float(together["R@10"])
+    assert float(rt.hit_rate(preds, target, indexes, k=5)) == float(together["Success@5"])
+    assert float(rt.r_precision(preds, target, indexes)) == float(together["Rprec"])
+    metric = rt.RetrievalMetric("nDCG@10", "AP", "RR@10")
+    for part in torch.arange(len(preds)).chunk(7):  # queries split across batches
+        metric.update(preds[part], target[part], indexes[part])
+    batched = metric.compute()
+    for name, value in batched.items():
+        assert isinstance(value, torch.Tensor) and value.ndim == 0
+        assert float(value) == pytest.approx(float(together[name]), abs=1e-12)
+    metric.reset()
+    with pytest.raises(InputError, match="update"):
+        metric.compute()
+
+
+def test_gradients_do_not_flow_and_inputs_are_left_alone():
+    preds = torch.tensor([0.3, 0.2, 0.9], requires_grad=True)
+    target, indexes = torch.tensor([1, 0, 1]), torch.tensor([0, 0, 0])
+    value = rt.ndcg(preds, target, indexes)
+    assert not value.requires_grad and preds.grad is None
+    assert preds.tolist() == pytest.approx([0.3, 0.2, 0.9])
+
+
+def test_bad_tensors_are_explained():
+    preds, target, indexes = torch.tensor([0.3, 0.2]), torch.tensor([1, 0]), torch.tensor([0, 0])
+    with pytest.raises(InputError, match="have 2, 1 and 2 elements"):
+        rt.ndcg(preds, target[:1], indexes)
+    with pytest.raises(InputError, match="integer query ids"):
+        rt.ndcg(preds, target, indexes.double())
+    with pytest.raises(InputError, match="must be a torch.Tensor"):
+        rt.ndcg([0.3, 0.2], target, indexes)
+    with pytest.raises(InputError, match=r"preds, row 1: preds must be finite"):
+        rt.ndcg(torch.tensor([0.3, math.nan]), target, indexes)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_tensors_stay_on_the_device():
+    labels, scores, query = candidates(4)
+    cpu = rt.evaluate(torch.tensor(scores), torch.tensor(labels), torch.tensor(query), MEASURES,
+                      per_query=True, ties="expected")
+    cuda = rt.evaluate(torch.tensor(scores).cuda(), torch.tensor(labels).cuda(),
+                       torch.tensor(query).cuda(), MEASURES, per_query=True, ties="expected")
+    for name, values in cpu.items():
+        assert cuda[name].device.type == "cuda"
+        assert np.allclose(cuda[name].cpu().numpy(), values.numpy(), atol=1e-12, equal_nan=True)
