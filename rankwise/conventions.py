@@ -333,7 +333,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "NaN, and grade -1 counts as judged non-relevant. The profile deliberately gives "
              "trec_eval's bpref, which equals ranx's wherever ranx's kernel is defined.",
              aliases={"ndcg_burges": "nDCG(gain=exp)", "dcg_burges": "DCG(gain=exp)",
-                      "hit_rate": "Success", "mrr": "RR",
+                      "hit_rate": "Success", "hits": "NumRelRet", "mrr": "RR",
                       "r-precision": "Rprec", "f1": "F1", "map": "AP"},
              ties="input_order", recall_levels="trec_eval9", duplicates="last",
              missing_queries="zero"),

@@ -12,5 +12,5 @@ Learning-to-rank and tensor adapters are top-level modules: :mod:`rankwise.sklea
 :mod:`rankwise.lightgbm`, :mod:`rankwise.xgboost` and :mod:`rankwise.torch`. What they share
 lives here: :mod:`.candidates` (fixed candidate lists scored again and again), :mod:`.boosting`
 (one set of candidates per evaluation data set), :mod:`.tensors` (the torch kernels) and
-:mod:`._nested` (dict-of-dicts to columns, fast).
+:mod:`._nested` (dict-of-dicts to Run and Qrels through the fast columns of :mod:`rankwise.io.nested`).
 """

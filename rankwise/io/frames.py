@@ -13,7 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import InputError
-from .tables import Qrels, Run
+from .nested import nested_columns
+from .tables import Qrels, Run, check_finite_scores
 from .trec import read_qrels, read_run
 
 
@@ -25,8 +26,13 @@ def to_qrels(obj: Any, query: str = "query", doc: str = "doc",
     if isinstance(obj, (str, os.PathLike)):
         return read_qrels(obj)
     if isinstance(obj, Mapping):
-        q, d, v, empty = _from_nested(obj, "qrels dict")
-        qrels = Qrels.from_columns(q, d, v, source="qrels dict", row_unit="key")
+        columns = nested_columns(obj)
+        if columns is not None:  # plain str ids and numbers: no per-value Python loop
+            qrels = Qrels(*columns[:3], "qrels dict", None, "key", columns[3])
+            empty = _empty_queries(obj)
+        else:
+            q, d, v, empty = _from_nested(obj, "qrels dict")
+            qrels = Qrels.from_columns(q, d, v, source="qrels dict", row_unit="key")
         return replace(qrels, empty_queries=tuple(empty)) if empty else qrels
     columns = _columns(obj, (query, doc, relevance), "qrels")
     if columns is None:
@@ -43,8 +49,15 @@ def to_run(obj: Any, name: str | None = None, query: str = "query", doc: str = "
     if isinstance(obj, (str, os.PathLike)):
         return read_run(obj, name=name)
     if isinstance(obj, Mapping):
-        q, d, v, empty = _from_nested(obj, "run dict")
-        run = Run.from_columns(q, d, v, name=name or "run", source="run dict", row_unit="key")
+        columns = nested_columns(obj)
+        if columns is not None:  # plain str ids and numbers: no per-value Python loop
+            run = Run(*columns[:3], "run dict", None, "key", columns[3], name or "run")
+            check_finite_scores(run)
+            empty = _empty_queries(obj)
+        else:
+            q, d, v, empty = _from_nested(obj, "run dict")
+            run = Run.from_columns(q, d, v, name=name or "run", source="run dict",
+                                   row_unit="key")
         return replace(run, empty_queries=tuple(empty)) if empty else run
     columns = _columns(obj, (query, doc, score), "run")
     if columns is None:
@@ -69,6 +82,10 @@ def _renamed(run: Run, name: str) -> Run:
     return replace(run, name=name)
 
 
+def _empty_queries(obj: Mapping) -> list[str]:
+    return [str(qid) for qid, inner in obj.items() if not inner]
+
+
 def _from_nested(obj: Mapping, source: str
                  ) -> tuple[list[str], list[str], list[Any], list[str]]:
     """Flat query, doc and value columns, and the queries given with no document."""
@@ -83,7 +100,7 @@ def _from_nested(obj: Mapping, source: str
         queries.extend([str(qid)] * len(inner))
         docs.extend(map(str, inner.keys()))
         values.extend(inner.values())
-    empty = [str(qid) for qid, inner in obj.items() if not inner]
+    empty = _empty_queries(obj)
     for i, v in enumerate(values):
         if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
             raise InputError("expected a number", source=source,

@@ -1,0 +1,62 @@
+"""Dict-of-dicts ``{query: {doc: value}}`` to columns in a few C-level passes
+(``itertools.chain``, ``np.array``, one joined string buffer) instead of a Python loop over
+every value: the fast path of :func:`rankwise.to_run` / :func:`rankwise.to_qrels` for dicts.
+Anything unusual (ids that are not strings, values that are not numbers) returns ``None`` and
+goes to the general reader, which accepts what it can and names the offending key otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+
+def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] | None:
+    """(query code per row, distinct query ids, doc ids, values), or None when the dict needs
+    the general reader (non-string ids, non-numeric values, inner values that are not dicts)."""
+    import pyarrow as pa
+
+    if not isinstance(nested, Mapping):
+        return None
+    inner = [d for d in nested.values()]
+    if not all(isinstance(d, dict) for d in inner):
+        return None
+    keep = [i for i, d in enumerate(inner) if d]  # queries with an empty dict have no rows
+    qids = list(nested.keys())
+    qids = [qids[i] for i in keep]
+    inner = [inner[i] for i in keep]
+    sizes = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    total = int(sizes.sum())
+    if not all(type(q) is str for q in qids):
+        return None
+    try:
+        docs = string_array(list(chain.from_iterable(inner)))
+        values = np.array(list(chain.from_iterable(d.values() for d in inner)))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, TypeError):
+        return None
+    if values.dtype.kind not in "fiu" or values.shape != (total,):
+        return None
+    codes = np.repeat(np.arange(len(qids), dtype=np.int32), sizes)
+    return codes, pa.array(qids, type=pa.string()), docs, values.astype(np.float64, copy=False)
+
+
+def string_array(values: list):
+    """An Arrow string array of a list of ``str``, built from one joined buffer when every id is
+    ASCII (about three times faster than ``pa.array`` on a million ids); raises ``TypeError``
+    when an item is not a string.
+
+    >>> string_array(["d1", "d22", ""]).to_pylist()
+    ['d1', 'd22', '']
+    """
+    import pyarrow as pa
+
+    joined = "".join(values)
+    if not joined.isascii() or len(joined) >= 2**31:
+        return pa.array(values, type=pa.string())
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum(np.fromiter(map(len, values), dtype=np.int64, count=len(values)), out=offsets[1:])
+    return pa.StringArray.from_buffers(len(values), pa.py_buffer(offsets),
+                                       pa.py_buffer(joined.encode("ascii")))
