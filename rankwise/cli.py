@@ -52,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
     ev.add_argument("--diagnostics", action="store_true", help="print every count and every "
                     "diagnostic check on stderr")
+    ev.add_argument("--stream", action="store_true", help="read each run chunk by chunk of "
+                    "whole queries, in bounded memory (runs grouped by query, as TREC runs are)")
+    from .spark.commands import add_engine_options
+
+    add_engine_options(ev)
     _add_convention_options(ev)
     ev.set_defaults(handler=_evaluate)
 
@@ -191,9 +196,17 @@ def _positive_int(text: str) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from .api import evaluate
     conventions = _conventions(args)
-    runs = args.runs if len(args.runs) == 1 else {_run_label(p, args.runs): p for p in args.runs}
-    result = evaluate(args.qrels, runs, _measure_names(args, ["official"]), conventions,
-                      per_query=args.per_query)
+    if args.engine == "spark":
+        from .spark.commands import evaluate_from_args
+
+        result = evaluate_from_args(args, conventions)
+    else:
+        runs = args.runs if len(args.runs) == 1 else \
+            {_run_label(p, args.runs): p for p in args.runs}
+        if args.stream:
+            from .stream import evaluate_stream as evaluate
+        result = evaluate(args.qrels, runs, _measure_names(args, ["official"]), conventions,
+                          per_query=args.per_query)
     sys.stdout.write(render(result, args.format, args.per_query))
     report_diagnostics(result, args.diagnostics)
     return 0

@@ -401,6 +401,21 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "at rank 32 (rankwise nDCG@32, AP@32); custom metrics are stored as 6-digit text.",
              ties="input_order", gain="exponential", ap_denominator="min_relevant_cutoff",
              ideal="retrieved", no_relevant="one", idcg_zero="one"),
+    _profile("spark", "Apache Spark 4 RankingMetrics / RankingEvaluator (pyspark.mllib, ml)",
+             "Predictions in the given order (no ties), every label relevant for P, R and MAP "
+             "whatever its value, MAP@K over min(labels, K), nDCG with gain 2^rel - 1 (1 per "
+             "label without relevance values) and discount 1/ln(i + 2), users with labels but "
+             "no prediction and users with predictions but no label both count 0. Spark's bug: "
+             "its ideal DCG takes the labels in the order given, not sorted by relevance, so "
+             "with unsorted labels its nDCG is not normalised (a perfect ranking can score above "
+             "1); the profile builds the true ideal, equal to Spark's when labels are sorted by "
+             "relevance. An item predicted twice counts twice in Spark (rankwise: duplicates).",
+             aliases={"precisionAt": "P", "recallAt": "R", "meanAveragePrecision": "AP",
+                      "meanAveragePrecisionAt": "AP", "ndcgAt": "nDCG", "precisionAtK": "P",
+                      "recallAtK": "R", "meanAveragePrecisionAtK": "AP", "ndcgAtK": "nDCG"},
+             gain="exponential", discount_base=2.718281828459045, relevance_threshold=0,
+             ties="input_order", missing_queries="zero", run_only_queries="zero",
+             ap_denominator="min_relevant_cutoff"),
 )}
 
 

@@ -1,0 +1,16 @@
+"""rankwise on Apache Spark: the same measures, conventions, diagnostics and statistics on
+DataFrames of any size.
+
+>>> from rankwise import spark as rs   # doctest: +SKIP
+>>> result = rs.evaluate(run_df, qrels_df, ["nDCG@10", "AP"], per_query=True)  # doctest: +SKIP
+>>> result.mean("nDCG@10"); result.per_query_frame.write.parquet("per_query")  # doctest: +SKIP
+
+Importing this package does not import pyspark; the functions do. See docs/spark.md.
+"""
+
+from .api import SparkResult, compare, evaluate
+from .io import read_qrels, read_run
+from .session import get_session, java_available
+
+__all__ = ["SparkResult", "compare", "evaluate", "get_session", "java_available", "read_qrels",
+           "read_run"]

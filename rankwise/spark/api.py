@@ -1,0 +1,363 @@
+"""``rankwise.spark.evaluate`` and ``rankwise.spark.compare``: the whole engine on Spark
+DataFrames, with the same numbers, conventions and diagnostics as :func:`rankwise.evaluate`.
+
+How it works (details in docs/spark.md):
+
+1. the judgments and every run are put in one DataFrame (query, doc, value, side, row id) and
+   grouped by query: one row per query with the list of its rows from every side;
+2. ``mapInArrow`` hands each partition to :func:`rankwise.spark.partition.evaluate_partition`
+   as Arrow record batches; it evaluates them chunk by chunk (whole queries, about
+   ``chunk_rows`` rows) with the in-memory engine's kernels;
+3. each partition returns its per-query values (kept in Spark) and one summary row (exact
+   sums and counts), which the driver combines exactly (:mod:`rankwise.spark.combine`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ..conventions import Conventions, profile, resolve
+from ..errors import InputError
+from ..measures import Measure, parse_measures
+from ..results import Result, SystemResult
+from . import combine
+from .io import BAD_COLUMN, columns_of
+from .partition import FIRST, NO_RANK, SUMMARY, Plan, evaluate_partition
+
+#: Rows per chunk a partition evaluates at once (whole queries; a longer query is one chunk).
+CHUNK_ROWS = 1 << 21
+#: Inputs Spark estimates below this size are evaluated in one partition (no shuffle
+#: parallelism is worth its overhead there, and one chunk gives warnings word for word).
+SMALL_INPUT_BYTES = 64 << 20
+
+
+class SparkResult(Result):
+    """What :func:`rankwise.spark.evaluate` returns: a :class:`~rankwise.Result` (aggregates,
+    conventions, diagnostics, warnings; every writer works) whose per-query values stay in
+    Spark.
+
+    Attributes
+    ----------
+    per_query_frame : pyspark.sql.DataFrame or None
+        With ``per_query=True``: one row per (system, query), columns ``system``, ``query`` and
+        one per measure named as in :attr:`measures` (quote names with dots in Spark SQL:
+        ``df.select("`IPrec@0.5`")``). Held in Spark's cache, or read back from
+        ``per_query_path``.
+    """
+
+    def __init__(self, measures: list[str], systems: dict[str, SystemResult],
+                 conventions: Conventions, aggregate_kinds: dict[str, str],
+                 per_query_frame: Any = None, cached: Any = None) -> None:
+        super().__init__(measures, systems, conventions, aggregate_kinds)
+        self.per_query_frame = per_query_frame
+        self._cached = cached
+
+    def collect(self) -> Result:
+        """The same result with the per-query values on the driver (a plain ``Result``, as
+        ``rankwise.evaluate(..., per_query=True)`` returns): needed for ``per_query()``,
+        ``to_frame()``, per-query writers and statistics."""
+        import pyarrow.compute as pc
+
+        from ..core.arrow import to_numpy
+
+        if self.per_query_frame is None:
+            raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
+        table = self.per_query_frame.toArrow()
+        systems = {}
+        for name, s in self.systems.items():
+            mine = table.filter(pc.equal(table.column("system"), name))
+            ids = np.asarray(mine.column("query").to_pylist(), dtype=object)
+            order = np.argsort(ids.astype(str), kind="stable")
+            values = {m: to_numpy(mine.column(m), np.float64)[order] for m in self.measures}
+            systems[name] = SystemResult(
+                name=name, aggregates=dict(s.aggregates), diagnostics=s.diagnostics,
+                query_ids=ids[order], values=values, undefined=dict(s.undefined),
+                trec_names=dict(s.trec_names), warnings=list(s.warnings),
+                checks=list(s.checks))
+        return Result(self.measures, systems, self.conventions, self.aggregate_kinds)
+
+    def write_per_query(self, path: str, mode: str = "errorifexists",
+                        format: str = "parquet") -> None:
+        """Write the per-query table with Spark (``format``: any Spark writer format)."""
+        if self.per_query_frame is None:
+            raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
+        self.per_query_frame.write.mode(mode).format(format).save(path)
+
+    def unpersist(self) -> None:
+        """Release the per-query values held in Spark's cache."""
+        if self._cached is not None:
+            self._cached.unpersist()
+            self._cached = None
+
+    def __repr__(self) -> str:
+        return f"SparkResult(systems={list(self.systems)}, measures={self.measures})"
+
+
+def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Measure],
+             conventions: Conventions | str | None = None, per_query: bool = False, *,
+             query: str = "query", doc: str = "doc", score: str = "score",
+             relevance: str = "relevance", rank: str | None = "rank",
+             partitions: int | None = None, chunk_rows: int = CHUNK_ROWS,
+             per_query_path: str | None = None, qrels_source: str = "qrels DataFrame",
+             run_sources: Mapping[str, str] | None = None,
+             **convention_overrides: Any) -> SparkResult:
+    """Evaluate runs held in Spark DataFrames against judgments held in a Spark DataFrame.
+
+    Parameters
+    ----------
+    run : pyspark.sql.DataFrame or mapping of str to DataFrame
+        One run (named ``"run"``) or several ``{name: DataFrame}``; columns ``query``, ``doc``,
+        ``score`` (renamable), ids as strings or integers (integers become their decimal
+        strings, as in the in-memory engine).
+    qrels : pyspark.sql.DataFrame
+        Judgments: columns ``query``, ``doc``, ``relevance`` (renamable).
+    measures : str, Measure or sequence of them
+        Names in any dialect, as for :func:`rankwise.evaluate`.
+    conventions : Conventions or profile name, optional
+        As for :func:`rankwise.evaluate`; keyword overrides apply on top.
+    per_query : bool
+        Keep the per-query values, as a Spark DataFrame (``SparkResult.per_query_frame``);
+        ``SparkResult.collect()`` brings them to the driver.
+    query, doc, score, relevance : str
+        Column names.
+    rank : str or None
+        The run's rank column, if any (a TREC run's): used only to report queries whose ranks
+        contradict their scores, as the in-memory engine does. Ignored when absent.
+    partitions : int, optional
+        Number of partitions to spread the queries over; default: one for inputs Spark
+        estimates under 64 MiB, else Spark's ``spark.sql.shuffle.partitions`` (coalesced by
+        adaptive execution).
+    chunk_rows : int
+        Rows a partition evaluates at once (whole queries; a longer query is one chunk).
+    per_query_path : str, optional
+        Write the per-query table there as Parquet; ``per_query_frame`` then reads it back.
+    qrels_source, run_sources : str, mapping of run name to str
+        How error messages name the inputs (e.g. their file names).
+
+    Returns
+    -------
+    SparkResult
+
+    Examples
+    --------
+    See docs/spark.md; the tests in tests/spark run every example in local mode.
+    """
+    conv = resolve(conventions, **convention_overrides)
+    if isinstance(conventions, str):
+        measures = profile(conventions).measure_names(measures)
+    parsed = parse_measures(measures)
+    for m in parsed:
+        if m.spec.aggregate not in ("mean", "sum", "gmean"):
+            raise InputError(f"{m} is averaged as {m.spec.aggregate!r}, which the Spark engine "
+                             "cannot combine across partitions", source="measures", value=str(m))
+    if not isinstance(chunk_rows, int) or chunk_rows < 1:
+        raise InputError("chunk_rows must be a positive integer", source="chunk_rows",
+                         value=repr(chunk_rows))
+    runs = _named_runs(run)
+    _check_columns(runs, qrels, query, doc, score, relevance, rank)
+    sources = tuple((run_sources or {}).get(name) or (
+        f"run DataFrame {name!r}" if len(runs) > 1 else "run DataFrame") for name in runs)
+    plan = Plan(measures=tuple(parsed), computed=tuple(_computed(parsed, qrels, relevance)),
+                conventions=conv, systems=tuple(runs), run_sources=sources,
+                qrels_source=qrels_source, per_query=per_query, chunk_rows=chunk_rows)
+    rows = _rows(runs, qrels, plan, query, doc, score, relevance, rank)
+    if partitions is None and _estimated_bytes(rows) <= SMALL_INPUT_BYTES:
+        partitions = 1
+    out = _grouped(rows, plan, partitions).mapInArrow(partial(evaluate_partition, plan=plan),
+                                                      _schema(plan))
+    cached = None
+    if per_query:
+        from pyspark import StorageLevel
+
+        cached = out.persist(StorageLevel.MEMORY_AND_DISK)
+        out = cached
+    from pyspark.sql import functions as F
+
+    summaries = [r[0] for r in out.where(F.col(SUMMARY).isNotNull()).select(SUMMARY).collect()]
+    try:
+        systems = combine.system_results(plan, combine.parse(summaries))
+    except InputError:
+        if cached is not None:
+            cached.unpersist()
+        raise
+    frame = None
+    if per_query:
+        frame = out.where(F.col(SUMMARY).isNull()).select(
+            "system", "query", *[F.col(f"m{i}").alias(str(m)) for i, m in enumerate(parsed)])
+        if per_query_path is not None:
+            frame.write.parquet(per_query_path)
+            cached.unpersist()
+            cached = None
+            frame = out.sparkSession.read.parquet(per_query_path)
+    return SparkResult([str(m) for m in parsed], systems, conv,
+                       {str(m): m.spec.aggregate for m in parsed}, frame, cached)
+
+
+def compare(run: Any, qrels: Any, measures: str | Sequence[str], baseline: str | None = None,
+            test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
+            seed: int | None = 0, *, permutations: int = 10_000, confidence: float = 0.95,
+            conventions: Conventions | str | None = None, **options: Any):
+    """Evaluate several runs on Spark and compare them with significance tests on the
+    per-query values (:func:`rankwise.compare`'s tests, corrections and writers).
+
+    ``run`` maps names to DataFrames (two or more); ``options`` are :func:`evaluate`'s column,
+    partitioning and convention keywords.
+
+    Returns
+    -------
+    rankwise.compare.Comparison
+    """
+    from ..compare import compare_result
+
+    result = evaluate(run, qrels, measures, conventions, per_query=True, **options)
+    try:
+        collected = result.collect()
+    finally:
+        result.unpersist()
+    return compare_result(collected, baseline, test, correction, alpha, seed,
+                          permutations=permutations, confidence=confidence)
+
+
+# ---------------------------------------------------------------------------- inputs
+
+
+def _named_runs(run: Any) -> dict[str, Any]:
+    if isinstance(run, Mapping):
+        runs = {str(name): df for name, df in run.items()}
+    else:
+        runs = {"run": run}
+    if not runs:
+        raise InputError("no run given", source="run")
+    for name, df in runs.items():
+        if not hasattr(df, "schema") or not hasattr(df, "mapInArrow"):
+            raise InputError("expected a Spark DataFrame (or {name: DataFrame})",
+                             source=f"run {name!r}", value=type(df).__name__)
+    return runs
+
+
+def _computed(parsed: list[Measure], qrels, relevance: str) -> list[Measure]:
+    """The measures as partitions compute them: ERR's default largest grade is that of all
+    the judgments (one small Spark job), made explicit because a partition sees only its own."""
+    from dataclasses import replace
+
+    needs_top = [m for m in parsed if m.family == "ERR" and "max_grade" not in dict(m.params)]
+    if not needs_top:
+        return list(parsed)
+    from pyspark.sql import functions as F
+
+    grade = F.col(relevance).cast("double")
+    top = qrels.select(F.max(F.when(grade >= 0, grade))).first()[0]
+    top = 0.0 if top is None else float(top)
+    return [replace(m, params=tuple(sorted({**dict(m.params), "max_grade": top}.items())))
+            if m in needs_top else m for m in parsed]
+
+
+def _rows(runs: dict[str, Any], qrels, plan: Plan, query: str, doc: str, score: str,
+          relevance: str, rank: str | None):
+    """Every run and the judgments as one DataFrame: q, d, v, side, r (row id in the input
+    order), and where any input has them, rank and the reader's bad-line column."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    sides = [(qrels, relevance)] + [(df, score) for df in runs.values()]
+    ranked = [rank is not None and rank in columns_of(df) for df, _ in sides]
+    marked = [BAD_COLUMN in columns_of(df) for df, _ in sides]
+    id_type = {c: T.LongType() if all(isinstance(columns_of(df)[c], T.IntegralType)
+                                      for df, _ in sides) else T.StringType()
+               for c in (query, doc)}
+    parts = []
+    for s, (df, value) in enumerate(sides):
+        columns = [F.col(query).cast(id_type[query]).alias("q"),
+                   F.col(doc).cast(id_type[doc]).alias("d"),
+                   F.col(value).cast("double").alias("v"),
+                   F.lit(s).cast("byte").alias("side"),
+                   F.monotonically_increasing_id().alias("r")]
+        if any(ranked):
+            columns.append((F.col(rank) if ranked[s] else F.lit(None)).cast("long").alias("rank"))
+        if any(marked):
+            columns.append((F.col(BAD_COLUMN) if marked[s] else F.lit(None)).cast("string")
+                           .alias("bad"))
+        parts.append(df.select(*columns))
+    rows = parts[0]
+    for part in parts[1:]:
+        rows = rows.unionByName(part)
+    return rows
+
+
+def _grouped(rows, plan: Plan, partitions: int | None):
+    """One row per query: per side its smallest row id, and one list per field of its rows
+    (side, d, v, and r where the order within a query matters, rank and bad where present).
+
+    Every ``collect_list`` of one aggregation sees the rows in the same order, so the lists
+    are aligned; it leaves out nulls, so rank and bad are given non-null stand-ins (a missing
+    doc id or value then shows as a shorter list, which the kernel reports). Grouping moves
+    fewer bytes to Python than sorted rows or a list of structs (measured in docs/spark.md).
+    """
+    from pyspark.sql import functions as F
+
+    fields = {"side": F.col("side"), "d": F.col("d"), "v": F.col("v")}
+    if plan.input_order:
+        fields["r"] = F.col("r")
+    if "rank" in rows.columns:
+        fields["rank"] = F.coalesce(F.col("rank"), F.lit(NO_RANK).cast("long"))
+    if "bad" in rows.columns:
+        fields["bad"] = F.coalesce(F.col("bad"), F.lit(""))
+    if partitions:
+        rows = rows.repartition(partitions, "q")
+    firsts = [F.min(F.when(F.col("side") == s, F.col("r"))).alias(f"{FIRST}{s}")
+              for s in range(len(plan.systems) + 1)]
+    return rows.groupBy("q").agg(*[F.collect_list(c).alias(name) for name, c in fields.items()],
+                                 *firsts)
+
+
+def _check_columns(runs: dict[str, Any], qrels, query: str, doc: str, score: str,
+                   relevance: str, rank: str | None) -> None:
+    """Every input has the columns asked for, of usable types (InputError otherwise)."""
+    sides = [(qrels, "qrels DataFrame", relevance)] + [
+        (df, f"run DataFrame {name!r}", score) for name, df in runs.items()]
+    for df, source, value in sides:
+        _need(df, source, query, "id")
+        _need(df, source, doc, "id")
+        _need(df, source, value, "number")
+        if rank is not None and rank in columns_of(df) and value == score:
+            _need(df, source, rank, "integer")
+
+
+def _estimated_bytes(df) -> float:
+    """Spark's estimate of a DataFrame's size (no job runs); infinite when unknown."""
+    try:
+        return float(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes())
+    except Exception:  # noqa: BLE001  (no JVM plan, e.g. Spark Connect: assume large)
+        return float("inf")
+
+
+def _need(df, source: str, column: str, kind: str) -> None:
+    """Raise InputError unless ``df`` has ``column`` of the right kind of type."""
+    from pyspark.sql import types as T
+
+    columns = columns_of(df)
+    if column not in columns:
+        raise InputError(f"no column {column!r} (columns: {', '.join(columns)}); name it with "
+                         f"the {kind if kind != 'id' else 'query/doc'} column keywords",
+                         source=source, value=column)
+    dtype = columns[column]
+    ok = {"id": (T.StringType, T.IntegralType), "number": (T.NumericType,),
+          "integer": (T.IntegralType,)}[kind]
+    if not isinstance(dtype, ok):
+        expected = {"id": "strings or integers", "number": "numbers",
+                    "integer": "integers"}[kind]
+        raise InputError(f"column {column!r} must hold {expected}", source=source,
+                         value=dtype.simpleString())
+
+
+def _schema(plan: Plan):
+    from pyspark.sql import types as T
+
+    return T.StructType(
+        [T.StructField("system", T.StringType()), T.StructField("query", T.StringType())]
+        + [T.StructField(f"m{i}", T.DoubleType()) for i in range(len(plan.measures))]
+        + [T.StructField(SUMMARY, T.StringType())])

@@ -1,0 +1,131 @@
+"""The diagnostic checks of a Spark evaluation: those of each chunk, merged into one list.
+
+Each chunk runs :func:`rankwise.diagnostics.run_checks` on its own queries, as the in-memory
+engine runs it on all of them. With a single chunk (every input Spark estimates under 64 MiB
+and ``chunk_rows`` rows) the checks, and so the warnings, are the in-memory engine's word for
+word. With several, the checks of one kind (code and measures) are merged:
+
+* severity: the most serious any chunk found (a warning, else a note, else ok; an "ok" of a
+  check that found something elsewhere is dropped);
+* ``queries`` add up, ``total`` is every evaluated query, the examples are the first five in
+  input order, ``value`` is kept where every chunk measured the same;
+* message: kept when the chunks agree; else with its counts of queries ("N of M queries",
+  "N queries", "N of them") added up, M the number of queries evaluated, and any other figure
+  that differs between chunks (a mean over a chunk's queries, a largest grade) shown as the
+  range it takes, the message then saying so; a message worded differently in different
+  chunks is that of the first, marked "(in part of the data)".
+
+Checks of a mean over all queries cannot be made from per-chunk results: ``carried_by_few``
+(the share of queries carrying half the total), ``tie_sensitivity`` (whether the mean moves
+under another tie order) and the severity of ``judged_at_k`` (a warning when Judged@K is
+below 0.5) describe, with several chunks, the chunks that raised them (the most serious
+severity wins), and ``carried_by_few`` is absent where every chunk is too small to check.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .partition import EXAMPLES
+
+_SEVERITY = {"warning": 0, "note": 1, "ok": 2}
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_PART = " (in part of the data)"
+_RANGES = " (ranges: the figure differs between parts of the data)"
+
+
+def merge_checks(chunks: list[list[dict[str, Any]]], total: int) -> list[dict[str, Any]]:
+    """One list of checks (as dicts) from those of several chunks; ``total``: queries evaluated.
+
+    >>> a = [{"code": "short_lists", "severity": "warning", "measures": ["P@10"], "queries": 2,
+    ...       "total": 5, "examples": ["q1"], "_first": [1], "value": None,
+    ...       "message": "P@10: 2 of 5 queries retrieved fewer than 10 documents"}]
+    >>> b = [{**a[0], "queries": 1, "total": 4, "examples": ["q0"], "_first": [0],
+    ...       "message": "P@10: 1 of 4 queries retrieved fewer than 10 documents"}]
+    >>> merged = merge_checks([a, b], 9)[0]
+    >>> merged["message"], merged["queries"], merged["total"], merged["examples"]
+    ('P@10: 3 of 9 queries retrieved fewer than 10 documents', 3, 9, ['q0', 'q1'])
+    """
+    if len(chunks) == 1:
+        return [_public(c) for c in chunks[0]]
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for found in chunks:
+        for check in found:
+            groups.setdefault((check["code"], tuple(check.get("measures", ()))), []).append(check)
+    found_something = {code for (code, _), checks in groups.items()
+                       if any(c["severity"] != "ok" for c in checks)}
+    out = []
+    for (code, _), checks in groups.items():
+        if code in found_something and all(c["severity"] == "ok" for c in checks):
+            continue  # "nothing found" by some chunks, while others found something
+        worst = min(_SEVERITY[c["severity"]] for c in checks)
+        serious = [c for c in checks if _SEVERITY[c["severity"]] == worst]
+        by_shape: dict[str, list[dict[str, Any]]] = {}
+        for check in serious:
+            by_shape.setdefault(_NUMBER.sub("#", check["message"]), []).append(check)
+        for same in by_shape.values():
+            out += _merge(same, len(chunks), total)
+    return out
+
+
+def _merge(checks: list[dict[str, Any]], chunks: int, total: int) -> list[dict[str, Any]]:
+    """Checks of one kind, severity and wording (numbers aside) into one, or one per chunk."""
+    first = checks[0]
+    placed = sorted((r, q) for c in checks for r, q in zip(c.get("_first", []),
+                                                          c.get("examples", [])))
+    examples = list(dict.fromkeys(q for _, q in placed))[:EXAMPLES]
+    values = {c.get("value") for c in checks}
+    merged = {**_public(first), "queries": sum(int(c.get("queries", 0)) for c in checks),
+              "total": total if any(c.get("total") for c in checks) else 0,
+              "examples": examples,
+              "value": values.pop() if len(values) == 1 else None}
+    messages = {c["message"] for c in checks}
+    if len(messages) == 1 and (len(checks) == chunks or first["severity"] == "ok"
+                               or not _NUMBER.search(first["message"])):
+        return [merged]
+    return [{**merged, "message": _combined_message(checks, total)}]
+
+
+def _combined_message(checks: list[dict[str, Any]], total: int) -> str:
+    """The common message with its query counts added up (M in "N of M queries" becomes the
+    queries evaluated) and any other number that differs between chunks shown as a range."""
+    parsed = [_numbers(c["message"], int(c.get("total", -1))) for c in checks]
+    text = checks[0]["message"]
+    if any([k for _, _, k, _ in p] != [k for _, _, k, _ in parsed[0]] for p in parsed):
+        return text + _PART  # worded differently beyond the numbers: one chunk's words
+    ranged = False
+    for i in range(len(parsed[0]) - 1, -1, -1):
+        start, end, kind, _ = parsed[0][i]
+        if kind == "count":
+            shown = str(sum(int(p[i][3]) for p in parsed))
+        elif kind == "total":
+            shown = str(total)
+        else:
+            seen = sorted({p[i][3] for p in parsed}, key=float)
+            if len(seen) == 1:
+                continue
+            shown, ranged = f"{seen[0]}–{seen[-1]}", True
+        text = text[:start] + shown + text[end:]
+    return text + (_RANGES if ranged else "")
+
+
+def _numbers(text: str, total: int) -> list[tuple[int, int, str, str]]:
+    """Every number of a message: (start, end, kind, text); kind ``count`` (a number of
+    queries), ``total`` (the queries evaluated in the chunk) or ``other``."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        after, before = text[m.end():], text[:m.start()]
+        kind = "other"
+        if "." not in m.group():
+            if re.match(r" of \d+ queries\b| of them\b", after):
+                kind = "count"
+            elif re.match(r" (?:judged )?queries\b", after):
+                kind = "total" if before.endswith(" of ") or before.endswith("the ") \
+                    or int(m.group()) == total else "count"
+        out.append((m.start(), m.end(), kind, m.group()))
+    return out
+
+
+def _public(check: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in check.items() if not k.startswith("_")}

@@ -1,0 +1,133 @@
+"""Judgments and runs as Spark DataFrames: TREC text (plain or ``.gz``) or Parquet, from any
+path Spark reads (local, HDFS, S3, ...).
+
+TREC text is accepted as :mod:`rankwise.io.trec` accepts it (and trec_eval 10): fields
+separated by any mix of spaces and tabs, CRLF line ends, blank lines and ``#`` comment lines
+skipped, text after a run's sixth field ignored, a rank column that does not hold integers
+dropped. Parsing happens in Spark's JVM (no Python per line); a line that cannot be parsed is
+kept, marked with the reason, and raises :class:`~rankwise.errors.InputError` (naming the file,
+the reason and the line's text) when the evaluation reaches it. Spark does not number lines,
+so the message quotes the line instead of giving its number.
+
+Parquet files hold the columns ``query``, ``doc``, ``score`` (and optionally ``rank``) for
+runs, ``query``, ``doc``, ``relevance`` for judgments (ids as strings or integers).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import PurePosixPath
+from typing import Any
+
+from ..io.trec import QRELS_FIELDS, RUN_FIELDS
+
+#: Column a reader fills, on lines it could not parse, with ``reason \x00 line``.
+BAD_COLUMN = "_rankwise_bad"
+FORMATS = ("auto", "trec", "parquet")
+
+
+def read_run(spark, path: str, name: str | None = None, format: str = "auto"):
+    """A run as a DataFrame (``query``, ``doc``, ``score``, ``rank``) and its name.
+
+    The name is ``name``, else the tag of the first line of a TREC file, else the file name.
+
+    Returns
+    -------
+    (DataFrame, str)
+    """
+    if _format(path, format) == "parquet":
+        return spark.read.parquet(path), name or _file_name(path)
+    from pyspark.sql import functions as F
+
+    fields, line = _fields()
+    n = F.size(fields)
+    score_text, rank_text = F.get(fields, 4), F.get(fields, 3)
+    score = score_text.try_cast("double")
+    qrels_like = (n == 4) & (F.get(fields, 1) != "Q0") & F.get(fields, 3).rlike(r"^-?[0-9]+$")
+    wrong_count = F.concat(F.lit(f"expected 6 fields '{' '.join(RUN_FIELDS)}', got "),
+                           n.cast("string"),
+                           F.when(qrels_like, F.lit("; this looks like a qrels file passed as "
+                                                    "a run")).otherwise(F.lit("")))
+    bad = (F.when(n < 6, F.concat(wrong_count, F.lit("\x00"), line))
+           .when(score.isNull(), F.concat(F.lit("expected a number for the score in field "
+                                                "'score'\x00"), score_text)))
+    rank = F.when(rank_text.rlike(r"^[+-]?[0-9]+$"), rank_text.try_cast("long"))
+    df = _data_lines(spark, path).select(
+        F.get(fields, 0).alias("query"), F.get(fields, 2).alias("doc"), score.alias("score"),
+        rank.alias("rank"), bad.alias(BAD_COLUMN))
+    return df, name or _run_tag(spark, path) or _file_name(path)
+
+
+def read_qrels(spark, path: str, format: str = "auto"):
+    """Judgments as a DataFrame (``query``, ``doc``, ``relevance``)."""
+    if _format(path, format) == "parquet":
+        return spark.read.parquet(path)
+    from pyspark.sql import functions as F
+
+    fields, line = _fields()
+    n = F.size(fields)
+    grade_text = F.get(fields, 3)
+    grade = F.when(grade_text.rlike(r"^[+-]?[0-9]+$"), grade_text.try_cast("long"))
+    wrong_count = F.concat(F.lit(f"expected 4 fields '{' '.join(QRELS_FIELDS)}', got "),
+                           n.cast("string"),
+                           F.when(n == 6, F.lit("; this looks like a run file passed as qrels"))
+                           .otherwise(F.lit("")))
+    bad = (F.when(n != 4, F.concat(wrong_count, F.lit("\x00"), line))
+           .when(grade.isNull(), F.concat(F.lit("expected an integer relevance grade in field "
+                                                "'rel'\x00"), grade_text)))
+    return _data_lines(spark, path).select(
+        F.get(fields, 0).alias("query"), F.get(fields, 2).alias("doc"),
+        grade.cast("double").alias("relevance"), bad.alias(BAD_COLUMN))
+
+
+def _fields():
+    """The columns of a data line: its fields (array of strings) and its trimmed text."""
+    from pyspark.sql import functions as F
+
+    line = F.col("line")
+    return F.split(line, r"[ \t]+"), line
+
+
+def _data_lines(spark, path: str):
+    """The file's lines, trimmed, without blank and comment lines (column ``line``)."""
+    from pyspark.sql import functions as F
+
+    text = spark.read.text(path)
+    line = F.regexp_replace(F.col("value"), r"^[ \t\r]+|[ \t\r]+$", "")
+    return (text.select(line.alias("line"))
+            .where((F.col("line") != "") & ~F.col("line").startswith("#")))
+
+
+def _run_tag(spark, path: str) -> str | None:
+    """The tag (sixth field) of the run's first data line (a small Spark job)."""
+    from pyspark.sql import functions as F
+
+    first = _data_lines(spark, path).limit(1).select(F.split("line", r"[ \t]+")).first()
+    if first is None or len(first[0]) < 6:
+        return None
+    return first[0][5]
+
+
+def _format(path: str, format: str) -> str:
+    from ..errors import InputError
+
+    if format not in FORMATS:
+        raise InputError(f"input format must be one of {', '.join(FORMATS)}", source=str(path),
+                         value=str(format))
+    if format != "auto":
+        return format
+    lower = str(path).lower().rstrip("/")
+    if lower.endswith((".parquet", ".pq")):
+        return "parquet"
+    if os.path.isdir(path) and any(f.endswith(".parquet") for f in os.listdir(path)):
+        return "parquet"
+    return "trec"
+
+
+def _file_name(path: str) -> str:
+    return PurePosixPath(str(path).rstrip("/")).name or str(path)
+
+
+def columns_of(df) -> dict[str, Any]:
+    """``{column: Spark data type}`` of a DataFrame."""
+    return {f.name: f.dataType for f in df.schema.fields}

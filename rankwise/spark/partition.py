@@ -1,0 +1,537 @@
+"""The Spark engine's kernel: one partition evaluated by the in-memory engine.
+
+Spark groups every row of a query (the judgments and each system's run) into one row per
+query: the query id, one list per field of its rows (side, doc, value, and where needed row
+id, rank and a reader's error; ``collect_list`` of each field in one aggregation, so the lists
+are aligned), and the smallest row id of the query on each side. This module turns the Arrow
+record batches of such rows into results with no Python object per input row:
+
+1. **Chunks of whole queries.** Batches are gathered until their lists hold ``chunk_rows``
+   rows; a query is never split, so memory holds about ``chunk_rows`` rows, or one longer
+   query (Spark holds no more than that query either: its list is built in one place).
+2. **The same engine.** Each chunk becomes a :class:`~rankwise.io.Qrels` and one
+   :class:`~rankwise.io.Run` per system, joined and ranked once by
+   :func:`rankwise.core.ranked.rank`; every measure is computed by the same vectorised kernels
+   as :func:`rankwise.evaluate`, so per-query values are bit-identical to the in-memory ones.
+3. **Additive summaries.** Per system: every diagnostics count (sums over queries and rows),
+   exact sums of the per-query values (:mod:`rankwise.spark.exact`), undefined counts, and
+   the examples of each diagnostic with the row id where the query first appeared, so the
+   driver picks the same first five as the in-memory engine.
+
+Query codes are given in order of first appearance (row id), as the in-memory readers give
+them, so the engine's per-query order and examples follow the input order. The order of the
+rows within a query's list is Spark's; where a convention depends on it (``ties=
+"input_order"``, ``duplicates="first"``/``"last"``) the rows carry their row id and are put
+back in input order.
+
+A chunk in which no query of a run is judged (possible in a small partition) cannot be joined
+as such (the engine refuses a run and judgments without a common query, a wrong-file guard);
+it is evaluated with one extra *sentinel* query, present on both sides with one document, whose
+own diagnostics (from evaluating the sentinel alone) are subtracted and whose values are
+dropped: every count and value of the real queries stays exact.
+
+Errors in the data raise :class:`~rankwise.errors.InputError` here; the partition then returns
+the error in its summary and the driver raises it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+
+from ..conventions import Conventions
+from ..errors import InputError
+from ..results import MIN_GEO_MEAN
+from . import exact
+
+#: Columns of the rows a partition receives: the query id, FIRST + side (the smallest row id of
+#: the query on that side), and one list per field of the query's rows: side (0 judgments,
+#: s + 1 the s-th run), doc id, score or grade, and optionally the row id (input order), the
+#: rank column (NO_RANK where it is not an integer) and a reader's error ("" where none).
+QUERY, FIRST = "q", "first"
+SIDE, DOC, VALUE, ROW, RANK, BAD = "side", "d", "v", "r", "rank", "bad"
+FIELDS = (SIDE, DOC, VALUE, ROW, RANK, BAD)
+NO_RANK = -(1 << 63)
+#: Column of the summary row (JSON), the one non-null column of that row.
+SUMMARY = "summary"
+#: Examples kept per diagnostic (as the in-memory engine keeps).
+EXAMPLES = 5
+_SENTINEL = "\x00rankwise-sentinel"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every partition needs: measures, conventions, systems and where rows came from.
+
+    ``measures`` are the reported measures, ``computed`` the same measures as they are computed
+    (ERR with the largest grade of all the judgments made explicit, which a partition cannot
+    see); ``systems[s]`` is the run whose rows have side ``s + 1``.
+    """
+
+    measures: tuple[Any, ...]
+    computed: tuple[Any, ...]
+    conventions: Conventions
+    systems: tuple[str, ...]
+    run_sources: tuple[str, ...]
+    qrels_source: str
+    per_query: bool = False
+    chunk_rows: int = 1 << 21
+
+    @property
+    def input_order(self) -> bool:
+        """Whether a convention depends on the order of the rows within a query."""
+        return self.conventions.ties == "input_order" or \
+            self.conventions.duplicates in ("first", "last")
+
+
+# ---------------------------------------------------------------------------- the stream
+
+
+def evaluate_partition(batches: Iterable[Any], plan: Plan) -> Iterator[Any]:
+    """Evaluate one partition: per-query record batches (with ``plan.per_query``), then one
+    summary batch. Used through ``DataFrame.mapInArrow``."""
+    summary = PartitionSummary(plan)
+    try:
+        for chunk in chunks(batches, plan.chunk_rows):
+            for per_query in evaluate_chunk(chunk, plan, summary):
+                if per_query.num_rows:
+                    yield per_query
+    except InputError as exc:
+        summary.error = {"message": exc.reason, "source": exc.source, "line": exc.line,
+                         "value": exc.value, "unit": exc.unit}
+    yield summary_batch(plan, summary.to_json())
+
+
+def chunks(batches: Iterable[Any], chunk_rows: int) -> Iterator[Any]:
+    """Arrow tables of whole queries whose lists hold at least ``chunk_rows`` rows (except the
+    last).
+
+    >>> import pyarrow as pa
+    >>> batch = pa.record_batch({"q": ["a", "b", "c"], "side": [[1, 2], [3], [4, 5, 6]]})
+    >>> [t.column("q").to_pylist() for t in chunks([batch, batch.slice(2)], 3)]
+    [['a', 'b'], ['c'], ['c']]
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pending: list[Any] = []
+    size = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        lengths = pc.list_value_length(batch.column(SIDE))
+        total = 0
+        for i, n in enumerate(np.cumsum(lengths.to_numpy(zero_copy_only=False)).tolist()):
+            if size + n >= chunk_rows:  # cut after this query
+                pending.append(batch.slice(total, i + 1 - total))
+                yield pa.Table.from_batches(pending)
+                pending, size, total = [], -n, i + 1
+        if total < batch.num_rows:
+            pending.append(batch.slice(total))
+        size += int(pc.sum(lengths).as_py() or 0)
+    if pending:
+        yield pa.Table.from_batches(pending)
+
+
+# ---------------------------------------------------------------------------- one chunk
+
+
+def evaluate_chunk(table, plan: Plan, summary: "PartitionSummary") -> list[Any]:
+    """Evaluate every system on one chunk and add to ``summary``; return the per-query
+    record batches, one per system (none without ``plan.per_query``)."""
+    rows = _Rows(table.combine_chunks(), plan)
+    qrels, qrels_first = rows.qrels()
+    judgments = _Judgments(qrels)
+    batches = []
+    for s, name in enumerate(plan.systems):
+        run, run_first, has_rank, dropped = rows.run(s)
+        lists, values, sentinel = _evaluate(judgments, run, plan)
+        summary.systems[s].add(lists, values, sentinel, plan, run_first, qrels_first, has_rank,
+                               dropped)
+        if plan.per_query:
+            batches.append(_per_query(name, lists, values, sentinel, plan))
+    return batches
+
+
+class _Rows:
+    """A chunk's rows, flattened out of the per-query lists, and the tables of each side."""
+
+    def __init__(self, table, plan: Plan) -> None:
+        import pyarrow.compute as pc
+
+        from ..core.arrow import to_numpy
+
+        self.plan = plan
+        self.table = table
+        self.queries = table.column(QUERY).combine_chunks()
+        lists = table.column(SIDE).combine_chunks()
+        lengths = to_numpy(pc.list_value_length(lists), np.int64, null=0)
+        self.owner = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        self.side = to_numpy(lists.flatten(), np.int64)
+        self.fields = {}
+        for name in (BAD, *FIELDS[1:-1]):  # a reader's error first: it explains missing values
+            if name in table.column_names:
+                values = table.column(name).combine_chunks().flatten()
+                if len(values) != len(self.side):  # collect_list leaves out nulls
+                    self._missing(name, table.column(name).combine_chunks(), lengths)
+                self.fields[name] = values
+                if name == BAD:
+                    self._raise_bad_rows()
+
+    def _missing(self, name: str, lists, lengths: np.ndarray) -> None:
+        import pyarrow.compute as pc
+
+        from ..core.arrow import to_numpy
+
+        short = np.flatnonzero(to_numpy(pc.list_value_length(lists), np.int64, null=0)
+                               != lengths)[0]
+        what = "a doc id" if name == DOC else "a score or grade"
+        raise InputError(f"a row of query {self.queries[int(short)].as_py()!r} has no value "
+                         f"where {what} is expected", source="input", value="null")
+
+    def _raise_bad_rows(self) -> None:
+        """Rows a reader could not parse carry ``reason \\x00 line`` in the bad field."""
+        if BAD not in self.fields:
+            return
+        import pyarrow.compute as pc
+
+        from ..core.arrow import to_numpy
+
+        bad = self.fields[BAD]
+        flagged = np.flatnonzero(to_numpy(pc.not_equal(bad, ""), bool))
+        if len(flagged):
+            at = int(flagged[0])
+            reason, _, line = str(bad[at].as_py()).partition("\x00")
+            raise InputError(reason, source=_source(self.plan, int(self.side[at])), value=line)
+
+    def _side(self, s: int):
+        """Rows of side ``s`` (in input order where a convention needs it), their query codes
+        in order of first appearance, the query ids, and the first row id of each code."""
+        from ..core.arrow import to_numpy
+
+        at = np.flatnonzero(self.side == s)
+        lines = None
+        if ROW in self.fields:
+            lines = to_numpy(self.fields[ROW], np.int64)[at]
+            order = np.lexsort((lines, self.owner[at]))
+            at, lines = at[order], lines[order]
+        first = to_numpy(self.table.column(FIRST + str(s)), np.int64, null=-1)
+        codes, queries, first_of_code = _encode(self.owner[at], first, self.queries)
+        return at, codes, queries, first_of_code, lines
+
+    def qrels(self):
+        from ..io.tables import Qrels
+
+        source = self.plan.qrels_source
+        at, codes, queries, first, lines = self._side(0)
+        qrels = Qrels(codes, queries, self._ids(at), source, lines, "row", self._numbers(at))
+        return qrels, _first_rows(queries, first)
+
+    def run(self, s: int):
+        """The ``s``-th run of the chunk; whether its rank column was kept, or dropped (it did
+        not hold integers)."""
+        from ..core.arrow import to_numpy
+        from ..io.tables import Run, check_finite_scores
+
+        at, codes, queries, first, lines = self._side(s + 1)
+        rank, dropped = None, False
+        if RANK in self.fields and len(at):
+            rank = to_numpy(self.fields[RANK].take(at), np.int64)
+            if (rank == NO_RANK).any():
+                rank, dropped = None, True
+        run = Run(codes, queries, self._ids(at), self.plan.run_sources[s], lines, "row",
+                  self._numbers(at), self.plan.systems[s], rank)
+        check_finite_scores(run)
+        return run, _first_rows(queries, first), rank is not None, dropped
+
+    def _ids(self, at: np.ndarray):
+        return _as_strings(self.fields[DOC].take(at))
+
+    def _numbers(self, at: np.ndarray) -> np.ndarray:
+        from ..core.arrow import to_numpy
+
+        return to_numpy(self.fields[VALUE].take(at), np.float64)
+
+
+class _Judgments:
+    """A chunk's judgments, indexed once and shared by every system (and, only when needed,
+    the same with the sentinel query added)."""
+
+    def __init__(self, qrels) -> None:
+        from ..core.ranked import index_judgments
+
+        self.qrels = qrels
+        self.index = index_judgments(qrels)
+        self._with_sentinel = None
+
+    def with_sentinel(self, sentinel: str, grade: float):
+        from ..core.ranked import index_judgments
+
+        if self._with_sentinel is None:
+            self._with_sentinel = index_judgments(_add_row(self.qrels, sentinel, grade))
+        return self._with_sentinel
+
+
+def _evaluate(judgments: _Judgments, run, plan: Plan):
+    """Rank one run against the chunk's judgments and compute every measure.
+
+    Returns ``(lists, values, sentinel)``; ``sentinel`` is None, or the sentinel query's id and
+    its own diagnostics when one was needed (see the module docstring).
+    """
+    import pyarrow.compute as pc
+
+    from ..core.ranked import index_judgments, rank
+
+    conv = plan.conventions
+    shared = len(run) > 0 and len(judgments.qrels) > 0 and bool(
+        pc.any(pc.is_in(run.query_dict, value_set=judgments.qrels.query_dict)).as_py())
+    sentinel = None
+    if shared:
+        lists = rank(judgments.index, run, conv)
+    else:
+        name = _sentinel_id(judgments.qrels, run)
+        grade = max(float(conv.relevance_threshold), 0.0)  # its values are dropped anyway
+        lists = rank(judgments.with_sentinel(name, grade), _add_row(run, name, 1.0), conv)
+        alone = rank(index_judgments(_only(judgments.qrels, name, grade)), _only(run, name, 1.0),
+                     conv)
+        sentinel = (name, alone.diagnostics.to_dict())
+    values = {str(m): c.compute(lists) for m, c in zip(plan.measures, plan.computed)}
+    return lists, values, sentinel
+
+
+def _source(plan: Plan, side: int) -> str:
+    return plan.qrels_source if side == 0 else plan.run_sources[side - 1]
+
+
+def _as_strings(values):
+    """Ids as one Arrow string array (integers become their decimal strings)."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if not pa.types.is_string(values.type):
+        values = values.cast(pa.string())
+    return values
+
+
+def _encode(owner: np.ndarray, first: np.ndarray, queries):
+    """Query codes for rows grouped by query (``owner``: the query's row in the chunk), in
+    order of first appearance (``first``: each query's smallest row id on this side), as the
+    in-memory readers number queries; only the distinct query ids become strings.
+
+    Returns ``(codes, distinct ids, first row id of each code)``.
+    """
+    import pyarrow as pa
+
+    from ..core.arrow import indices
+
+    n = len(owner)
+    if n == 0:
+        return np.zeros(0, np.int32), pa.array([], pa.string()), np.zeros(0, np.int64)
+    change = np.ones(n, dtype=bool)
+    change[1:] = owner[1:] != owner[:-1]
+    starts = np.flatnonzero(change)
+    block_query = owner[starts]
+    block_first = first[block_query]
+    by_first = np.argsort(block_first, kind="stable")
+    code_of_block = np.empty(len(starts), dtype=np.int32)
+    code_of_block[by_first] = np.arange(len(starts), dtype=np.int32)
+    codes = np.repeat(code_of_block, np.diff(np.append(starts, n)))
+    ids = queries.take(indices(block_query[by_first]))
+    if ids.null_count:
+        raise InputError("missing query id", source="input")
+    return codes, _as_strings(ids), block_first[by_first]
+
+
+def _first_rows(queries, first: np.ndarray) -> dict[str, Any]:
+    """What the summary needs to place a query id in input order: a lookup table."""
+    return {"ids": queries, "first": first}
+
+
+def _only(table, query: str, value: float):
+    """A table of the same kind (Qrels or Run) holding only the sentinel row."""
+    from dataclasses import replace
+
+    import pyarrow as pa
+
+    changes: dict[str, Any] = {"query_code": np.zeros(1, dtype=np.int32),
+                               "query_dict": pa.array([query], pa.string()),
+                               "docs": pa.array(["s"], pa.string()),
+                               "row_lines": np.full(1, -1, dtype=np.int64)}
+    if hasattr(table, "score"):
+        changes["score"] = np.array([value])
+        changes["rank"] = None if table.rank is None else np.ones(1, dtype=np.int64)
+    else:
+        changes["grade"] = np.array([value])
+    return replace(table, **changes)
+
+
+def _add_row(table, query: str, value: float):
+    """``table`` (a Qrels or a Run) with one more row: query ``query``, doc ``"s"``."""
+    from dataclasses import replace
+
+    import pyarrow as pa
+
+    code = len(table.query_dict)
+    changes: dict[str, Any] = {
+        "query_code": np.append(table.query_code, np.int32(code)).astype(np.int32),
+        "query_dict": pa.concat_arrays([table.query_dict, pa.array([query], pa.string())]),
+        "docs": pa.concat_arrays([table.docs, pa.array(["s"], pa.string())]),
+        "row_lines": np.append(table.row_lines if table.row_lines is not None else
+                               np.arange(len(table), dtype=np.int64), -1),
+    }
+    if hasattr(table, "score"):
+        changes["score"] = np.append(table.score, value)
+        if table.rank is not None:
+            changes["rank"] = np.append(table.rank, 1)
+    else:
+        changes["grade"] = np.append(table.grade, value)
+    return replace(table, **changes)
+
+
+def _sentinel_id(qrels, run) -> str:
+    """A query id in neither table."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    taken = pa.concat_arrays([qrels.query_dict, run.query_dict])
+    name = _SENTINEL
+    while len(taken) and pc.any(pc.equal(taken, name)).as_py():
+        name += "'"
+    return name
+
+
+def _per_query(name: str, lists, values: dict[str, np.ndarray], sentinel, plan: Plan):
+    import pyarrow as pa
+
+    keep = np.ones(lists.num_queries, dtype=bool)
+    if sentinel is not None:
+        keep &= lists.query_ids != sentinel[0]
+    n = int(keep.sum())
+    columns = {"system": pa.repeat(pa.scalar(name, pa.string()), n),
+               "query": pa.array(lists.query_ids[keep], pa.string())}
+    for i, m in enumerate(plan.measures):
+        columns[f"m{i}"] = pa.array(values[str(m)][keep], pa.float64())
+    columns[SUMMARY] = pa.nulls(n, pa.string())
+    return pa.record_batch(columns)
+
+
+def summary_batch(plan: Plan, text: str):
+    """The partition's one summary row (every other column null)."""
+    import pyarrow as pa
+
+    columns = {"system": pa.nulls(1, pa.string()), "query": pa.nulls(1, pa.string())}
+    for i in range(len(plan.measures)):
+        columns[f"m{i}"] = pa.nulls(1, pa.float64())
+    columns[SUMMARY] = pa.array([text], pa.string())
+    return pa.record_batch(columns)
+
+
+# ---------------------------------------------------------------------------- summaries
+
+
+@dataclass
+class SystemSummary:
+    """Everything additive about one system over the chunks of a partition."""
+
+    counts: dict[str, float] = field(default_factory=dict)
+    examples: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
+    sums: list[exact.ExactSum] = field(default_factory=list)
+    defined: list[int] = field(default_factory=list)
+    undefined: list[int] = field(default_factory=list)
+    checks: list[list[dict]] = field(default_factory=list)  # per chunk with queries
+    rank_dropped: bool = False
+    has_rank: bool = False
+
+    def add(self, lists, values: dict[str, np.ndarray], sentinel, plan: Plan,
+            run_first: dict[str, Any], qrels_first: dict[str, Any], has_rank: bool,
+            rank_dropped: bool) -> None:
+        diag = lists.diagnostics.to_dict()
+        own = sentinel[1] if sentinel is not None else {}
+        for key, value in diag.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self.counts[key] = self.counts.get(key, 0) + value - own.get(key, 0)
+        for key, ids in (diag.get("examples") or {}).items():
+            side = qrels_first if key == "queries_only_in_qrels" else run_first
+            placed = _placed(ids, side, run_first, qrels_first)
+            self.examples[key] = sorted(self.examples.get(key, []) + placed)[:EXAMPLES]
+        keep = np.ones(lists.num_queries, dtype=bool)
+        if sentinel is not None:
+            keep &= lists.query_ids != sentinel[0]
+        if not self.sums:
+            self.sums = [exact.ZERO] * len(plan.measures)
+            self.defined = [0] * len(plan.measures)
+            self.undefined = [0] * len(plan.measures)
+        for i, m in enumerate(plan.measures):
+            v = values[str(m)][keep]
+            nan = np.isnan(v)
+            defined = v[~nan]
+            if m.spec.aggregate == "gmean":
+                defined = np.log(np.maximum(defined, MIN_GEO_MEAN))
+            self.sums[i] = exact.add(self.sums[i], exact.exact_sum(defined))
+            self.defined[i] += len(defined)
+            self.undefined[i] += int(nan.sum())
+        if keep.any() and sentinel is None:
+            from ..diagnostics import run_checks
+
+            found = run_checks(lists, list(plan.measures), values)
+            self.checks.append([_with_first(c.to_dict(), run_first, qrels_first) for c in found])
+        self.rank_dropped |= rank_dropped
+        self.has_rank |= has_rank
+
+    def to_json(self) -> dict[str, Any]:
+        return {"counts": self.counts, "examples": self.examples,
+                "sums": [exact.to_json(s) for s in self.sums], "defined": self.defined,
+                "undefined": self.undefined, "checks": self.checks,
+                "rank_dropped": self.rank_dropped, "has_rank": self.has_rank}
+
+
+def _first_of(ids: list[str], side: dict[str, Any]) -> dict[str, int]:
+    """``{id: first row id}`` for the ids found on one side (a chunk's run or judgments)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..core.arrow import to_numpy
+
+    if not ids or not len(side["ids"]):
+        return {}
+    at = to_numpy(pc.index_in(pa.array(ids, pa.string()), value_set=side["ids"]), np.int64,
+                  null=-1)
+    return {ids[i]: int(side["first"][at[i]]) for i in np.flatnonzero(at >= 0).tolist()}
+
+
+def _placed(ids: list[str], preferred: dict[str, Any], run_first: dict[str, Any],
+            qrels_first: dict[str, Any]) -> list[tuple[int, str]]:
+    """``(first row id, id)`` of example query ids, looked up on the side they come from."""
+    found: dict[str, int] = {}
+    for side in (qrels_first, run_first, preferred):  # the preferred side wins
+        found.update(_first_of(ids, side))
+    return [(found[q], q) for q in ids if q in found]
+
+
+def _with_first(check: dict[str, Any], run_first: dict[str, Any],
+                qrels_first: dict[str, Any]) -> dict[str, Any]:
+    """A check (as a dict) with, for its example queries, where each first appeared: the run's
+    row id, or after every run query the judgments' row id (the in-memory engine's order)."""
+    examples = list(check.get("examples", ()))
+    in_run, in_qrels = _first_of(examples, run_first), _first_of(examples, qrels_first)
+    check["_first"] = [in_run[q] if q in in_run else (1 << 62) + in_qrels.get(q, 0)
+                       for q in examples]
+    return check
+
+
+class PartitionSummary:
+    """The summary of one partition: per system, what :class:`SystemSummary` adds up; and the
+    first input error met, if any."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.systems = [SystemSummary() for _ in plan.systems]
+        self.error: dict[str, Any] | None = None
+
+    def to_json(self) -> str:
+        return json.dumps({"systems": [s.to_json() for s in self.systems], "error": self.error})

@@ -1,0 +1,1076 @@
+"""Streaming evaluation: a TREC run larger than memory, read chunk by chunk of whole queries.
+
+:func:`evaluate_stream` gives the same :class:`~rankwise.Result` as
+:func:`rankwise.evaluate` (the same JSON, byte for byte) while holding only one chunk of the
+run in memory at a time. It relies on what makes a TREC run streamable: each query's lines
+are written together (the run is *grouped by query*, as ``trec_eval`` output and nearly every
+retrieval system writes it). The order of queries does not matter, nor the order of lines
+within a query.
+
+How it works:
+
+1. The judgments are read once and held whole; they are indexed once as a whole (which
+   checks them as an in-memory evaluation does), then split by query, so that each chunk is
+   joined with the judgments of its own queries only and the work per chunk grows with the
+   chunk, not with all the judgments.
+2. The run is read in blocks of about ``chunk_bytes`` of text, cut at line ends, and parsed
+   by pyarrow (both cores) in a second thread while the previous chunk is evaluated. The
+   rows of the last query of a block, which may continue in the next block, are carried
+   over, so every chunk holds whole queries.
+3. Each chunk goes through the same one pass as an in-memory evaluation
+   (:func:`~rankwise.core.ranked.rank`) and every measure; per chunk, the per-query values,
+   the diagnostics counts and the counts behind the warnings are kept, and the chunk is
+   dropped.
+4. At the end, judged queries that never appeared are counted (and scored 0 under
+   ``missing_queries="zero"``), and everything is merged into one Result. Every per-query
+   value depends on its own query only, so the merge is exact: the values are those of one
+   pass, in the same order, and the aggregates are computed from them by the same function.
+
+Memory: the judgments, one chunk (about four times ``chunk_bytes``) plus the next block
+being parsed, and 8 bytes per query and measure (the per-query values, from which the
+aggregates are computed exactly as in one pass: a running sum would round differently from
+the one-pass mean; the query ids are kept only with ``per_query=True``). A run of any size
+streams in this memory; the judgments are held whole.
+
+The warnings that count queries (lists shorter than K, ties at a cutoff, unjudged documents
+in the top K) are added up over the chunks from the same per-query tests as
+:func:`rankwise.diagnostics.run_checks` and worded as it words them; the others depend on the
+judgments only and are taken from the first chunk.
+
+A query whose lines reappear after other queries raises :class:`~rankwise.errors.InputError`
+naming the file, the line and the fix (sort the run by query, or evaluate it in memory).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import tempfile
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .conventions import Conventions, profile, resolve
+from .core.arrow import indices, to_numpy
+from .core.keys import fingerprints
+from .core.memory import large_arrays
+from .core.ranked import Diagnostics, RankedLists, index_judgments, rank
+from .diagnostics import (
+    JUDGED_WARNING,
+    ORDERING_TIES,
+    RANK_CUTOFF_FAMILIES,
+    TIE_CHECK_MAX_ROWS,
+    Check,
+    judged_at,
+)
+from .errors import InputError
+from .io.frames import to_qrels
+from .io.tables import Run, check_finite_scores, encode_queries
+from .measures import Measure, parse_measures
+from .results import Result, SystemResult, aggregate
+
+#: Default text per chunk: large enough that the fixed costs of a chunk (a pass over its
+#: queries, the thread hand-over) stay small, small enough for a few hundred MB of memory.
+DEFAULT_CHUNK_BYTES = 64 << 20
+#: pyarrow's parse block inside one chunk (parsed in parallel).
+_PARSE_BLOCK = 1 << 24
+_RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
+_GZIP_MAGIC = b"\x1f\x8b"
+_DATA_LINE = re.compile(rb"(?m)^[ \t\r]*[^#\s]")
+_NON_BLANK = re.compile(rb"\S")
+
+#: Diagnostics counts that add up over chunks of whole queries (the others describe the
+#: judgments, or the judged queries never seen, and are set once).
+_ADDITIVE = ("run_rows", "run_duplicates_dropped", "run_queries", "queries_evaluated",
+             "queries_only_in_run", "queries_only_in_run_scored", "queries_empty_in_run",
+             "queries_without_relevant", "rows_evaluated", "rows_in_run_only_queries",
+             "rows_beyond_depth", "rows_unjudged_removed", "unjudged_retrieved", "tied_rows",
+             "queries_rank_contradicts_score")
+_EXAMPLES = 5
+
+
+def evaluate_stream(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Measure],
+                    conventions: Conventions | str | None = None, per_query: bool = False,
+                    chunk_bytes: int = DEFAULT_CHUNK_BYTES, **convention_overrides: Any) -> Result:
+    """Evaluate TREC run files chunk by chunk of whole queries, in bounded memory.
+
+    The result is identical to ``rankwise.evaluate(qrels, run, measures, ...)``: the same
+    aggregates, per-query values, diagnostics and warnings. Each run file must be grouped by
+    query (all lines of a query together, as TREC runs are written); the queries may come in
+    any order.
+
+    Parameters
+    ----------
+    qrels : path, DataFrame, Arrow table, dict or Qrels
+        The judgments, read into memory once (as :func:`rankwise.evaluate` takes them).
+    run : path, or a list or ``{name: path}`` mapping of paths
+        TREC run file(s), plain or gzip-compressed; each is one system.
+    measures : str, Measure or sequence of them
+        Names in any dialect (``"nDCG@10"``, ``"ndcg_cut_10"``, ``"official"``).
+    conventions : Conventions or profile name, optional
+        As for :func:`rankwise.evaluate`; keyword overrides apply on top.
+    per_query : bool
+        Keep the per-query values and query ids (``Result.per_query()``).
+    chunk_bytes : int
+        About how much run text one chunk holds; peak memory grows with it (about four
+        times, plus the judgments). A query longer than this is kept whole in its chunk.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    InputError
+        For bad input, as :func:`rankwise.evaluate` does; and when a query's lines reappear
+        after other queries (the run is not grouped by query), naming the line.
+
+    Examples
+    --------
+    >>> import os, tempfile, rankwise
+    >>> from rankwise.stream import evaluate_stream
+    >>> folder = tempfile.mkdtemp()
+    >>> run_path = os.path.join(folder, "run.txt")
+    >>> _ = open(run_path, "w").write("q1 Q0 d1 1 0.9 bm25\\nq1 Q0 d2 2 0.8 bm25\\n"
+    ...                               "q2 Q0 d4 1 0.5 bm25\\nq2 Q0 d3 2 0.4 bm25\\n")
+    >>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+    >>> result = evaluate_stream(qrels, run_path, ["P@1", "RR"], chunk_bytes=20)
+    >>> result.mean("P@1"), result.mean("RR")
+    (0.5, 0.75)
+    >>> result.to_json() == rankwise.evaluate(qrels, run_path, ["P@1", "RR"]).to_json()
+    True
+    """
+    conv = resolve(conventions, **convention_overrides)
+    if isinstance(conventions, str):
+        measures = profile(conventions).measure_names(measures)
+    parsed = parse_measures(measures)
+    if not isinstance(chunk_bytes, int) or isinstance(chunk_bytes, bool) or chunk_bytes < 1:
+        raise InputError("chunk_bytes must be a positive number of bytes", source="chunk_bytes",
+                         value=repr(chunk_bytes))
+    runs = _run_paths(run)
+    with large_arrays():
+        judgments = _Judgments(to_qrels(qrels))
+        systems = {}
+        for name, path in runs:
+            stream = _SystemStream(judgments, parsed, conv, per_query)
+            systems[name] = stream.evaluate(path, name, chunk_bytes)
+    return Result([str(m) for m in parsed], systems, conv,
+                  {str(m): m.spec.aggregate for m in parsed})
+
+
+def _run_paths(run: Any) -> list[tuple[str, str]]:
+    """``[(name or None, path), ...]`` from a path, a list of paths or ``{name: path}``;
+    names are made unique as :func:`rankwise.evaluate` makes them (``name#2``)."""
+    if isinstance(run, (str, os.PathLike)):
+        items = [(None, run)]
+    elif isinstance(run, Mapping):
+        items = [(str(name), path) for name, path in run.items()]
+    elif isinstance(run, (list, tuple)):
+        items = [(None, path) for path in run]
+    else:
+        raise InputError("streaming evaluation reads TREC run files: expected a path, a list "
+                         "of paths or {name: path}; evaluate in-memory runs with "
+                         "rankwise.evaluate", source="run", value=type(run).__name__)
+    if not items:
+        raise InputError("no run given", source="run")
+    out: list[tuple[str | None, str]] = []
+    for name, path in items:
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputError("streaming evaluation reads TREC run files: expected a path",
+                             source="run", value=type(path).__name__)
+        out.append((name if name is not None else _run_name(str(path)), str(path)))
+    seen: dict[str, int] = {}
+    unique = []
+    for name, path in out:
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}#{seen[name]}"
+        else:
+            seen[name] = 1
+        unique.append((name, path))
+    return unique
+
+
+# ---------------------------------------------------------------------------- one system
+
+
+class _SystemStream:
+    """Evaluates one run file chunk by chunk and merges the chunks into a SystemResult."""
+
+    def __init__(self, judgments: _Judgments, measures: list[Measure], conv: Conventions,
+                 per_query: bool) -> None:
+        self.judgments = judgments
+        self.qrels = judgments.qrels
+        self.measures = measures
+        self.conv = conv
+        # chunks never score the judged queries they lack: that is decided once, at the end
+        self.chunk_conv = replace(conv, missing_queries="ignore")
+        self.per_query = per_query
+        self.values: dict[str, list[np.ndarray]] = {str(m): [] for m in measures}
+        self.counts = dict.fromkeys(_ADDITIVE, 0)
+        self.contradiction_examples: list[str] = []
+        self.run_only_examples: list[str] = []
+        self.rank_column = True  # every chunk had an integer rank column
+        self.facts = _QueryFacts(measures, conv)
+        self.baseline: Diagnostics | None = None  # the stand-in query's own counts
+        self.seen = _SeenQueries(self.qrels)
+
+    # -------------------------------------------------------------- the chunks
+
+    def evaluate(self, path: str, name: str, chunk_bytes: int) -> SystemResult:
+        reader = _RunReader(path, chunk_bytes)
+        first_row = None
+        for rows in reader:
+            chunk = rows.to_run(path, name)
+            if first_row is None:
+                first_row = (chunk.query_dict[0].as_py(), chunk.docs[0].as_py())
+            self._add(chunk, rows.rank is not None)
+            del rows, chunk
+        if first_row is None:
+            raise reader.no_lines_error()
+        return self._finish(path, first_row, name)
+
+    def _add(self, chunk: Run, has_rank: bool) -> None:
+        codes = self.seen.add(chunk)
+        judged = codes >= 0
+        self.rank_column &= has_rank
+        run_only = int((~judged).sum())
+        stand_in = not judged.any()
+        if stand_in:  # the engine needs a judged query: lend it one and take it away again
+            chunk = _with_row(chunk, self._stand_in_run(chunk.rank is not None))
+        index = self.judgments.subset(np.sort(codes[judged]), run_only)
+        lists = rank(index, chunk, self.chunk_conv)
+        keep = np.arange(lists.num_queries - 1 if stand_in else lists.num_queries)
+        self._add_lists(lists, keep)
+        diag = lists.diagnostics
+        base = self._baseline() if stand_in else None
+        for field_name in _ADDITIVE:
+            self.counts[field_name] += getattr(diag, field_name) - (
+                getattr(base, field_name) if base is not None else 0)
+        _extend(self.contradiction_examples,
+                diag.examples.get("queries_rank_contradicts_score", []))
+        _extend(self.run_only_examples, diag.examples.get("queries_only_in_run", []))
+
+    def _add_lists(self, lists: RankedLists, keep: np.ndarray) -> None:
+        """The values of the queries ``keep`` of ``lists``, and their facts for the checks."""
+        for m in self.measures:
+            self.values[str(m)].append(m.compute(lists)[keep])
+        self.facts.add(lists, keep)
+
+    def _stand_in_run(self, with_rank: bool) -> Run:
+        """One row of the judgments' stand-in query (see :meth:`_Judgments.subset`)."""
+        qid, doc = self.judgments.stand_in(np.zeros(0, dtype=np.int64))
+        run = Run.from_columns([qid], [doc], [0.0], name="stand-in", source="stand-in")
+        return replace(run, rank=np.ones(1, dtype=np.int64) if with_rank else None)
+
+    def _baseline(self) -> Diagnostics:
+        """The counts the stand-in query adds on its own (subtracted from its chunk's)."""
+        if self.baseline is None:
+            index = self.judgments.subset(np.zeros(0, dtype=np.int64), 0)
+            self.baseline = rank(index, self._stand_in_run(True), self.chunk_conv).diagnostics
+        return self.baseline
+
+    # -------------------------------------------------------------- the end
+
+    def _finish(self, path: str, first_row: tuple[str, str], name: str) -> SystemResult:
+        seen = self.seen.judged_first_line >= 0
+        if not seen.any():  # the same error as rankwise.evaluate's
+            rank(self.qrels, Run.from_columns([first_row[0]], [first_row[1]], [0.0],
+                                              source=path), self.chunk_conv)
+        missing = np.flatnonzero(~seen)
+        scored = self.conv.missing_queries == "zero" and len(missing) > 0
+        if scored:
+            self._score_missing(missing, int(np.flatnonzero(seen)[0]))
+
+        counts = dict(self.counts)
+        if not self.rank_column:  # as the in-memory reader: no rank column, nothing checked
+            counts["queries_rank_contradicts_score"] = 0
+        diag = Diagnostics(
+            **counts, qrels_rows=len(self.qrels), qrels_queries=self.qrels.num_queries,
+            queries_only_in_qrels=len(missing),
+            queries_only_in_qrels_scored_zero=len(missing) if scored else 0,
+            qrels_queries_without_judgments=len(self.qrels.empty_queries),
+            qrels_duplicates_dropped=self.judgments.duplicates_dropped,
+            negative_grades=self.judgments.negative_grades)
+        if self.rank_column:
+            diag.examples["queries_rank_contradicts_score"] = self.contradiction_examples
+        diag.examples["queries_only_in_run"] = self.run_only_examples
+        diag.examples["queries_only_in_qrels"] = self.qrels.query_dict.take(
+            indices(missing[:_EXAMPLES])).to_pylist()
+
+        values = {k: _concat(v) for k, v in self.values.items()}
+        self.values.clear()
+        checks = self.facts.checks(self.measures, values, diag, self.conv)
+        if self.per_query:
+            ids = self.facts.query_ids.all()
+            order = np.argsort(ids.astype(str), kind="stable")
+        return SystemResult(
+            name=name,
+            aggregates={str(m): aggregate(values[str(m)], m.spec.aggregate,
+                                          m.skips_undefined(self.conv)) for m in self.measures},
+            diagnostics=diag.to_dict(),
+            query_ids=ids[order] if self.per_query else None,
+            values={k: v[order] for k, v in values.items()} if self.per_query else None,
+            undefined={k: int(np.isnan(v).sum()) for k, v in values.items() if np.isnan(v).any()},
+            trec_names={str(m): m.trec_name() for m in self.measures},
+            warnings=[c.message for c in checks if c.severity == "warning"],
+            checks=[c.to_dict() for c in checks])
+
+    def _score_missing(self, missing: np.ndarray, seen_code: int) -> None:
+        """Values of the judged queries absent from the run under ``missing_queries="zero"``:
+        one pass over a one-row run of a judged query that was seen, with the judgments of
+        that query and the missing ones; the missing ones are appended empty, in judgments
+        order, as the in-memory pass appends them."""
+        codes = np.sort(np.append(missing, seen_code))
+        qid = self.qrels.query_dict[seen_code].as_py()
+        one = Run.from_columns([qid], ["-"], [0.0], source="stand-in")
+        lists = rank(self.judgments.subset(codes, 0, widen=False), one, self.conv)
+        at = np.arange(1, 1 + len(missing))  # query 0 is the one-row query; the stand-in last
+        self._add_lists(lists, at)
+        self.counts["queries_evaluated"] += len(missing)
+        self.counts["queries_without_relevant"] += int(
+            (lists.num_relevant(self.conv.relevance_threshold)[at] == 0).sum())
+
+
+class _Judgments:
+    """The judgments split by query, so that each chunk is joined with the judgments of its
+    own queries only: the work per chunk grows with the chunk, not with all the judgments.
+
+    The judgments are indexed once as a whole first, which raises the errors an in-memory
+    evaluation raises (a document judged twice with different grades) and counts what it
+    counts; that index is then dropped.
+    """
+
+    def __init__(self, qrels) -> None:
+        whole = index_judgments(qrels)
+        self.qrels = qrels
+        self.duplicates_dropped = whole.duplicates_dropped
+        self.negative_grades = whole.negative_grades
+        grades = whole.grades[whole.grades >= 0]
+        del whole
+        #: every judged grade >= 0 once: the grade levels of the whole judgments, which a
+        #: subset must keep (they decide the largest grade and the ideal gains)
+        self.levels = np.unique(grades)
+        codes = qrels.query_code
+        n, queries = len(codes), qrels.num_queries
+        starts = np.flatnonzero(np.diff(codes, prepend=-1)) if n else np.zeros(0, np.int64)
+        self.start = np.zeros(queries, dtype=np.int64)
+        self.length = np.zeros(queries, dtype=np.int64)
+        if len(starts) == queries:  # each query's judgments together: no permutation needed
+            self.order = None
+            self.start[codes[starts]] = starts
+            self.length[codes[starts]] = np.diff(np.append(starts, n))
+        else:
+            self.order = np.argsort(codes, kind="stable")
+            self.length = np.bincount(codes, minlength=queries).astype(np.int64)
+            self.start = np.cumsum(self.length) - self.length
+
+    def stand_in(self, codes: np.ndarray) -> tuple[str, str]:
+        """A judged query that is not among ``codes``, and a doc id for it."""
+        free = np.setdiff1d(np.arange(min(len(codes) + 1, self.qrels.num_queries)), codes)
+        return self.qrels.query_dict[int(free[0])].as_py(), "-"
+
+    def subset(self, codes: np.ndarray, run_only: int, widen: bool = True):
+        """The index of the judgments of the queries ``codes`` (ascending), laid out for a
+        run with ``run_only`` queries without judgments. Unless ``codes`` are all the judged
+        queries, a stand-in query (a judged query not in ``codes``) is added last with one
+        judgment at each grade level of the whole judgments, so that the levels stay those
+        of the whole; a chunk's run never holds it, so nothing is measured on it.
+
+        Judgments written query by query and a run in the same query order (the usual case)
+        give a nearly contiguous range of codes: the judgments of the whole range are taken
+        then, as a slice of the columns without a copy (the judged queries in between that
+        the chunk lacks change nothing: the chunk's lists never score them). ``widen=False``
+        keeps exactly ``codes``."""
+        import pyarrow as pa
+
+        from .io.tables import Qrels
+
+        qrels = self.qrels
+        lo, hi = (int(codes[0]), int(codes[-1])) if len(codes) else (0, -1)
+        contiguous = self.order is None and (hi - lo + 1 == len(codes) or (
+            widen and hi - lo + 1 <= 2 * len(codes) + 64))
+        if contiguous:
+            codes = np.arange(lo, hi + 1)
+        if len(codes) == qrels.num_queries:
+            return index_judgments(qrels, qrels.num_queries + run_only)
+        lengths = self.length[codes]
+        if contiguous:
+            first, total = (int(self.start[lo]), int(lengths.sum())) if len(codes) else (0, 0)
+            docs = _chunks_of(qrels.docs.slice(first, total))
+            grade = qrels.grade[first:first + total]
+        else:
+            rows = _ranges(self.start[codes], lengths)
+            if self.order is not None:
+                rows = self.order[rows]
+            docs = _chunks_of(self._whole_docs().take(indices(rows)))
+            grade = qrels.grade[rows]
+        query_code = np.repeat(np.arange(len(codes), dtype=np.int32), lengths)
+        stand_in, _ = self.stand_in(codes)
+        level_docs = [f"level {g!r}" for g in self.levels.tolist()]
+        query_dict = pa.concat_arrays([qrels.query_dict.take(indices(codes)),
+                                       pa.array([stand_in], type=pa.string())])
+        subset = Qrels(
+            query_code=np.concatenate([query_code, np.full(len(self.levels), len(codes),
+                                                           dtype=np.int32)]),
+            query_dict=query_dict,
+            docs=pa.chunked_array(docs + [pa.array(level_docs, type=pa.string())],
+                                  type=pa.string()),
+            source=qrels.source, row_lines=None, row_unit=qrels.row_unit,
+            grade=np.concatenate([grade, self.levels]))
+        return index_judgments(subset, subset.num_queries + run_only)
+
+    def _whole_docs(self):
+        """The judgments' doc ids as one Arrow array (taking rows from a chunked array
+        costs a pass over all its chunks), made once when first needed."""
+        if not hasattr(self, "_docs"):
+            docs = self.qrels.docs
+            self._docs = docs.combine_chunks() if hasattr(docs, "combine_chunks") else docs
+        return self._docs
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, s + n) for s, n in zip(starts, lengths)])``, vectorised."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.cumsum(lengths) - lengths
+    return np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, lengths)
+
+
+def _with_row(chunk: Run, extra: Run) -> Run:
+    """``chunk`` with the one row of ``extra`` appended (as line 0)."""
+    import pyarrow as pa
+
+    qids = pa.concat_arrays([chunk.query_dict.take(indices(chunk.query_code)), extra.query_dict])
+    codes, query_dict = encode_queries(qids)
+    docs = pa.chunked_array(_chunks_of(chunk.docs) + _chunks_of(extra.docs))
+    return replace(chunk, query_code=codes, query_dict=query_dict, docs=docs,
+                   score=np.append(chunk.score, 0.0), row_lines=np.append(chunk.row_lines, 0),
+                   rank=None if chunk.rank is None else np.append(chunk.rank, 1))
+
+
+class _QueryFacts:
+    """What the checks of :func:`rankwise.diagnostics.run_checks` read about each query,
+    gathered chunk by chunk, and the checks computed from it over all queries at once.
+
+    Most checks read per-query facts only (list lengths, grade counts, values, ids): they are
+    run as they are, on a :class:`_Summary` of all queries. Three read the ranked rows (ties
+    at a cutoff, unjudged documents in the top K, and the tie-order bounds): their per-query
+    outcomes are kept per chunk, and they are worded here as ``run_checks`` words them.
+    """
+
+    def __init__(self, measures: list[Measure], conv: Conventions) -> None:
+        self.query_ids: _Ids = _Ids()
+        self.num_retrieved: list[np.ndarray] = []
+        self.ideal_counts: list[np.ndarray] = []
+        self.levels: np.ndarray | None = None
+        self.num_rows = 0
+        self.ties = _tie_groups(measures, conv)
+        self.straddle: dict[tuple[int, str], list[np.ndarray]] = {k: [] for k in self.ties}
+        self.change: dict[tuple[int, str], list[np.ndarray]] = {k: [] for k in self.ties}
+        self.judged = _judged_groups(measures)
+        self.judged_values: dict[int | None, list[np.ndarray]] = {k: [] for k in self.judged}
+        self.pooled = False
+        self.tie_candidates = [m for m in measures if m.spec.order_based
+                               and not m.spec.tie_invariant and m.spec.aggregate == "mean"]
+        #: per chunk, its queries whose tie groups mix grades and their lists; kept while all
+        #: rows so far are within the check's limit (so at most that many rows), and measured
+        #: at the end only if the whole run is
+        self.mixed: list[np.ndarray] = []
+        self.mixed_lists: list[RankedLists] = []
+
+    def add(self, lists: RankedLists, keep: np.ndarray) -> None:
+        """The facts of the queries ``keep`` (indices into ``lists``)."""
+        self.query_ids.append(lists.query_ids[keep])
+        self.num_retrieved.append(lists.num_retrieved[keep])
+        self.ideal_counts.append(lists.ideal_level_counts[keep])
+        self.levels = lists.levels
+        self.num_rows += int(lists.num_retrieved[keep].sum())
+        if self.ties:
+            self._add_ties(lists, keep)
+        if self.judged:
+            self.pooled |= bool((lists.num_judged_nonrelevant(
+                lists.conventions.relevance_threshold)[keep] > 0).any())
+            for cutoff in self.judged:
+                self.judged_values[cutoff].append(judged_at(lists, cutoff)[keep])
+        if self.tie_candidates and self.num_rows <= TIE_CHECK_MAX_ROWS:
+            self._add_mixed(lists, keep)
+        elif self.mixed_lists:  # the run is over the limit: the check will not be made
+            self.mixed_lists.clear()
+
+    def _add_ties(self, lists: RankedLists, keep: np.ndarray) -> None:
+        """Per query and (cutoff, ties) group: do equal scores straddle rank K, and do the
+        straddling tie's documents differ in grade (as ``_ties_at_cutoff``)."""
+        run_of_row = lists.tie_group
+        run_start = np.flatnonzero(np.diff(run_of_row, prepend=-1)) if len(run_of_row) \
+            else run_of_row
+        grade = np.where(lists.grade >= 0, lists.grade, -1.0)
+        low = np.minimum.reduceat(grade, run_start) if len(run_start) else grade
+        high = np.maximum.reduceat(grade, run_start) if len(run_start) else grade
+        for key in self.ties:
+            cutoff = key[0]
+            straddle = np.zeros(lists.num_queries, dtype=bool)
+            change = np.zeros(lists.num_queries, dtype=bool)
+            long_enough = np.flatnonzero(lists.num_retrieved > cutoff)
+            at_k = lists.offsets[long_enough] + cutoff - 1
+            crossing = run_of_row[at_k] == run_of_row[at_k + 1]
+            group = run_of_row[at_k[crossing]]
+            straddle[long_enough[crossing]] = True
+            change[long_enough[crossing]] = low[group] != high[group]
+            self.straddle[key].append(straddle[keep])
+            self.change[key].append(change[keep])
+
+    def _add_mixed(self, lists: RankedLists, keep: np.ndarray) -> None:
+        """The kept queries whose tie groups mix grades, and their lists (as
+        ``_tie_sensitivity`` selects them)."""
+        mixed = lists.queries_with_mixed_ties()
+        chosen = np.zeros(lists.num_queries, dtype=bool)
+        chosen[keep] = True
+        mixed &= chosen
+        self.mixed.append(mixed[keep])
+        if mixed.any():
+            self.mixed_lists.append(lists.select_queries(np.flatnonzero(mixed)))
+
+    # -------------------------------------------------------------- the checks
+
+    def checks(self, measures: list[Measure], values: dict[str, np.ndarray],
+               diag: Diagnostics, conv: Conventions) -> list[Check]:
+        """The checks of ``run_checks(lists, measures, values)`` over all queries, in its
+        order."""
+        from . import diagnostics as d
+
+        lists = _Summary(conv, self.levels, diag, self.query_ids,
+                         _concat(self.num_retrieved, dtype=np.int64),
+                         _concat_rows(self.ideal_counts, 0 if self.levels is None
+                                      else len(self.levels)), self.num_rows)
+        return [*d._binary_judgments(lists, measures),
+                *d._threshold_above_grades(lists, measures),
+                *d._short_lists(lists, measures), *self._ties_at_cutoff(lists),
+                *d._no_relevant(lists, measures, values), *d._idcg_zero(lists, measures, values),
+                *self._judged_at_k(lists), *d._one_side(lists), *d._different_cutoffs(measures),
+                *d._exp_gain_levels(lists, measures),
+                *d._carried_by_few(lists, measures, values),
+                *self._tie_sensitivity(lists, values)]
+
+    def _ties_at_cutoff(self, lists: _Summary) -> list[Check]:
+        from .diagnostics import _TIE_VALUE
+
+        out = []
+        for (cutoff, ties), names in self.ties.items():
+            straddle = _concat(self.straddle[(cutoff, ties)], dtype=bool)
+            change = _concat(self.change[(cutoff, ties)], dtype=bool)
+            n, n_change = int(straddle.sum()), int(change.sum())
+            if n == 0:
+                out.append(Check("ties_at_cutoff", "ok", f"no tie straddles rank {cutoff}",
+                                 tuple(names), 0, lists.num_queries))
+                continue
+            text = (f"{', '.join(names)}: ties straddle rank {cutoff} in {n} of "
+                    f"{lists.num_queries} queries (equal scores on both sides of the cutoff)")
+            if not n_change:
+                severity = "note"
+                text += ", but the tied documents have equal grades: the values do not " \
+                        f"depend on the tie order (ties={ties})"
+            elif ties in ORDERING_TIES:
+                severity = "warning"
+                text += (f"; in {n_change} of them the tied documents differ in grade, so the "
+                         f"value depends on the tie order (ties={ties})")
+            else:
+                severity = "note"
+                text += (f"; in {n_change} of them the tied documents differ in grade: the "
+                         f"values are the {_TIE_VALUE[ties]} over the orders of the tied "
+                         f"documents (ties={ties})")
+            out.append(Check("ties_at_cutoff", severity, text, tuple(names), n_change or n,
+                             lists.num_queries,
+                             _examples_of(lists, change if n_change else straddle)))
+        return out
+
+    def _judged_at_k(self, lists: _Summary) -> list[Check]:
+        out = []
+        for cutoff, names in self.judged.items():
+            judged = _concat(self.judged_values[cutoff])
+            defined = ~np.isnan(judged)
+            mean = float(judged[defined].mean()) if defined.any() else float("nan")
+            incomplete = defined & (judged < 1)
+            count = int(incomplete.sum())
+            label = f"Judged@{cutoff}" if cutoff is not None else "Judged (whole lists)"
+            if count == 0:
+                out.append(Check("judged_at_k", "ok", f"{label} = 1: every retrieved document "
+                                 "in the top ranks is judged", tuple(names), 0,
+                                 lists.num_queries, value=mean if defined.any() else None))
+                continue
+            severity = "warning" if self.pooled and mean < JUDGED_WARNING else "note"
+            text = (f"{', '.join(names)}: {label} = {mean:.3f}: {count} of {lists.num_queries} "
+                    f"queries have unjudged documents in the top "
+                    f"{cutoff if cutoff is not None else 'ranks'}, and unjudged documents count "
+                    "as non-relevant, so the values are lower bounds")
+            if not self.pooled:
+                text += " (the judgments hold no judged non-relevant document: unjudged means " \
+                        "not relevant by design)"
+            elif severity == "warning":
+                text += "; with fewer than half of the top documents judged, compare systems " \
+                        "with Bpref or unjudged='remove' (trec_eval -J), or judge more"
+            out.append(Check("judged_at_k", severity, text, tuple(names), count,
+                             lists.num_queries, _examples_of(lists, incomplete), mean))
+        return out
+
+    def _tie_sensitivity(self, lists: _Summary, values: dict[str, np.ndarray]) -> list[Check]:
+        candidates = [m for m in self.tie_candidates if str(m) in values]
+        if not candidates:
+            return []
+        if lists.num_rows > TIE_CHECK_MAX_ROWS:
+            return [Check("tie_sensitivity", "ok", f"not checked on {lists.num_rows} documents "
+                          f"(the limit is {TIE_CHECK_MAX_ROWS}); ties='optimistic' / "
+                          "'pessimistic' give the range, ties='expected' the order-free value")]
+        mixed = _concat(self.mixed, dtype=bool)
+        if not mixed.any():
+            return [Check("tie_sensitivity", "ok", "no tie group mixes grades: no value depends "
+                          "on the order of tied documents", tuple(str(m) for m in candidates))]
+        from .measures.expected import tie_bounds
+
+        mixed_queries = np.flatnonzero(mixed)
+        out = []
+        for m in candidates:
+            name = str(m)
+            reported = values[name]
+            bounds = [tie_bounds(m, part) for part in self.mixed_lists]
+            best = _concat([b for b, _ in bounds])
+            worst = _concat([w for _, w in bounds])
+            means = []
+            for bound in (best, worst):
+                full = reported.copy()
+                full[mixed] = bound
+                means.append(aggregate(full, "mean", m.skips_undefined(lists.conventions)))
+            mean = aggregate(reported, "mean", m.skips_undefined(lists.conventions))
+            low, high = min(means), max(means)
+            if not high - low > 1e-12 * max(1.0, abs(high)):
+                continue
+            ties = m.conventions(lists).ties
+            severity = "warning" if ties in ORDERING_TIES else "note"
+            changed = int((best != worst).sum())
+            out.append(Check(
+                "tie_sensitivity", severity,
+                f"{name}: the mean {mean:.4f} (ties={ties}) would lie anywhere from {low:.4f} "
+                f"to {high:.4f} under another order of tied documents ({changed} queries have "
+                "ties of different grades that change it); ties='expected' gives the "
+                "order-free value", (name,), changed, lists.num_queries,
+                tuple(lists.query_ids[mixed_queries[best != worst][:_EXAMPLES]].tolist()),
+                high - low))
+        return out
+
+
+@dataclass
+class _Summary:
+    """All queries of a streamed run as the per-query checks of
+    :mod:`rankwise.diagnostics` read a :class:`~rankwise.core.ranked.RankedLists`: ids, list
+    lengths, judgment counts per grade level, conventions and diagnostics (no rows)."""
+
+    conventions: Conventions
+    levels: np.ndarray
+    diagnostics: Diagnostics
+    query_ids: _Ids
+    num_retrieved: np.ndarray
+    ideal_level_counts: np.ndarray
+    num_rows: int
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.num_retrieved)
+
+    @property
+    def max_grade(self) -> float:
+        return float(self.levels[-1]) if len(self.levels) else 0.0
+
+    def num_relevant(self, threshold: float) -> np.ndarray:
+        return self.ideal_level_counts[:, self.levels >= threshold].sum(axis=1)
+
+    def num_judged_nonrelevant(self, threshold: float) -> np.ndarray:
+        return self.ideal_level_counts[:, self.levels < threshold].sum(axis=1)
+
+
+class _Ids:
+    """Query ids kept as Arrow strings (a few bytes each), indexed like the numpy object
+    array of a RankedLists."""
+
+    def __init__(self) -> None:
+        self.parts: list = []
+
+    def append(self, ids: np.ndarray) -> None:
+        import pyarrow as pa
+
+        self.parts.append(pa.array(ids.tolist(), type=pa.string()))
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def __getitem__(self, index) -> np.ndarray:
+        import pyarrow as pa
+
+        at = np.arange(len(self))[index]
+        return np.asarray(pa.chunked_array(self.parts, type=pa.string()).take(
+            indices(np.atleast_1d(at))).to_pylist(), dtype=object)
+
+    def all(self) -> np.ndarray:
+        import pyarrow as pa
+
+        return np.asarray(pa.chunked_array(self.parts, type=pa.string()).to_pylist(),
+                          dtype=object)
+
+
+def _tie_groups(measures: list[Measure], conv: Conventions) -> dict[tuple[int, str], list[str]]:
+    groups: dict[tuple[int, str], list[str]] = {}
+    for m in measures:
+        if _rank_cutoff(m) and m.family in RANK_CUTOFF_FAMILIES:
+            groups.setdefault((int(m.cutoff), conv.for_family(m.family).ties), []).append(str(m))
+    return groups
+
+
+def _judged_groups(measures: list[Measure]) -> dict[int | None, list[str]]:
+    groups: dict[int | None, list[str]] = {}
+    for m in measures:
+        if m.spec.order_based and m.spec.bounds is not None and m.family != "Bpref" \
+                and m.family != "gm_bpref" and (m.cutoff is None or _rank_cutoff(m)):
+            groups.setdefault(m.cutoff, []).append(str(m))
+    return groups
+
+
+def _rank_cutoff(measure: Measure) -> bool:
+    return measure.cutoff is not None and measure.spec.cutoff_type is int
+
+
+def _examples_of(lists: _Summary, mask: np.ndarray) -> tuple[str, ...]:
+    return tuple(str(q) for q in lists.query_ids[np.flatnonzero(mask)[:_EXAMPLES]])
+
+
+def _concat_rows(parts: list[np.ndarray], width: int) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
+
+# ---------------------------------------------------------------------------- query order
+
+
+class _SeenQueries:
+    """The queries met so far and the line where each began: a query met again after its
+    lines ended means the run is not grouped by query.
+
+    Judged queries are found among the judgments' query ids by fingerprint (then verified on
+    the strings); queries only in the run are kept by id.
+    """
+
+    def __init__(self, qrels) -> None:
+        self.qrels = qrels
+        fp = fingerprints(qrels.query_dict)
+        self.order = np.argsort(fp, kind="stable")
+        self.sorted_fp = fp[self.order]
+        self.exact = bool((self.sorted_fp[1:] == self.sorted_fp[:-1]).any())
+        self.judged_first_line = np.full(qrels.num_queries, -1, dtype=np.int64)
+        self.other_first_line: dict[str, int] = {}
+
+    def codes(self, query_dict) -> np.ndarray:
+        """The judgments' code of each id (-1 for ids not judged)."""
+        if len(self.sorted_fp) == 0:
+            return np.full(len(query_dict), -1, dtype=np.int64)
+        if not self.exact:
+            fp = fingerprints(query_dict)
+            at = np.minimum(np.searchsorted(self.sorted_fp, fp), len(self.sorted_fp) - 1)
+            found = self.sorted_fp[at] == fp
+            codes = np.where(found, self.order[at], -1)
+            hit = np.flatnonzero(found)
+            if not len(hit) or _equal(query_dict.take(indices(hit)),
+                                      self.qrels.query_dict.take(indices(codes[hit]))):
+                return codes
+        import pyarrow.compute as pc
+
+        return to_numpy(pc.index_in(query_dict, value_set=self.qrels.query_dict), np.int64,
+                        null=-1)
+
+    def add(self, chunk: Run) -> np.ndarray:
+        """Record the chunk's queries; raise if one of them was met before. Returns the
+        judgments' code of each of the chunk's queries (-1: not judged)."""
+        starts = np.flatnonzero(np.diff(chunk.query_code, prepend=-1))
+        block_codes = chunk.query_code[starts]
+        lines = chunk.row_lines
+        if len(starts) > chunk.num_queries:  # a query reappears inside the chunk
+            _, first_block = np.unique(block_codes, return_index=True)
+            again = np.ones(len(starts), dtype=bool)
+            again[first_block] = False
+            block = int(np.flatnonzero(again)[0])
+            code = block_codes[block]
+            earlier = int(np.flatnonzero(block_codes[:block] == code)[0])
+            end = starts[earlier + 1] - 1
+            raise _regrouped(chunk, chunk.query_dict[int(code)].as_py(),
+                             int(lines[starts[block]]), int(lines[starts[earlier]]),
+                             int(lines[end]))
+        first_line = np.empty(chunk.num_queries, dtype=np.int64)
+        first_line[block_codes] = lines[starts]
+        codes = self.codes(chunk.query_dict)
+        judged = np.flatnonzero(codes >= 0)
+        before = self.judged_first_line[codes[judged]]
+        if (before >= 0).any():
+            i = judged[int(np.flatnonzero(before >= 0)[0])]
+            raise _regrouped(chunk, chunk.query_dict[int(i)].as_py(), int(first_line[i]),
+                             int(self.judged_first_line[codes[i]]))
+        self.judged_first_line[codes[judged]] = first_line[judged]
+        others = np.flatnonzero(codes < 0)
+        if len(others):
+            ids = chunk.query_dict.take(indices(others)).to_pylist()
+            for qid, line in zip(ids, first_line[others].tolist()):
+                if qid in self.other_first_line:
+                    raise _regrouped(chunk, qid, line, self.other_first_line[qid])
+                self.other_first_line[qid] = line
+        return codes
+
+
+def _regrouped(run: Run, qid: str, line: int, first: int, end: int | None = None) -> InputError:
+    ended = f" to line {end}" if end is not None else ""
+    return InputError(
+        f"query {qid!r} appears again after other queries (its lines began at line {first}"
+        f"{ended}): streaming evaluation needs each query's lines together; sort the run by "
+        "query (e.g. sort -s -k1,1 run.txt > sorted.txt; the order of queries does not matter) "
+        "or evaluate it in memory (rankwise.evaluate, or rankwise evaluate without --stream)",
+        source=run.source, line=line, value=qid)
+
+
+def _equal(a, b) -> bool:
+    import pyarrow.compute as pc
+
+    return bool(pc.all(pc.equal(a, b)).as_py())
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+@dataclass
+class _Rows:
+    """Parsed run rows: query and doc ids (Arrow), score, rank (None: no integer rank
+    column), and the 1-based line of each row in the file."""
+
+    qid: Any
+    doc: Any
+    score: np.ndarray
+    rank: np.ndarray | None
+    line: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+    def head(self, n: int) -> _Rows:
+        return _Rows(self.qid.slice(0, n), self.doc.slice(0, n), self.score[:n],
+                     None if self.rank is None else self.rank[:n], self.line[:n])
+
+    def tail(self, n: int) -> _Rows:
+        """The rows from ``n`` on, copied (so that the block they came from can be freed)."""
+        import pyarrow as pa
+
+        take = indices(np.arange(n, len(self)))
+        return _Rows(pa.chunked_array([self.qid.take(take).combine_chunks()]),
+                     pa.chunked_array([self.doc.take(take).combine_chunks()]),
+                     self.score[n:].copy(), None if self.rank is None else self.rank[n:].copy(),
+                     self.line[n:].copy())
+
+    def then(self, other: _Rows) -> _Rows:
+        import pyarrow as pa
+
+        rank = None if self.rank is None or other.rank is None else \
+            np.concatenate([self.rank, other.rank])
+        return _Rows(pa.chunked_array(_chunks_of(self.qid) + _chunks_of(other.qid)),
+                     pa.chunked_array(_chunks_of(self.doc) + _chunks_of(other.doc)),
+                     np.concatenate([self.score, other.score]), rank,
+                     np.concatenate([self.line, other.line]))
+
+    def last_query_start(self) -> int:
+        """The first row of the trailing run of rows with the last row's query id."""
+        import pyarrow.compute as pc
+
+        same = to_numpy(pc.equal(self.qid, self.qid[len(self) - 1]), bool)
+        other = np.flatnonzero(~same)
+        return int(other[-1]) + 1 if len(other) else 0
+
+    def to_run(self, source: str, name: str) -> Run:
+        codes, query_dict = encode_queries(self.qid)
+        run = Run(query_code=codes, query_dict=query_dict, docs=self.doc, source=source,
+                  row_lines=self.line, row_unit="line", score=self.score, name=name,
+                  rank=self.rank)
+        check_finite_scores(run)
+        return run
+
+
+class _RunReader:
+    """Chunks of whole queries from a TREC run file: blocks of text read and parsed in a
+    second thread, the last (maybe unfinished) query of each carried over to the next."""
+
+    def __init__(self, path: str, chunk_bytes: int) -> None:
+        self.path = path
+        self.chunk_bytes = chunk_bytes
+        self.non_blank = False
+
+    def __iter__(self) -> Iterator[_Rows]:
+        blocks = self._blocks()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(self._next, blocks)
+            carry: _Rows | None = None
+            while True:
+                rows = pending.result()
+                if rows is None:
+                    break
+                pending = pool.submit(self._next, blocks)
+                if len(rows) == 0:
+                    continue
+                rows = rows if carry is None else carry.then(rows)
+                cut = rows.last_query_start()
+                if cut == 0:  # one query so far: it may go on in the next block
+                    carry = rows
+                    continue
+                carry = rows.tail(cut)
+                yield rows.head(cut)
+                del rows
+            if carry is not None and len(carry):
+                yield carry
+
+    def no_lines_error(self) -> InputError:
+        if self.non_blank:
+            return InputError("no run lines: the file holds only blank or comment lines",
+                              source=self.path)
+        return InputError("empty file", source=self.path)
+
+    def _next(self, blocks: Iterator[tuple[bytes, int]]) -> _Rows | None:
+        item = next(blocks, None)
+        return None if item is None else self._parse(*item)
+
+    def _blocks(self) -> Iterator[tuple[bytes, int]]:
+        """Blocks of about ``chunk_bytes`` of text ending at a line end, with the number of
+        their first line."""
+        line = 1
+        rest = b""
+        with _open(self.path) as handle:
+            while True:
+                try:
+                    data = handle.read(self.chunk_bytes)
+                except (EOFError, OSError, zlib.error) as exc:
+                    raise InputError(f"corrupt or truncated gzip file ({exc})",
+                                     source=self.path) from None
+                if not data:
+                    break
+                data = rest + data if rest else data
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = data
+                    continue
+                block, rest = (data, b"") if cut == len(data) else (data[:cut], data[cut:])
+                yield block, line
+                line += block.count(b"\n")
+        if rest:
+            yield rest + b"\n", line
+
+    def _parse(self, block: bytes, first_line: int) -> _Rows:
+        import pyarrow as pa
+
+        if not self.non_blank and _NON_BLANK.search(block) is not None:
+            self.non_blank = True
+        if b"\x00" in block[:65536] and first_line == 1:
+            raise InputError("not a text file (contains NUL bytes)", source=self.path)
+        try:
+            table = _arrow_parse(pa.py_buffer(block))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return self._parse_slowly(block, first_line)
+        n = table.num_rows
+        return _Rows(table.column("qid"), table.column("docid"),
+                     to_numpy(table.column("score"), np.float64),
+                     to_numpy(table.column("rank"), np.int64),
+                     np.arange(first_line, first_line + n, dtype=np.int64))
+
+    def _parse_slowly(self, block: bytes, first_line: int) -> _Rows:
+        """A block the fast parse refused (tabs, several spaces, comments, blank lines, extra
+        fields, a bad line): the in-memory reader reads it, with its errors moved to the
+        file's own lines."""
+        import pyarrow as pa
+
+        from .io.trec import read_run
+
+        if _DATA_LINE.search(block) is None:  # only blank or comment lines
+            empty = pa.chunked_array([], type=pa.string())
+            return _Rows(empty, empty, np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        with tempfile.TemporaryDirectory() as folder:
+            part = os.path.join(folder, "part.txt")
+            with open(part, "wb") as out:
+                out.write(block)
+            try:
+                run = read_run(part)
+            except InputError as exc:
+                raise InputError(exc.reason, source=self.path,
+                                 line=None if exc.line is None else exc.line + first_line - 1,
+                                 value=exc.value, unit=exc.unit) from None
+        n = len(run)
+        lines = run.row_lines if run.row_lines is not None else np.arange(1, n + 1)
+        qids = run.query_dict.take(indices(run.query_code))
+        return _Rows(pa.chunked_array([qids]), pa.chunked_array(_chunks_of(run.docs)),
+                     run.score, run.rank, np.asarray(lines, dtype=np.int64) + first_line - 1)
+
+
+def _arrow_parse(buffer):
+    """pyarrow.csv over one block: single spaces, no quoting, every line a row."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    return csv.read_csv(
+        buffer,
+        read_options=csv.ReadOptions(column_names=list(_RUN_FIELDS), block_size=_PARSE_BLOCK),
+        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
+                                       escape_char=False, ignore_empty_lines=False),
+        convert_options=csv.ConvertOptions(
+            column_types={"qid": pa.string(), "docid": pa.string(), "rank": pa.int64(),
+                          "score": pa.float64()},
+            include_columns=["qid", "docid", "rank", "score"], null_values=[],
+            strings_can_be_null=False, check_utf8=True))
+
+
+def _open(path: str):
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(2)
+        return gzip.open(path, "rb") if head == _GZIP_MAGIC else open(path, "rb")
+    except FileNotFoundError:
+        raise InputError("file not found", source=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a file", source=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read file ({exc.strerror})", source=path) from None
+
+
+def _run_name(path: str) -> str:
+    """The run's name as the in-memory reader gives it: the tag (sixth field) of the first
+    data line within the first 64 KiB of text, else the file name."""
+    try:
+        with _open(path) as handle:
+            head = handle.read(1 << 16)
+    except (EOFError, OSError, zlib.error):
+        head = b""
+    for raw in head.split(b"\n"):
+        line = raw.strip()
+        if line and not line.startswith(b"#"):
+            fields_ = line.decode("utf-8", "replace").split()
+            return fields_[5] if len(fields_) > 5 else Path(path).name
+    return Path(path).name
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _chunks_of(values) -> list:
+    return list(values.chunks) if hasattr(values, "chunks") else [values]
+
+
+def _extend(examples: list[str], more: list[str]) -> None:
+    examples.extend(more[:_EXAMPLES - len(examples)])
+
+
+def _concat(parts: list[np.ndarray], dtype=np.float64) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+__all__ = ["DEFAULT_CHUNK_BYTES", "evaluate_stream"]

@@ -1,0 +1,195 @@
+"""The partition kernel and the driver's combination, without Spark: the rows a Spark shuffle
+would hand each partition are built in pandas (tests/spark/frames.py), so every split of the
+queries into partitions, record batches and chunks is checked against the in-memory engine
+in milliseconds.
+
+Reference: ``rankwise.evaluate`` on the same data. Per-query values must be bit-identical,
+diagnostics (counts and examples) equal, aggregates equal to the correctly rounded mean of
+the in-memory per-query values (bit for bit) and to the in-memory aggregates within 1e-12
+(numpy's pairwise sum may differ from the exact one in the last bits).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankwise
+from rankwise.conventions import resolve
+from rankwise.measures import parse_measures
+from rankwise.results import MIN_GEO_MEAN
+from rankwise.spark import combine, exact
+from rankwise.spark.partition import SUMMARY, Plan, chunks, evaluate_partition
+from tests.spark.frames import collection_frames, shuffle
+
+MEASURES = ["P@5", "P@10", "R@10", "AP", "AP@10", "nDCG", "nDCG@10", "nDCG(gain=exp)@5", "RR",
+            "Rprec", "Bpref", "Success@3", "ERR@10", "gm_map", "gm_bpref", "IPrec@0.3",
+            "11pt_avg", "SetF", "RelP@5", "NumQ", "NumRet", "NumRel", "NumRelRet",
+            "NumNonRelJudgedRet", "MAE", "F1@5", "DCG@5", "CG@5", "RWRR@5"]
+
+
+def simulate(runs, qrels, measures, conventions, partitions=3, batch_rows=17, chunk_rows=40):
+    """The Spark engine's path with a pandas shuffle: (systems, per-query values)."""
+    parsed = parse_measures(measures)
+    top = float(qrels["relevance"][qrels["relevance"] >= 0].max())
+    computed = [m if m.family != "ERR" else
+                parse_measures([f"ERR(max_grade={top:g})@{m.cutoff}"])[0] for m in parsed]
+    plan = Plan(tuple(parsed), tuple(computed), conventions, tuple(runs),
+                tuple(f"run {n}" for n in runs), "qrels", True, chunk_rows)
+    summaries, per_query = [], {name: {} for name in runs}
+    for batches in shuffle(runs, qrels, partitions, batch_rows, plan.input_order):
+        for batch in evaluate_partition(iter(batches), plan):
+            if batch.column(SUMMARY)[0].is_valid:
+                summaries.append(batch.column(SUMMARY)[0].as_py())
+                continue
+            for i, row in enumerate(batch.to_pylist()):
+                per_query[row["system"]][row["query"]] = [row[f"m{j}"]
+                                                          for j in range(len(parsed))]
+    return combine.system_results(plan, combine.parse(summaries)), per_query
+
+
+def check_against_memory(runs, qrels, measures, conventions, **split):
+    systems, per_query = simulate(runs, qrels, measures, conventions, **split)
+    memory = rankwise.evaluate(qrels, runs, measures, conventions, per_query=True)
+    for name, mem in memory.systems.items():
+        got = systems[name]
+        assert sorted(per_query[name]) == sorted(mem.query_ids.tolist())
+        for j, m in enumerate(memory.measures):
+            ours = np.array([per_query[name][q][j] for q in mem.query_ids])
+            np.testing.assert_array_equal(ours, mem.values[m], err_msg=m)  # NaN == NaN here
+            assert got.undefined.get(m, 0) == mem.undefined.get(m, 0)
+            expected = mem.aggregates[m]
+            if math.isnan(expected):
+                assert math.isnan(got.aggregates[m]), m
+                continue
+            assert got.aggregates[m] == pytest.approx(expected, rel=1e-12, abs=1e-300), m
+            kind = memory.aggregate_kinds[m]
+            defined = mem.values[m][~np.isnan(mem.values[m])]
+            if kind == "mean":
+                assert got.aggregates[m] == exact.mean(exact.exact_sum(defined), len(defined))
+            elif kind == "gmean":
+                logs = np.log(np.maximum(defined, MIN_GEO_MEAN))
+                assert got.aggregates[m] == math.exp(exact.mean(exact.exact_sum(logs), len(logs)))
+            else:
+                assert got.aggregates[m] == expected
+        assert got.diagnostics == mem.diagnostics
+        assert got.trec_names == mem.trec_names
+        if split.get("partitions") == 1 and split.get("chunk_rows", 0) >= len(qrels) + sum(
+                len(r) for r in runs.values()):  # one chunk: the checks word for word
+            assert got.checks == mem.checks
+            assert got.warnings == mem.warnings
+    return systems, memory
+
+
+@pytest.mark.parametrize("seed, split", [
+    (1, dict(partitions=1, batch_rows=10_000, chunk_rows=1 << 20)),
+    (1, dict(partitions=3, batch_rows=17, chunk_rows=200)),
+    (2, dict(partitions=7, batch_rows=5, chunk_rows=1)),  # one query per chunk
+])
+def test_same_as_memory_default_conventions(seed, split):
+    run, qrels = collection_frames(seed, num_queries=60)
+    check_against_memory({"a": run, "b": run.assign(score=-run["score"])}, qrels, MEASURES,
+                         resolve(None), **split)
+
+
+@pytest.mark.parametrize("conventions", [
+    resolve(None, missing_queries="zero", max_depth=7, relevance_threshold=2),
+    resolve(None, unjudged="remove", ties="docid_asc"),
+    resolve(None, ties="input_order", duplicates="first", no_relevant="skip"),
+    resolve(None, ties="expected", duplicates="last", idcg_zero="nan", gain="exponential"),
+    resolve(None, duplicates="max", ap_denominator="min_relevant_cutoff",
+            recall_denominator="min_relevant_cutoff", short_lists="length"),
+    resolve("pytrec_eval"), resolve("ranx"), resolve("sklearn"), resolve("torchmetrics"),
+])
+def test_same_as_memory_other_conventions(conventions):
+    run, qrels = collection_frames(3, num_queries=60, negative_grades=True,
+                                   duplicates=0 if conventions.duplicates == "error" else 25)
+    check_against_memory({"r": run}, qrels, MEASURES, conventions, partitions=4, batch_rows=13,
+                         chunk_rows=300)
+
+
+def test_aggregates_do_not_depend_on_the_partitioning():
+    run, qrels = collection_frames(4)
+    results = [simulate({"r": run}, qrels, MEASURES, resolve(None), partitions=p, batch_rows=b,
+                        chunk_rows=c)[0]["r"].aggregates
+               for p, b, c in [(1, 10_000, 1 << 20), (2, 3, 7), (5, 64, 100), (11, 1, 1)]]
+    assert all(r == results[0] for r in results[1:])  # bit for bit
+
+
+def test_chunks_hold_whole_queries():
+    import pyarrow as pa
+
+    batches = [pa.record_batch({"q": ["a", "b"], "side": [[1] * 7, [2]]}),
+               pa.record_batch({"q": ["c", "d", "e"], "side": [[3], [4, 4], [5]]})]
+    got = [t.column("q").to_pylist() for t in chunks(batches, 2)]
+    assert got == [["a"], ["b", "c"], ["d"], ["e"]]  # a query longer than a chunk is one chunk
+    assert [len(t) for t in chunks(batches, 100)] == [5]
+
+
+def test_partitions_without_a_shared_query_count_exactly():
+    # every query on one side only, except one: most partitions hold no shared query
+    run, qrels = collection_frames(5, num_queries=40)
+    shared = sorted(set(run["query"]) & set(qrels["query"]))[0]
+    run = run[~run["query"].isin(qrels["query"]) | (run["query"] == shared)]
+    for conventions in (resolve(None), resolve(None, missing_queries="zero")):
+        systems, memory = check_against_memory({"r": run}, qrels, ["P@5", "AP", "NumQ"],
+                                               conventions, partitions=9, batch_rows=4,
+                                               chunk_rows=3)
+        assert systems["r"].diagnostics["queries_only_in_run"] > 0
+
+
+def test_checks_match_with_one_chunk_and_add_up_with_several():
+    run, qrels = collection_frames(6)
+    qrels = qrels.assign(relevance=(qrels["relevance"] > 1).astype(int))  # binary judgments
+    measures = ["P@50", "nDCG@10", "AP"]
+    memory = rankwise.evaluate(qrels, run, measures).systems["run"]
+    one, _ = simulate({"run": run}, qrels, measures, resolve(None), partitions=1,
+                      batch_rows=10_000, chunk_rows=1 << 20)
+    assert one["run"].checks == memory.checks and one["run"].warnings == memory.warnings
+    several = simulate({"run": run}, qrels, measures, resolve(None), partitions=4,
+                       batch_rows=50, chunk_rows=200)[0]["run"]
+    # checks of a mean over all queries (rankwise/spark/checks.py): per chunk when several
+    whole = ("carried_by_few", "tie_sensitivity", "judged_at_k")
+    expected = {(c["code"], tuple(c["measures"])): c for c in memory.checks
+                if c["code"] not in whole}
+    merged = {(c["code"], tuple(c["measures"])): c for c in several.checks
+              if c["code"] not in whole}
+    assert set(merged) == set(expected)
+    for key, check in expected.items():  # counts add up to the same numbers
+        assert (merged[key]["severity"], merged[key]["queries"], merged[key]["total"]) == \
+            (check["severity"], check["queries"], check["total"]), key
+    assert "–" in merged[("no_relevant", ("P@50", "AP"))]["message"]  # means as ranges
+    short = expected[("short_lists", ("P@50",))]
+    assert merged[("short_lists", ("P@50",))]["message"] == short["message"]
+    assert merged[("short_lists", ("P@50",))]["examples"] == short["examples"]
+    assert merged[("binary_judgments", ("nDCG@10",))] == expected[("binary_judgments",
+                                                                    ("nDCG@10",))]
+
+
+def test_input_errors_reach_the_driver():
+    run, qrels = collection_frames(7, num_queries=20)
+    run = run.copy()
+    run.loc[5, "score"] = float("inf")
+    with pytest.raises(rankwise.InputError, match="score must be a finite number"):
+        simulate({"r": run}, qrels, ["P@5"], resolve(None))
+    dup = run.copy()
+    dup.loc[5, "score"] = 1.0
+    dup = pd.concat([dup, dup.iloc[[3]]], ignore_index=True)
+    with pytest.raises(rankwise.InputError, match="appears twice"):
+        simulate({"r": dup}, qrels, ["P@5"], resolve(None))
+
+
+def test_summary_is_json_with_exact_sums():
+    run, qrels = collection_frames(8, num_queries=10)
+    parsed = parse_measures(["AP"])
+    plan = Plan(tuple(parsed), tuple(parsed), resolve(None), ("r",), ("run",), "qrels")
+    (batches,) = shuffle({"r": run}, qrels, 1, 1000)
+    (batch,) = list(evaluate_partition(iter(batches), plan))
+    summary = json.loads(batch.column(SUMMARY)[0].as_py())
+    n, e = summary["systems"][0]["sums"][0]
+    memory = rankwise.evaluate(qrels, run, ["AP"], per_query=True).systems["run"].values["AP"]
+    assert exact.to_float((n, e)) == math.fsum(memory.tolist())

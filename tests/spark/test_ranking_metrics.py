@@ -1,0 +1,149 @@
+"""Spark's own RankingMetrics (pyspark.mllib) and RankingEvaluator (pyspark.ml), reproduced.
+
+RankingMetrics (Spark 4.3, mllib/evaluation/RankingMetrics.scala) takes per user the
+predicted items in rank order, the ground-truth items and optionally their relevance values:
+
+* ``precisionAt(k)`` = |top k ∩ labels| / k (short lists still divide by k);
+* ``recallAt(k)`` = |top k ∩ labels| / |labels|;
+* ``meanAveragePrecision`` = Σ_{hits i} (hits up to i) / i over the whole list, / |labels|;
+* ``meanAveragePrecisionAt(k)`` = the same within the top k, / min(|labels|, k);
+* ``ndcgAt(k)``: DCG = Σ_{i<k} gain_i / ln(i + 2), gain 1 for a label (binary) or
+  2^rel − 1 (with relevance values); the ideal DCG is the DCG of the label list *in the
+  given order*, truncated at k; 0 when the ideal is 0.
+
+pyspark 4.3's Python wrapper ``pyspark.mllib.evaluation.RankingMetrics`` drops the relevance
+values (PythonMLLibAPI.newRankingMetrics keeps the first two columns only), so its ``ndcgAt``
+is always binary; the relevance case is checked against the Scala class itself through its
+Java entry point ``RankingMetrics.of`` (a test below shows the wrapper's behaviour).
+
+Every label counts as relevant for P, R and MAP, whatever its relevance value; a user with
+labels but no prediction scores 0 and counts in the mean; the mean is over users.
+
+In rankwise's terms (the conventions below): relevance threshold 0 (every judged item is
+relevant), exponential gain, natural-log discount (nDCG does not depend on the base), MAP@K
+over min(R, K), judged users missing from the run count as 0, input order (no ties: scores
+are -position). The ideal DCG from the labels *in the given order* is the ideal ranking only
+when the labels come sorted by relevance, as generated here; rankwise always builds the true
+ideal (see docs/spark.md for the differences rankwise does not reproduce).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rankwise import Conventions
+from rankwise import spark as rs
+from rankwise.conventions import PROFILES, resolve
+from rankwise.spark.arrays import from_ranking_columns
+
+SPARK = Conventions(gain="exponential", discount_base=math.e, relevance_threshold=0,
+                    ties="input_order", missing_queries="zero",
+                    ap_denominator="min_relevant_cutoff", short_lists="cutoff",
+                    recall_denominator="relevant", no_relevant="zero", idcg_zero="zero")
+CONVENTIONS = [pytest.param(SPARK, id="explicit")] + (
+    [pytest.param(resolve("spark"), id="profile")] if "spark" in PROFILES else [])
+KS = (1, 3, 10, 25)
+
+
+def users(seed: int, n: int = 150):
+    """Per user: predictions (distinct items, 0 to 30), labels (1 to 15 distinct items, about
+    half of them predicted) sorted by relevance (1 to 4) descending."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        items = rng.permutation(60)
+        pred = items[:int(rng.integers(0, 31))].tolist()
+        if rng.random() < 0.1:
+            pred = []
+        pool = np.concatenate([items[:20], items[40:]])
+        labels = rng.choice(pool, size=int(rng.integers(1, 16)), replace=False).tolist()
+        rel = rng.integers(1, 5, size=len(labels)).astype(float)
+        order = np.argsort(-rel, kind="stable")
+        out.append(([float(p) for p in pred], [float(labels[i]) for i in order],
+                    [float(rel[i]) for i in order]))
+    return out
+
+
+def rankwise_means(spark, data, relevance: bool, conventions, measures):
+    frame = spark.createDataFrame(data, "prediction array<double>, label array<double>, "
+                                        "rel array<double>")
+    run, qrels = from_ranking_columns(frame, relevance="rel" if relevance else None)
+    return rs.evaluate(run, qrels, measures, conventions).aggregates["run"]
+
+
+def scala_ranking_metrics(spark, rows):
+    """The Scala RankingMetrics on (prediction, label[, relevance]) tuples, built through its
+    Java entry point (Tuple2 or Tuple3 of java.util.List)."""
+    from py4j.java_collections import ListConverter
+
+    client = spark.sparkContext._gateway._gateway_client
+    jvm = spark.sparkContext._jvm
+    tuple_class = jvm.scala.Tuple3 if len(rows[0]) == 3 else jvm.scala.Tuple2
+    tuples = [tuple_class(*(ListConverter().convert(list(map(float, x)), client) for x in row))
+              for row in rows]
+    jrdd = spark.sparkContext._jsc.parallelize(ListConverter().convert(tuples, client), 2)
+    return jvm.org.apache.spark.mllib.evaluation.RankingMetrics.of(jrdd)
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS)
+@pytest.mark.parametrize("relevance", [False, True], ids=["binary", "relevance"])
+def test_ranking_metrics(spark, conventions, relevance):
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    data = users(1 if relevance else 2)
+    if relevance:
+        metrics = scala_ranking_metrics(spark, data)
+    else:
+        metrics = RankingMetrics(spark.sparkContext.parallelize([(p, l) for p, l, _ in data], 2))
+    ours = rankwise_means(spark, data, relevance, conventions,
+                          ["AP"] + [f"{m}@{k}" for k in KS for m in ("P", "R", "AP", "nDCG")])
+    theirs_map = metrics.meanAveragePrecision() if relevance else metrics.meanAveragePrecision
+    assert ours["AP"] == pytest.approx(theirs_map, rel=1e-12, abs=1e-15)
+    for k in KS:
+        assert ours[f"P@{k}"] == pytest.approx(metrics.precisionAt(k), rel=1e-12, abs=1e-15)
+        assert ours[f"R@{k}"] == pytest.approx(metrics.recallAt(k), rel=1e-12, abs=1e-15)
+        assert ours[f"AP@{k}"] == pytest.approx(metrics.meanAveragePrecisionAt(k), rel=1e-12,
+                                                abs=1e-15)
+        assert ours[f"nDCG@{k}"] == pytest.approx(metrics.ndcgAt(k), rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS)
+def test_ranking_evaluator(spark, conventions):
+    from pyspark.ml.evaluation import RankingEvaluator
+
+    data = users(3)
+    frame = spark.createDataFrame([(p, l) for p, l, _ in data],
+                                  "prediction array<double>, label array<double>")
+    names = {"meanAveragePrecision": "AP", "meanAveragePrecisionAtK": "AP@5",
+             "precisionAtK": "P@5", "recallAtK": "R@5", "ndcgAtK": "nDCG@5"}
+    run, qrels = from_ranking_columns(frame)
+    ours = rs.evaluate(run, qrels, list(names.values()), conventions).aggregates["run"]
+    evaluator = RankingEvaluator(k=5)
+    for metric, measure in names.items():
+        theirs = evaluator.setMetricName(metric).evaluate(frame)
+        assert ours[measure] == pytest.approx(theirs, rel=1e-12, abs=1e-15), metric
+
+
+def test_label_order_matters_to_spark_only(spark):
+    """Spark's ideal DCG follows the label order given: with labels not sorted by relevance
+    a perfect ranking gets an nDCG above 1; rankwise's ideal is always the best ordering."""
+    data = [([1.0, 2.0], [2.0, 1.0], [1.0, 3.0])]  # item 1 (grade 3) first: a perfect ranking
+    spark_ndcg = scala_ranking_metrics(spark, data).ndcgAt(2)
+    assert spark_ndcg == pytest.approx((7 / math.log(2) + 1 / math.log(3))
+                                       / (1 / math.log(2) + 7 / math.log(3)), rel=1e-12)
+    assert rankwise_means(spark, data, True, SPARK, ["nDCG@2"])["nDCG@2"] == 1.0
+
+
+def test_pyspark_wrapper_ignores_relevance_values(spark):
+    """pyspark's RankingMetrics with (prediction, label, relevance) rows gives the binary
+    nDCG: the wrapper passes only the first two columns to the Scala class."""
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    data = users(4, n=40)
+    wrapper = RankingMetrics(spark.sparkContext.parallelize(data, 2)).ndcgAt(5)
+    binary = rankwise_means(spark, data, False, SPARK, ["nDCG@5"])["nDCG@5"]
+    graded = rankwise_means(spark, data, True, SPARK, ["nDCG@5"])["nDCG@5"]
+    assert wrapper == pytest.approx(binary, rel=1e-12) and graded != pytest.approx(binary)

@@ -1,0 +1,282 @@
+"""Streaming evaluation (rankwise.stream): chunk by chunk of whole queries, the same Result
+as one in-memory pass, byte for byte; a clear error for runs not grouped by query; bounded
+memory."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rankwise
+from rankwise.results import aggregate
+from rankwise.stream import evaluate_stream
+
+MEASURES = ["P@5", "P@10", "R@20", "AP", "AP@10", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref",
+            "gm_map", "Success@5", "ERR@10", "NumQ", "NumRelRet", "IPrec@0.2"]
+CHUNK_SIZES = [1, 300, 4096, 10 ** 9]  # one query per chunk ... everything in one chunk
+
+
+def _write_collection(folder, seed: int = 3, queries: int = 60, sep: str = " ") -> tuple[str, str]:
+    """A small seeded run and qrels: ties, unjudged and negative-grade documents, short lists,
+    a stretch of run-only queries (whole chunks without a judged query), judged queries
+    absent from the run (at the end of the qrels and in between), duplicate judgments."""
+    rng = np.random.default_rng(seed)
+    run_lines, qrels_lines = [], []
+    for q in range(queries):
+        qid = f"q{q:03d}"
+        run_only = 20 <= q < 28 or q % 17 == 5
+        in_run = q % 13 != 7
+        depth = int(rng.integers(1, 30))
+        docs = rng.choice(200, size=depth, replace=False)
+        scores = np.sort(np.round(rng.uniform(0, 3, depth), 1))[::-1]
+        if in_run:
+            run_lines += [f"{qid}{sep}Q0{sep}d{d}{sep}{r + 1}{sep}{s:.1f}{sep}sys"
+                          for r, (d, s) in enumerate(zip(docs, scores))]
+        if not run_only:
+            pool = np.union1d(docs[: depth // 2], rng.choice(200, size=8, replace=False))
+            grades = rng.choice([-1, 0, 0, 1, 2, 3], size=len(pool))
+            qrels_lines += [f"{qid} 0 d{d} {g}" for d, g in zip(pool, grades)]
+            if q % 11 == 0 and len(pool):
+                qrels_lines.append(f"{qid} 0 d{pool[0]} {grades[0]}")  # identical duplicate
+    for extra in ("q900", "q901"):  # judged, never retrieved, at the end of the judgments
+        qrels_lines += [f"{extra} 0 d1 1", f"{extra} 0 d2 0"]
+    qrels_path, run_path = os.path.join(folder, "qrels.txt"), os.path.join(folder, "run.txt")
+    with open(qrels_path, "w") as f:
+        f.write("\n".join(qrels_lines) + "\n")
+    with open(run_path, "w") as f:
+        f.write("\n".join(run_lines) + "\n")
+    return qrels_path, run_path
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory):
+    return _write_collection(tmp_path_factory.mktemp("stream"))
+
+
+@pytest.mark.parametrize("chunk_bytes", CHUNK_SIZES)
+def test_chunked_equals_one_pass_byte_for_byte(collection, chunk_bytes):
+    qrels, run = collection
+    one_pass = rankwise.evaluate(qrels, run, MEASURES, per_query=True).to_json()
+    assert evaluate_stream(qrels, run, MEASURES, per_query=True,
+                           chunk_bytes=chunk_bytes).to_json() == one_pass
+    assert evaluate_stream(qrels, run, MEASURES, chunk_bytes=chunk_bytes).to_json() == \
+        rankwise.evaluate(qrels, run, MEASURES).to_json()
+
+
+@pytest.mark.parametrize("profile, overrides", [
+    (None, {"missing_queries": "zero"}),
+    (None, {"run_only_queries": "zero", "missing_queries": "zero"}),
+    ("lenskit", {}),
+    (None, {"max_depth": 7, "unjudged": "remove", "relevance_threshold": 2}),
+    (None, {"ties": "expected", "no_relevant": "skip"}),
+    (None, {"ties": "optimistic", "ideal": "retrieved"}),
+    ("ranx", {}),
+    ("ir_measures", {}),
+    ("torchmetrics", {}),
+])
+@pytest.mark.parametrize("chunk_bytes", [1, 10 ** 9])
+def test_chunked_equals_one_pass_under_conventions(collection, profile, overrides, chunk_bytes):
+    qrels, run = collection
+    measures = ["P@10", "AP", "nDCG@10", "RR", "R@20"]
+    expected = rankwise.evaluate(qrels, run, measures, profile, per_query=True, **overrides)
+    got = evaluate_stream(qrels, run, measures, profile, per_query=True,
+                          chunk_bytes=chunk_bytes, **overrides)
+    assert got.to_json() == expected.to_json()
+
+
+def test_one_query_per_chunk_with_warnings_and_diagnostics(collection):
+    qrels, run = collection
+    expected = rankwise.evaluate(qrels, run, MEASURES, missing_queries="zero")
+    got = evaluate_stream(qrels, run, MEASURES, missing_queries="zero", chunk_bytes=1)
+    system = next(iter(got.systems.values()))
+    assert system.warnings and system.warnings == next(iter(expected.systems.values())).warnings
+    diag = system.diagnostics
+    assert diag["queries_only_in_run"] > 0 and diag["queries_only_in_qrels_scored_zero"] > 0
+    assert diag["qrels_duplicates_dropped"] > 0 and diag["negative_grades"] > 0
+    assert diag == next(iter(expected.systems.values())).diagnostics
+
+
+def test_queries_in_any_order_and_lines_in_any_order_within_a_query(tmp_path, collection):
+    qrels, run = collection
+    lines = Path(run).read_text().splitlines()
+    by_query: dict[str, list[str]] = {}
+    for line in lines:
+        by_query.setdefault(line.split()[0], []).append(line)
+    rng = np.random.default_rng(0)
+    shuffled = []
+    for qid in rng.permutation(sorted(by_query)):
+        block = by_query[qid]
+        shuffled += [block[i] for i in rng.permutation(len(block))]
+    path = tmp_path / "shuffled.txt"
+    path.write_text("\n".join(shuffled) + "\n")
+    for chunk_bytes in (1, 500, 10 ** 9):
+        assert evaluate_stream(qrels, str(path), MEASURES, per_query=True,
+                               chunk_bytes=chunk_bytes).to_json() == \
+            rankwise.evaluate(qrels, str(path), MEASURES, per_query=True).to_json()
+
+
+def test_gzip_messy_whitespace_comments_and_several_runs(tmp_path):
+    qrels, run = _write_collection(tmp_path, seed=5, sep=" \t ")
+    text = Path(run).read_text().splitlines()
+    text.insert(40, "# a comment line")
+    text.insert(100, "")
+    messy = tmp_path / "messy.txt.gz"
+    with gzip.open(messy, "wt") as f:
+        f.write("\n".join(text) + "\r\n")
+    runs = {"messy": str(messy), "plain": run}
+    expected = rankwise.evaluate(qrels, runs, MEASURES, per_query=True).to_json()
+    for chunk_bytes in (700, 10 ** 9):
+        assert evaluate_stream(qrels, runs, MEASURES, per_query=True,
+                               chunk_bytes=chunk_bytes).to_json() == expected
+
+
+def test_shards_merge_exactly(collection, tmp_path):
+    """Per-query values of disjoint shards of queries (as parallel or distributed workers
+    would compute them) are those of one pass, and the aggregate of the merged values in
+    run order is the one-pass aggregate, bit for bit."""
+    qrels, run = collection
+    lines = Path(run).read_text().splitlines()
+    queries = list(dict.fromkeys(line.split()[0] for line in lines))
+    shards = [set(queries[i::3]) for i in range(3)]
+    whole = rankwise.evaluate(qrels, run, MEASURES, per_query=True)
+    merged: dict[str, dict[str, float]] = {}
+    for k, shard in enumerate(shards):
+        path = tmp_path / f"shard{k}.txt"
+        path.write_text("\n".join(line for line in lines if line.split()[0] in shard) + "\n")
+        part = evaluate_stream(qrels, str(path), MEASURES, per_query=True, chunk_bytes=200)
+        merged.update(part.per_query())
+    assert merged == whole.per_query()
+    in_run_order = [q for q in queries if q in merged]
+    for m in MEASURES:
+        measure = rankwise.parse_measure(m)
+        values = np.array([merged[q][str(measure)] for q in in_run_order])
+        assert aggregate(values, measure.spec.aggregate) == whole.mean(m)
+
+
+def test_run_not_grouped_by_query_names_file_line_and_fix(tmp_path, collection):
+    qrels, run = collection
+    lines = Path(run).read_text().splitlines()
+    moved = lines[0]  # a line of the first query, put after the others
+    bad = tmp_path / "ungrouped.txt"
+    bad.write_text("\n".join(lines[1:] + [moved]) + "\n")
+    for chunk_bytes in (1, 10 ** 9):  # reappearing in a later chunk, and within one chunk
+        with pytest.raises(rankwise.InputError) as caught:
+            evaluate_stream(qrels, str(bad), ["AP"], chunk_bytes=chunk_bytes)
+        error = caught.value
+        assert error.source == str(bad) and error.line == len(lines)
+        assert error.value == moved.split()[0]
+        assert "sort the run by query" in str(error) and "in memory" in str(error)
+    assert rankwise.evaluate(qrels, str(bad), ["AP"]).mean("AP") == \
+        rankwise.evaluate(qrels, run, ["AP"]).mean("AP")
+
+
+def test_bad_lines_report_the_files_own_line(tmp_path, collection):
+    qrels, run = collection
+    lines = Path(run).read_text().splitlines()
+    for bad_line, message in ((f"{lines[150]}", "appears twice"),
+                              ("q777 Q0 d1 1 nan sys", "finite"),
+                              ("q777 Q0 d1 1", "expected 6 fields")):
+        bad = tmp_path / "bad.txt"
+        bad.write_text("\n".join(lines[:151] + [bad_line] + lines[151:]) + "\n")
+        with pytest.raises(rankwise.InputError) as in_memory:
+            rankwise.evaluate(qrels, str(bad), ["AP"])
+        for chunk_bytes in (1, 2000, 10 ** 9):
+            with pytest.raises(rankwise.InputError) as streamed:
+                evaluate_stream(qrels, str(bad), ["AP"], chunk_bytes=chunk_bytes)
+            assert str(streamed.value) == str(in_memory.value)
+            assert message in str(streamed.value) and streamed.value.line == 152
+
+
+def test_empty_and_unrelated_runs(tmp_path, collection):
+    qrels, run = collection
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n")
+    with pytest.raises(rankwise.InputError, match="empty file"):
+        evaluate_stream(qrels, str(empty), ["AP"])
+    comments = tmp_path / "comments.txt"
+    comments.write_text("# nothing\n\n# here\n")
+    with pytest.raises(rankwise.InputError, match="no run lines"):
+        evaluate_stream(qrels, str(comments), ["AP"])
+    other = tmp_path / "other.txt"
+    other.write_text("zz1 Q0 d1 1 2.0 x\nzz2 Q0 d1 1 2.0 x\n")
+    with pytest.raises(rankwise.InputError) as in_memory:
+        rankwise.evaluate(qrels, str(other), ["AP"])
+    with pytest.raises(rankwise.InputError) as streamed:
+        evaluate_stream(qrels, str(other), ["AP"], chunk_bytes=1)
+    assert str(streamed.value) == str(in_memory.value)
+    with pytest.raises(rankwise.InputError, match="file not found"):
+        evaluate_stream(qrels, str(tmp_path / "absent.txt"), ["AP"])
+    with pytest.raises(rankwise.InputError, match="chunk_bytes"):
+        evaluate_stream(qrels, run, ["AP"], chunk_bytes=0)
+
+
+_PEAK = textwrap.dedent("""
+    import sys
+    import rankwise
+    from rankwise.stream import evaluate_stream
+    qrels, run, mode = sys.argv[1:4]
+    if mode == "stream":
+        mean = evaluate_stream(qrels, run, ["AP", "nDCG@10"], chunk_bytes=1 << 20).mean("AP")
+    else:
+        mean = rankwise.evaluate(qrels, run, ["AP", "nDCG@10"]).mean("AP")
+    # VmHWM: the peak of this program's own memory (ru_maxrss would include the parent's at
+    # the fork, which Linux carries over the exec)
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
+    print(mean, peak)
+""")
+
+
+def _write_run(path: str, queries: int, depth: int = 100) -> None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    q = np.repeat(np.arange(queries), depth)
+    rank = np.tile(np.arange(1, depth + 1), queries)
+    table = pa.table({
+        "q": pa.array(np.char.add("q", q.astype(str))), "z": pa.array(np.full(len(q), "Q0")),
+        "d": pa.array(np.char.add("d", ((q * 7919 + rank * 104729) % 1_000_003).astype(str))),
+        "r": pa.array(rank), "s": pa.array(1000.0 - rank), "t": pa.array(np.full(len(q), "x"))})
+    pacsv.write_csv(table, path, write_options=pacsv.WriteOptions(
+        include_header=False, delimiter=" ", quoting_style="none"))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmHWM (Linux)")
+def test_bounded_memory(tmp_path):
+    """Streamed in 1 MB chunks, a run three times longer takes the same peak memory (the
+    in-memory evaluation's grows with the run), and the means are those of one pass."""
+    queries = 4_000
+    small, large = str(tmp_path / "small.txt"), str(tmp_path / "large.txt")
+    _write_run(small, queries)
+    _write_run(large, 3 * queries)
+    qrels = tmp_path / "qrels.txt"  # two judgments for each query of the longer run
+    qrels.write_text("".join(f"q{i} 0 d{(i * 7919 + 104729) % 1_000_003} 1\n"
+                             f"q{i} 0 d{(i * 7919 + 3 * 104729) % 1_000_003} 2\n"
+                             for i in range(3 * queries)))
+    script = tmp_path / "peak.py"
+    script.write_text(_PEAK)
+
+    def peak(run: str, mode: str) -> tuple[float, float]:
+        out = subprocess.run([sys.executable, str(script), str(qrels), run, mode], check=True,
+                             capture_output=True, text=True).stdout.split()
+        return float(out[0]), int(out[1]) / 1024  # MB
+
+    results = {(run, mode): peak(run, mode) for run in (small, large)
+               for mode in ("memory", "stream")}
+    peaks = {key: mb for key, (_, mb) in results.items()}
+    print("peak RSS MB:", {(os.path.basename(r), m): round(v) for (r, m), v in peaks.items()})
+    for run in (small, large):
+        assert results[(run, "stream")][0] == results[(run, "memory")][0]
+    assert os.path.getsize(large) > 3 * 10e6
+    grown_in_memory = peaks[(large, "memory")] - peaks[(small, "memory")]
+    grown_streamed = peaks[(large, "stream")] - peaks[(small, "stream")]
+    assert grown_in_memory > 60, peaks
+    assert grown_streamed < 25, peaks
+    assert peaks[(large, "stream")] < peaks[(large, "memory")], peaks
