@@ -26,6 +26,24 @@ vectorised; 100k queries x depth 100 (10M run lines) takes a few seconds.
 Usage::
 
     python benchmarks/generate.py --queries 100000 --depth 100 --seed 7 --out benchmarks/data/100k
+
+Three more shapes of the same data, for the other benchmark cases:
+
+``--runs N``
+    N runs over the same queries and judgments (``runs/run_0000.txt`` ...): the run above
+    with every score perturbed by seeded noise and each query re-sorted, so the runs differ.
+``--parquet``
+    ``run.parquet`` (``query, doc, score``) and ``qrels.parquet`` (``query, doc,
+    relevance``): the same rows as the TREC files, as a binary columnar input.
+``--arrays``
+    ``arrays.npz`` instead of TREC files: learning-to-rank arrays ``y_true`` (grades 0-3) and
+    ``y_score`` (float32, no ties), ``--queries`` rows of ``--depth`` candidates, the input
+    scikit-learn's ``ndcg_score`` and torchmetrics' retrieval metrics take.
+
+Usage::
+
+    python benchmarks/generate.py --queries 50 --runs 1000 --seed 7 --out benchmarks/data/many
+    python benchmarks/generate.py --queries 100000 --parquet --seed 7 --out benchmarks/data/100k
 """
 
 from __future__ import annotations
@@ -84,18 +102,39 @@ def _scores_text(units: np.ndarray, decimals: np.ndarray) -> pa.Array:
     return pc.binary_join_element_wise(whole, frac, ".")
 
 
-def _write(path: str, columns: list[pa.Array]) -> None:
+def _write(path: str, columns: list[pa.Array], append: bool = False) -> None:
     table = pa.table({f"c{i}": col for i, col in enumerate(columns)})
     options = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none",
                                  batch_size=1 << 20)
-    pacsv.write_csv(table, path, write_options=options)
+    with open(path, "ab" if append else "wb") as sink:
+        pacsv.write_csv(table, sink, write_options=options)
+
+
+#: Queries generated at once; larger collections are made of independent batches (batch 0
+#: is drawn from ``default_rng(seed)``, batch b from ``default_rng((seed, b))``), so memory
+#: stays near that of 100k queries and the first 100k queries are the same at every size.
+BATCH = 100_000
 
 
 def generate(queries: int, depth: int, seed: int, out: str, tag: str = "synthetic") -> dict:
     """Write ``run.txt`` and ``qrels.txt`` into ``out``; return a few counts."""
-    rng = np.random.default_rng(seed)
+    os.makedirs(out, exist_ok=True)
+    totals: dict = {}
+    first_id = 0
+    for b, start in enumerate(range(0, queries, BATCH)):
+        rng = np.random.default_rng(seed if b == 0 else (seed, b))
+        stats = _batch(rng, min(BATCH, queries - start), depth, out, tag, first_id, b > 0)
+        first_id += stats.pop("universe")
+        for k, v in stats.items():
+            totals[k] = totals.get(k, 0) + v
+    return totals
+
+
+def _batch(rng, queries: int, depth: int, out: str, tag: str, first_id: int,
+           append: bool) -> dict:
+    """One batch of queries (ids from ``first_id + 1``), appended to the files if ``append``."""
     n_docs = _collection_size()
-    n_qrels_only = int(round(queries * QRELS_ONLY_SHARE))
+    n_qrels_only = round(queries * QRELS_ONLY_SHARE)
     universe = queries + n_qrels_only
     pool = depth + JUDGED_UNRETRIEVED[1] - 1
 
@@ -103,10 +142,10 @@ def generate(queries: int, depth: int, seed: int, out: str, tag: str = "syntheti
     role = np.zeros(universe, dtype=np.int8)  # 0 both, 1 run only, 2 qrels only
     role[rng.choice(universe, n_qrels_only, replace=False)] = 2
     in_run = np.flatnonzero(role != 2)
-    role[rng.choice(in_run, int(round(queries * RUN_ONLY_SHARE)), replace=False)] = 1
+    role[rng.choice(in_run, round(queries * RUN_ONLY_SHARE), replace=False)] = 1
     judged_q = np.flatnonzero(role != 1)
     no_relevant = np.zeros(universe, dtype=bool)
-    no_relevant[rng.choice(judged_q, max(1, int(round(len(judged_q) * NO_RELEVANT_SHARE))),
+    no_relevant[rng.choice(judged_q, max(1, round(len(judged_q) * NO_RELEVANT_SHARE)),
                            replace=False)] = True
 
     # Per-query pool of distinct documents: (start + k * stride) mod n_docs, k = 0..pool-1.
@@ -147,7 +186,7 @@ def generate(queries: int, depth: int, seed: int, out: str, tag: str = "syntheti
     relevant[no_relevant] = False
     grade = np.where(relevant, rng.choice([1, 2, 3], (universe, pool), p=[0.55, 0.3, 0.15]), 0)
 
-    qid_text = np.char.add("q", np.arange(1, universe + 1).astype(str))  # small: one per query
+    qid_text = np.char.add("q", np.arange(first_id + 1, first_id + universe + 1).astype(str))
 
     # ---- run.txt
     keep = (np.arange(depth)[None, :] < depth_q[:, None]) & (role != 2)[:, None]
@@ -160,8 +199,7 @@ def generate(queries: int, depth: int, seed: int, out: str, tag: str = "syntheti
         _scores_text(units[rows_q, rows_pos], decimals[rows_q]),
         pa.array(np.full(1, tag)).take(pa.array(np.zeros(len(rows_q), dtype=np.int64))),
     ]
-    os.makedirs(out, exist_ok=True)
-    _write(os.path.join(out, "run.txt"), run_cols)
+    _write(os.path.join(out, "run.txt"), run_cols, append)
 
     # ---- qrels.txt (per query, judged documents in random order)
     judged &= (role != 1)[:, None]
@@ -174,17 +212,79 @@ def generate(queries: int, depth: int, seed: int, out: str, tag: str = "syntheti
         _strings("d", docs[jq, jpos]),
         _strings("", grade[jq, jpos]),
     ]
-    _write(os.path.join(out, "qrels.txt"), qrels_cols)
+    _write(os.path.join(out, "qrels.txt"), qrels_cols, append)
 
     return {
+        "universe": universe,
         "run_queries": int((role != 2).sum()),
-        "run_lines": int(len(rows_q)),
+        "run_lines": len(rows_q),
         "qrels_queries": int((role != 1).sum()),
-        "qrels_lines": int(len(jq)),
+        "qrels_lines": len(jq),
         "run_only_queries": int((role == 1).sum()),
         "qrels_only_queries": int((role == 2).sum()),
         "queries_without_relevant": int(((role != 1) & ~(relevant & judged).any(axis=1)).sum()),
     }
+
+
+def many_runs(runs: int, seed: int, out: str, noise: float = 0.5) -> dict:
+    """Write ``runs`` perturbed copies of ``out/run.txt`` into ``out/runs/``."""
+    columns = ["qid", "q0", "docid", "rank", "score", "tag"]
+    table = pacsv.read_csv(os.path.join(out, "run.txt"), read_options=pacsv.ReadOptions(
+        column_names=columns), parse_options=pacsv.ParseOptions(delimiter=" "),
+        convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(),
+                                                           "docid": pa.string()}))
+    qid, docid = table.column("qid"), table.column("docid")
+    query = pc.dictionary_encode(qid).combine_chunks().indices.to_numpy()
+    score = table.column("score").to_numpy()
+    rng = np.random.default_rng(seed + 1)
+    folder = os.path.join(out, "runs")
+    os.makedirs(folder, exist_ok=True)
+    for i in range(runs):
+        noisy = np.round(score + rng.normal(0.0, noise, len(score)), 3)
+        order = np.lexsort((-noisy, query))
+        q = query[order]
+        starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+        rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)])) + 1
+        _write(os.path.join(folder, f"run_{i:04d}.txt"), [
+            qid.take(pa.array(order)), table.column("q0").take(pa.array(order)),
+            docid.take(pa.array(order)), _strings("", rank),
+            pc.cast(pa.array(noisy[order]), pa.string()),
+            pa.array(np.full(len(q), f"run{i:04d}"))])
+    return {"runs": runs, "lines_per_run": len(score)}
+
+
+def to_parquet(out: str) -> dict:
+    """Write ``run.parquet`` and ``qrels.parquet`` with the rows of the TREC files."""
+    import pyarrow.parquet as pq
+
+    def read(name: str, columns: list[str], types: dict) -> pa.Table:
+        return pacsv.read_csv(os.path.join(out, name), read_options=pacsv.ReadOptions(
+            column_names=columns), parse_options=pacsv.ParseOptions(delimiter=" "),
+            convert_options=pacsv.ConvertOptions(column_types=types))
+
+    run = read("run.txt", ["query", "q0", "doc", "rank", "score", "tag"],
+               {"query": pa.string(), "doc": pa.string(), "score": pa.float64()})
+    pq.write_table(run.select(["query", "doc", "score"]), os.path.join(out, "run.parquet"))
+    qrels = read("qrels.txt", ["query", "iter", "doc", "relevance"],
+                 {"query": pa.string(), "doc": pa.string(), "relevance": pa.int64()})
+    pq.write_table(qrels.select(["query", "doc", "relevance"]), os.path.join(out, "qrels.parquet"))
+    return {"parquet_run_mb": round(os.path.getsize(os.path.join(out, "run.parquet")) / 1e6, 1)}
+
+
+def arrays(queries: int, depth: int, seed: int, out: str) -> dict:
+    """Write ``arrays.npz``: ``y_true`` (grades 0-3) and ``y_score`` (float32, distinct within
+    a query), shape (queries, depth); relevance likelier for higher scores."""
+    rng = np.random.default_rng(seed)
+    # a random permutation of 0..depth-1 per query, scaled: distinct scores, exact in float32
+    score = (rng.permuted(np.tile(np.arange(depth), (queries, 1)), axis=1) / depth)
+    score = score.astype(np.float32)
+    p_rel = 0.05 + 0.5 * score.astype(np.float64) ** 3
+    grade = np.where(rng.random((queries, depth)) < p_rel,
+                     rng.choice([1, 2, 3], (queries, depth), p=[0.55, 0.3, 0.15]), 0)
+    os.makedirs(out, exist_ok=True)
+    np.savez(os.path.join(out, "arrays.npz"), y_true=grade.astype(np.float64), y_score=score)
+    return {"queries": queries, "candidates": depth,
+            "ties": int((np.diff(np.sort(score, axis=1), axis=1) == 0).sum())}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -193,9 +293,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--depth", type=int, default=100, help="documents per query in the run")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument("--runs", type=int, default=0,
+                        help="also write this many perturbed runs into OUT/runs/")
+    parser.add_argument("--parquet", action="store_true",
+                        help="also write run.parquet and qrels.parquet")
+    parser.add_argument("--arrays", action="store_true",
+                        help="write learning-to-rank arrays (arrays.npz) instead of TREC files")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    stats = generate(args.queries, args.depth, args.seed, args.out)
+    if args.arrays:
+        stats = arrays(args.queries, args.depth, args.seed, args.out)
+    else:
+        stats = generate(args.queries, args.depth, args.seed, args.out)
+        if args.runs:
+            stats.update(many_runs(args.runs, args.seed, args.out))
+        if args.parquet:
+            stats.update(to_parquet(args.out))
     stats["seconds"] = round(time.perf_counter() - t0, 2)
     print(" ".join(f"{k}={v}" for k, v in stats.items()))
 
