@@ -42,6 +42,7 @@ import platform
 import statistics
 import sys
 import time
+from functools import partial
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -180,11 +181,11 @@ def main() -> int:
         generate(spark, users, folder)
         print(f"{users} users: data ready in {time.perf_counter() - t0:.1f} s", flush=True)
         partitions = max(2, users * RECS // 4_000_000)
-        tools = [("rankwise", lambda: time_rankwise(spark, folder, partitions)),
-                 ("one", lambda: time_evaluator_one(spark, folder)),
-                 ("five", lambda: time_evaluator_five(spark, folder))]
+        tools = [("rankwise", partial(time_rankwise, spark, folder, partitions)),
+                 ("one", partial(time_evaluator_one, spark, folder)),
+                 ("five", partial(time_evaluator_five, spark, folder))]
         if users <= args.memory_max:
-            tools.append(("memory", lambda: time_memory(folder)))
+            tools.append(("memory", partial(time_memory, folder)))
         tools = [t for t in tools if t[0] not in skip]
         times: dict[str, list[float]] = {name: [] for name, _ in tools}
         values: dict[str, dict] = {}

@@ -1,9 +1,11 @@
 """rankwise on Apache Spark: the same measures, conventions, diagnostics and statistics on
-DataFrames of any size.
+DataFrames of any size::
 
->>> from rankwise import spark as rs   # doctest: +SKIP
->>> result = rs.evaluate(run_df, qrels_df, ["nDCG@10", "AP"], per_query=True)  # doctest: +SKIP
->>> result.mean("nDCG@10"); result.per_query_frame.write.parquet("per_query")  # doctest: +SKIP
+    import rankwise.spark as rs
+
+    result = rs.evaluate(run_df, qrels_df, ["nDCG@10", "AP"], per_query=True)
+    result.mean("nDCG@10")
+    result.per_query_frame.write.parquet("per_query")
 
 Importing this package does not import pyspark; the functions do. See docs/spark.md.
 """

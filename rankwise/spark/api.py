@@ -134,7 +134,8 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     chunk_rows : int
         Rows a partition evaluates at once (whole queries; a longer query is one chunk).
     per_query_path : str, optional
-        Write the per-query table there as Parquet; ``per_query_frame`` then reads it back.
+        Write the per-query table there as Parquet (implies ``per_query``);
+        ``per_query_frame`` then reads it back.
     qrels_source, run_sources : str, mapping of run name to str
         How error messages name the inputs (e.g. their file names).
 
@@ -146,6 +147,7 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     --------
     See docs/spark.md; the tests in tests/spark run every example in local mode.
     """
+    per_query = per_query or per_query_path is not None
     conv = resolve(conventions, **convention_overrides)
     if isinstance(conventions, str):
         measures = profile(conventions).measure_names(measures)

@@ -121,7 +121,7 @@ def _numbers(text: str, total: int) -> list[tuple[int, int, str, str]]:
             if re.match(r" of \d+ queries\b| of them\b", after):
                 kind = "count"
             elif re.match(r" (?:judged )?queries\b", after):
-                kind = "total" if before.endswith(" of ") or before.endswith("the ") \
+                kind = "total" if before.endswith((" of ", "the ")) \
                     or int(m.group()) == total else "count"
         out.append((m.start(), m.end(), kind, m.group()))
     return out

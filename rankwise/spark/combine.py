@@ -118,7 +118,8 @@ def _check_input(plan: Plan, s: int, diagnostics: dict[str, Any]) -> None:
     if not diagnostics.get("qrels_rows"):
         raise InputError("no judgments: the judgments are empty", source=plan.qrels_source)
     shared = diagnostics.get("queries_evaluated", 0) \
-        - diagnostics.get("queries_only_in_qrels_scored_zero", 0)
+        - diagnostics.get("queries_only_in_qrels_scored_zero", 0) \
+        - diagnostics.get("queries_only_in_run_scored", 0)
     if shared <= 0:
         examples = diagnostics.get("examples", {})
         run_q = (examples.get("queries_only_in_run") or ["?"])[0]

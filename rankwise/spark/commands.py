@@ -10,7 +10,8 @@ Importing this module imports no Spark.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 ENGINES = ("memory", "spark")
 

@@ -37,8 +37,9 @@ the error in its summary and the driver raises it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -139,7 +140,7 @@ def chunks(batches: Iterable[Any], chunk_rows: int) -> Iterator[Any]:
 # ---------------------------------------------------------------------------- one chunk
 
 
-def evaluate_chunk(table, plan: Plan, summary: "PartitionSummary") -> list[Any]:
+def evaluate_chunk(table, plan: Plan, summary: PartitionSummary) -> list[Any]:
     """Evaluate every system on one chunk and add to ``summary``; return the per-query
     record batches, one per system (none without ``plan.per_query``)."""
     rows = _Rows(table.combine_chunks(), plan)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import InputError
 

@@ -41,7 +41,7 @@ def same_as_memory(result, memory):
 
 @pytest.fixture(scope="module")
 def data():
-    run, qrels = collection_frames(11, num_queries=80, negative_grades=True)
+    run, qrels = collection_frames(11, num_queries=50, negative_grades=True)
     other = run.assign(score=np.round(10 - run["score"], 2))
     return run, other, qrels
 

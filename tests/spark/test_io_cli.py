@@ -104,12 +104,13 @@ def test_parquet_inputs_and_per_query_output(spark, tmp_path):
 
 
 @pytest.mark.parametrize("kind, text, message", [
-    ("run", "q1 Q0 d1 1 0.5 tag\nq1 Q0 d2 0.4\n", "expected 6 fields 'qid Q0 docid rank score "
-     "tag', got 4 (got 'q1 Q0 d2 0.4')"),
-    ("run", "q1 Q0 d1 1 high tag\n", "expected a number for the score in field 'score' "
-     "(got 'high')"),
-    ("qrels", "q1 0 d1 1\nq1 0 d2 1 x y\n", "expected 4 fields 'qid iter docid rel', got 6; "
-     "this looks like a run file passed as qrels (got 'q1 0 d2 1 x y')"),
+    ("run", "q1 Q0 d1 1 0.5 tag\nq1 Q0 d2 0.4\n", ("expected 6 fields 'qid Q0 docid rank "
+                                                   "score tag', got 4 (got 'q1 Q0 d2 0.4')")),
+    ("run", "q1 Q0 d1 1 high tag\n", ("expected a number for the score in field 'score' "
+                                      "(got 'high')")),
+    ("qrels", "q1 0 d1 1\nq1 0 d2 1 x y\n", ("expected 4 fields 'qid iter docid rel', got 6; "
+                                              "this looks like a run file passed as qrels "
+                                              "(got 'q1 0 d2 1 x y')")),
     ("qrels", "q1 0 d1 one\n", "expected an integer relevance grade in field 'rel' (got 'one')"),
 ])
 def test_bad_lines_name_the_file_and_the_line(spark, tmp_path, kind, text, message):

@@ -86,9 +86,9 @@ def check_against_memory(runs, qrels, measures, conventions, **split):
 
 
 @pytest.mark.parametrize("seed, split", [
-    (1, dict(partitions=1, batch_rows=10_000, chunk_rows=1 << 20)),
-    (1, dict(partitions=3, batch_rows=17, chunk_rows=200)),
-    (2, dict(partitions=7, batch_rows=5, chunk_rows=1)),  # one query per chunk
+    (1, {"partitions": 1, "batch_rows": 10_000, "chunk_rows": 1 << 20}),
+    (1, {"partitions": 3, "batch_rows": 17, "chunk_rows": 200}),
+    (2, {"partitions": 7, "batch_rows": 5, "chunk_rows": 1}),  # one query per chunk
 ])
 def test_same_as_memory_default_conventions(seed, split):
     run, qrels = collection_frames(seed, num_queries=60)
@@ -133,12 +133,11 @@ def test_chunks_hold_whole_queries():
 def test_partitions_without_a_shared_query_count_exactly():
     # every query on one side only, except one: most partitions hold no shared query
     run, qrels = collection_frames(5, num_queries=40)
-    shared = sorted(set(run["query"]) & set(qrels["query"]))[0]
+    shared = min(set(run["query"]) & set(qrels["query"]))
     run = run[~run["query"].isin(qrels["query"]) | (run["query"] == shared)]
     for conventions in (resolve(None), resolve(None, missing_queries="zero")):
-        systems, memory = check_against_memory({"r": run}, qrels, ["P@5", "AP", "NumQ"],
-                                               conventions, partitions=9, batch_rows=4,
-                                               chunk_rows=3)
+        systems, _ = check_against_memory({"r": run}, qrels, ["P@5", "AP", "NumQ"],
+                                          conventions, partitions=9, batch_rows=4, chunk_rows=3)
         assert systems["r"].diagnostics["queries_only_in_run"] > 0
 
 

@@ -21,8 +21,8 @@ labels but no prediction scores 0 and counts in the mean; the mean is over users
 
 In rankwise's terms (the conventions below): relevance threshold 0 (every judged item is
 relevant), exponential gain, natural-log discount (nDCG does not depend on the base), MAP@K
-over min(R, K), judged users missing from the run count as 0, input order (no ties: scores
-are -position). The ideal DCG from the labels *in the given order* is the ideal ranking only
+over min(R, K), users with labels but no prediction and users with predictions but no label
+count as 0, input order (no ties: scores are -position). The ideal DCG from the labels *in the given order* is the ideal ranking only
 when the labels come sorted by relevance, as generated here; rankwise always builds the true
 ideal (see docs/spark.md for the differences rankwise does not reproduce).
 """
@@ -40,7 +40,7 @@ from rankwise.conventions import PROFILES, resolve
 from rankwise.spark.arrays import from_ranking_columns
 
 SPARK = Conventions(gain="exponential", discount_base=math.e, relevance_threshold=0,
-                    ties="input_order", missing_queries="zero",
+                    ties="input_order", missing_queries="zero", run_only_queries="zero",
                     ap_denominator="min_relevant_cutoff", short_lists="cutoff",
                     recall_denominator="relevant", no_relevant="zero", idcg_zero="zero")
 CONVENTIONS = [pytest.param(SPARK, id="explicit")] + (
@@ -48,9 +48,10 @@ CONVENTIONS = [pytest.param(SPARK, id="explicit")] + (
 KS = (1, 3, 10, 25)
 
 
-def users(seed: int, n: int = 150):
-    """Per user: predictions (distinct items, 0 to 30), labels (1 to 15 distinct items, about
-    half of them predicted) sorted by relevance (1 to 4) descending."""
+def users(seed: int, n: int = 100):
+    """Per user: predictions (distinct items, 0 to 30; none for about 10% of the users),
+    labels (1 to 15 distinct items, about half of them predicted; none for about 5% of the
+    users) sorted by relevance (1 to 4) descending."""
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(n):
@@ -60,6 +61,8 @@ def users(seed: int, n: int = 150):
             pred = []
         pool = np.concatenate([items[:20], items[40:]])
         labels = rng.choice(pool, size=int(rng.integers(1, 16)), replace=False).tolist()
+        if pred and rng.random() < 0.05:
+            labels = []
         rel = rng.integers(1, 5, size=len(labels)).astype(float)
         order = np.argsort(-rel, kind="stable")
         out.append(([float(p) for p in pred], [float(labels[i]) for i in order],
