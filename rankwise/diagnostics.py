@@ -59,7 +59,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .core.segments import starts_of_runs
 
 SHORT_LIST_FAMILIES = ("P", "F1", "RelP")
 #: Families whose value at cutoff K depends on which documents are in the top K.
@@ -246,22 +245,12 @@ def _ties_at_cutoff(lists, measures) -> list[Check]:
     if not groups:
         return []
     out = []
-    run_of_row = lists.tie_group
-    no_ties = len(run_of_row) == 0 or run_of_row[-1] + 1 == len(run_of_row)
-    low = high = None
     for (cutoff, ties), names in groups.items():
         long_enough = np.flatnonzero(lists.num_retrieved > cutoff)
         at_k = lists.offsets[long_enough] + cutoff - 1
-        straddle = np.zeros(len(at_k), dtype=bool) if no_ties else \
-            run_of_row[at_k] == run_of_row[at_k + 1]
+        straddle = lists.score[at_k] == lists.score[at_k + 1]  # both rows of one query
         queries = long_enough[straddle]
-        if len(queries) and low is None:  # grade range of every tie group, once
-            run_start = starts_of_runs(run_of_row)
-            grade = np.where(lists.grade >= 0, lists.grade, -1.0)  # unjudged, negative alike
-            low = np.minimum.reduceat(grade, run_start)
-            high = np.maximum.reduceat(grade, run_start)
-        changes = low[run_of_row[at_k[straddle]]] != high[run_of_row[at_k[straddle]]] \
-            if len(queries) else np.zeros(0, dtype=bool)
+        changes = _tie_mixes_grades(lists, at_k[straddle])
         n, n_change = len(queries), int(changes.sum())
         if n == 0:
             out.append(Check("ties_at_cutoff", "ok", f"no tie straddles rank {cutoff}",
@@ -287,6 +276,23 @@ def _ties_at_cutoff(lists, measures) -> list[Check]:
         out.append(Check("ties_at_cutoff", severity, text, tuple(names), n_change or n,
                          lists.num_queries, _examples(lists, mask)))
     return out
+
+
+def _tie_mixes_grades(lists, rows: np.ndarray) -> np.ndarray:
+    """Per row: does the tie group holding it mix grades (unjudged counted as -1)? Only the
+    groups asked about are read (a search of the sorted group numbers finds their rows)."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=bool)
+    group = lists.tie_group
+    wanted = group[rows]
+    first = np.searchsorted(group, wanted, side="left")
+    size = np.searchsorted(group, wanted, side="right") - first
+    starts = np.zeros(len(rows), dtype=np.int64)
+    np.cumsum(size[:-1], out=starts[1:])
+    members = np.repeat(first - starts, size) + np.arange(int(size.sum()))
+    grade = lists.grade[members]
+    grade = np.where(grade >= 0, grade, -1.0)  # unjudged and negative alike
+    return np.minimum.reduceat(grade, starts) != np.maximum.reduceat(grade, starts)
 
 
 _TIE_VALUE = {"expected": "expected value", "optimistic": "best value",

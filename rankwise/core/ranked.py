@@ -18,7 +18,7 @@ from ..conventions import Conventions
 from ..errors import InputError
 from .arrow import indices, to_numpy
 from .keys import KeyCollision, exact_pair_keys, fingerprints, pair_keys
-from .order import ORDERING_TIES, ranking_order
+from .order import ORDERING_TIES, ranking_order_and_ties
 from .segments import positions, rank_within, segment_ids, starts_of_runs, tie_groups
 
 
@@ -355,9 +355,10 @@ def _order_run(run, ties: str):
 
     Tie policies that are not an order (expected, optimistic, pessimistic) start from
     trec_eval's order; optimistic and pessimistic re-order ties by grade after the join."""
-    order, offsets = ranking_order(run, ties if ties in ORDERING_TIES else "docid_desc")
+    order, offsets, tied_rows = ranking_order_and_ties(
+        run, ties if ties in ORDERING_TIES else "docid_desc")
     contradicting = _rank_contradicts_score(run) if run.rank is not None else None
-    return order, offsets, _count_tied(run.score[order], offsets), contradicting
+    return order, offsets, tied_rows, contradicting
 
 
 def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, dropped: int,
@@ -383,18 +384,16 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
     elif run_keys is None:  # exact codes of the qrels come first, so they stay the same
         _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
                                       (_query_ids_per_row(run), run.docs))
-    sorter = np.argsort(run_keys, kind="stable")
-    sorted_keys = run_keys[sorter]
-    first, second = _duplicates(run, sorter, sorted_keys, index.exact)
+    grade_of_row, first, second = _join_by_blocks(index, run, run_keys)
     if len(first):
         if conv.duplicates == "error":
             _raise_duplicate(run, first, second)
-        keep = _rows_to_keep(run, sorter, sorted_keys, conv.duplicates)
+        sorter = np.argsort(run_keys, kind="stable")
+        keep = _rows_to_keep(run, sorter, run_keys[sorter], conv.duplicates)
         return _rank(index, run.subset(keep), conv,
                      None if run_keys is None or not index.exact else run_keys[keep],
                      dropped + len(run) - len(keep))
-    grade_of_row = _join(index, run, sorter, sorted_keys)
-    del run_keys, sorter, sorted_keys  # 3 x 8 bytes a row, free for what follows
+    del run_keys
     diag = Diagnostics(run_rows=len(run) + dropped, run_duplicates_dropped=dropped,
                        run_queries=run.num_queries, qrels_rows=len(qrels),
                        qrels_queries=qrels.num_queries,
@@ -524,19 +523,61 @@ def _rows_to_keep(run, sorter: np.ndarray, sorted_keys: np.ndarray, policy: str)
     return np.sort(chosen)
 
 
-def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
-    """Grade of every run row (NaN when not judged): a search of the judgments' sorted keys
-    with the run's sorted keys (sorted probes keep it cache-friendly)."""
-    grade = np.full(len(sorted_keys), np.nan)
+#: Rows per block of the join: its temporaries stay small, in cache and in reused memory.
+JOIN_BLOCK_ROWS = 1 << 20
+
+
+def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray):
+    """Grade of every run row (NaN when not judged) and the pairs of rows holding the same
+    (query, doc), block by block of whole queries.
+
+    In each block the run's keys are sorted (which finds the duplicates: runs are written
+    query by query, so this is nearly linear), then searched in the judgments' sorted keys
+    (sorted probes keep the search cache-friendly). A run whose queries are not each in one
+    piece is one block.
+    """
+    grade = np.full(len(keys), np.nan)
+    firsts, seconds = [], []
+    for start, end in _query_blocks(run.query_code, JOIN_BLOCK_ROWS):
+        sorter = np.argsort(keys[start:end], kind="stable")
+        sorted_keys = keys[start:end][sorter]
+        sorter += start
+        first, second = _duplicates(run, sorter, sorted_keys, index.exact)
+        firsts.append(first)
+        seconds.append(second)
+        _join(index, run, sorter, sorted_keys, grade)
+    return grade, np.concatenate(firsts), np.concatenate(seconds)
+
+
+def _query_blocks(query_code: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """Row ranges of about ``size`` rows that hold whole queries: cut where a query starts,
+    when every query's rows are consecutive; else one range."""
+    n = len(query_code)
+    if n <= size:
+        return [(0, n)]
+    starts = np.flatnonzero(query_code[1:] != query_code[:-1]) + 1
+    heads = query_code[np.append(0, starts)]
+    if len(np.unique(heads)) != len(heads):
+        return [(0, n)]  # a query in several pieces
+    cuts = np.unique(starts[np.minimum(np.searchsorted(starts, np.arange(size, n, size)),
+                                       len(starts) - 1)])
+    bounds = [0, *cuts.tolist(), n]
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray,
+          grade: np.ndarray) -> None:
+    """Write the grade of the rows ``sorter`` (keys ``sorted_keys``) into ``grade``: a search
+    of the judgments' sorted keys."""
     if len(index.keys) == 0 or len(sorted_keys) == 0:
-        return grade
-    at = np.minimum(np.searchsorted(index.keys, sorted_keys), len(index.keys) - 1)
+        return
+    at = np.searchsorted(index.keys, sorted_keys)
+    np.minimum(at, len(index.keys) - 1, out=at)
     found = np.flatnonzero(index.keys[at] == sorted_keys)
     rows, at = sorter[found], at[found]
     if not index.exact and not _same_docs(run.docs, rows, index.qrels.docs, index.rows[at]):
         raise KeyCollision
     grade[rows] = index.grades[at]
-    return grade
 
 
 def _equal_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray):
@@ -594,25 +635,13 @@ def _rank_contradicts_score(run) -> np.ndarray:
     the queries where the two disagree. Runs written in rank order are checked in O(n).
     """
     qc, rank, score = run.query_code, run.rank, run.score
-    new_query = qc[1:] != qc[:-1]
-    if not np.any((rank[1:] <= rank[:-1]) & ~new_query):
-        by_rank = np.arange(len(qc))
-    else:
+    same_query = qc[1:] == qc[:-1]
+    if np.any((rank[1:] <= rank[:-1]) & same_query):  # not written in rank order: sort
         by_rank = np.lexsort((rank, qc))
-    q, s = qc[by_rank], score[by_rank]
-    rises = (s[1:] > s[:-1]) & (q[1:] == q[:-1])
-    return np.unique(q[1:][rises])
-
-
-def _count_tied(scores: np.ndarray, offsets: np.ndarray) -> int:
-    if len(scores) < 2:
-        return 0
-    same = scores[1:] == scores[:-1]
-    same[offsets[1:-1] - 1] = False
-    tied = np.zeros(len(scores), dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    return int(tied.sum())
+        qc, score = qc[by_rank], score[by_rank]
+        same_query = qc[1:] == qc[:-1]
+    rises = (score[1:] > score[:-1]) & same_query
+    return np.unique(qc[1:][rises])
 
 
 def _order_ties_by_grade(rows: np.ndarray, grade: np.ndarray, score: np.ndarray,

@@ -1,0 +1,86 @@
+"""The one pass cut into blocks: the join works block by block of whole queries, and tie
+groups are ordered by one packed integer sort; both must give exactly what the single-block
+pass and a plain lexicographic sort give."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rankwise
+import rankwise.core.ranked as ranked
+from rankwise.core.order import _sort_within_groups
+from rankwise.errors import InputError
+
+MEASURES = ["P@5", "R@20", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref", "ERR@10", "NumRet",
+            "NumRelRet"]
+
+
+def _collection(seed: int, grouped: bool = True, duplicates: int = 0):
+    """(qrels rows, run rows): 300 queries, tied scores, unjudged documents, one-sided queries,
+    optionally shuffled (queries in several pieces) and with repeated (query, doc) rows."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(300):
+        docs = rng.choice(400, size=int(rng.integers(1, 40)), replace=False)
+        if q % 17 != 3:  # some queries only in the run
+            for d in docs[: len(docs) // 2 + 1]:
+                qrels.append((f"q{q}", f"d{d}", int(rng.integers(0, 4))))
+        if q % 19 != 5:  # some only in the judgments
+            for rank, d in enumerate(docs):
+                run.append((f"q{q}", f"d{d}", float(rng.integers(0, 6))))  # many ties
+    run.sort(key=lambda r: (r[0], -r[2]))
+    for i in rng.choice(len(run), size=duplicates, replace=False):
+        run.append(run[i])
+    if not grouped:
+        rng.shuffle(run)
+    return qrels, run
+
+
+def _frames(qrels, run):
+    import pandas as pd
+
+    return (pd.DataFrame(qrels, columns=["query", "doc", "relevance"]),
+            pd.DataFrame(run, columns=["query", "doc", "score"]))
+
+
+def _per_query(qrels, run, **conventions):
+    result = rankwise.evaluate(qrels, run, MEASURES, per_query=True, **conventions)
+    system = next(iter(result.systems.values()))
+    return result.per_query(), system.diagnostics
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("duplicates", [0, 25])
+def test_blocks_give_the_single_block_values(monkeypatch, grouped, duplicates):
+    qrels, run = _frames(*_collection(1, grouped, duplicates))
+    conventions = {"duplicates": "first"} if duplicates else {}
+    whole = _per_query(qrels, run, **conventions)
+    monkeypatch.setattr(ranked, "JOIN_BLOCK_ROWS", 37)  # many blocks, cut between queries
+    blocks = _per_query(qrels, run, **conventions)
+    assert blocks == whole
+    assert whole[1]["run_duplicates_dropped"] == duplicates
+
+
+def test_blocks_cut_only_between_queries():
+    codes = np.repeat(np.array([4, 0, 2, 1, 3]), [5, 1, 7, 2, 9])
+    blocks = ranked._query_blocks(codes, 4)
+    assert blocks[0][0] == 0 and blocks[-1][1] == len(codes)
+    starts = {0, 5, 6, 13, 15, len(codes)}
+    assert all(a in starts and b in starts for a, b in blocks)
+    assert ranked._query_blocks(np.array([0, 0, 1, 1, 0, 0]), 2) == [(0, 6)]  # q0 in two pieces
+
+
+def test_a_duplicate_is_found_in_any_block(monkeypatch):
+    qrels, run = _frames(*_collection(2, True, 1))
+    monkeypatch.setattr(ranked, "JOIN_BLOCK_ROWS", 50)
+    with pytest.raises(InputError, match="appears twice"):
+        rankwise.evaluate(qrels, run, ["P@5"])
+
+
+def test_packed_sort_within_groups_is_lexsort():
+    rng = np.random.default_rng(3)
+    group = np.sort(rng.integers(0, 300, 5000))
+    for key in (rng.integers(0, 2**63, 5000, dtype=np.uint64),
+                rng.integers(0, 4, 5000).astype(np.uint64)):  # equal keys keep input order
+        assert np.array_equal(_sort_within_groups(group, key), np.lexsort((key, group)))
