@@ -35,18 +35,41 @@ def _values(tmp_path):
                              MEASURES, per_query=True).per_query()
 
 
-def test_colliding_fingerprints_fall_back_to_exact_keys(tmp_path, monkeypatch):
+def _colliding(words: bool):
+    """Every id gets the same fingerprint (every key collides); with or without the exact
+    words of short ids, which verify matches in place of the strings."""
+    real = keys.fingerprints_and_words
+
+    def fake(strings):
+        return np.zeros(len(strings), np.uint64), real(strings)[1] if words else None
+    return fake
+
+
+@pytest.mark.parametrize("words", [True, False])
+def test_colliding_fingerprints_fall_back_to_exact_keys(tmp_path, monkeypatch, words):
     expected = _values(tmp_path)
-    # every id gets the same fingerprint: every key collides, the exact path must take over
-    monkeypatch.setattr("rankwise.core.ranked.fingerprints", lambda s: np.zeros(len(s), np.uint64))
+    monkeypatch.setattr("rankwise.core.ranked.fingerprints_and_words", _colliding(words))
     assert _values(tmp_path) == expected
 
 
-def test_duplicates_are_found_on_the_exact_path_too(tmp_path, monkeypatch):
-    monkeypatch.setattr("rankwise.core.ranked.fingerprints", lambda s: np.zeros(len(s), np.uint64))
+@pytest.mark.parametrize("words", [True, False])
+def test_duplicates_are_found_on_the_exact_path_too(tmp_path, monkeypatch, words):
+    monkeypatch.setattr("rankwise.core.ranked.fingerprints_and_words", _colliding(words))
     run = RUN + "q3 Q0 d4 99 0.01 run\n"
     with pytest.raises(rankwise.InputError, match="'d4' appears twice for query 'q3'"):
         rankwise.evaluate(write(tmp_path, "qrels", QRELS), write(tmp_path, "run", run), ["AP"])
+
+
+def test_short_id_words_are_exact_or_absent():
+    import pyarrow as pa
+
+    fp, words = keys.fingerprints_and_words(pa.array(["d1", "abcdefgh", "", "é€"]))
+    assert words is not None and len(set(words.tolist())) == 4
+    assert np.array_equal(fp, keys.fingerprints(pa.array(["d1", "abcdefgh", "", "é€"])))
+    assert keys.fingerprints_and_words(pa.array(["d1", "abcdefghi"]))[1] is None  # 9 bytes
+    assert keys.fingerprints_and_words(pa.array(["d1", "a\x00"]))[1] is None  # a NUL byte
+    long_fp = keys.fingerprints(pa.array(["d1", "abcdefghi"]))
+    assert long_fp[0] == fp[0]  # a short id's fingerprint does not depend on its neighbours
 
 
 def test_files_read_in_many_chunks_give_the_same_numbers(tmp_path, monkeypatch):

@@ -45,25 +45,54 @@ def fingerprints(strings) -> np.ndarray:
 
     ``strings``: an Arrow string array or chunked array (without nulls).
     """
-    if hasattr(strings, "chunks"):
-        parts = [_fingerprints(chunk) for chunk in strings.chunks]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
-    return _fingerprints(strings)
+    return fingerprints_and_words(strings)[0]
 
 
-def _fingerprints(strings) -> np.ndarray:
+def fingerprints_and_words(strings) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`fingerprints`, and the ids themselves as exact 64-bit words when they are short.
+
+    The words (each id's bytes as one little-endian uint64, zero-padded) are returned when
+    every id is at most 8 bytes long and none holds a NUL byte: then two ids are equal exactly
+    when their words are, and comparing words verifies a fingerprint match without touching
+    the strings. Otherwise the words are None.
+    """
+    chunks = strings.chunks if hasattr(strings, "chunks") else [strings]
+    n = sum(len(chunk) for chunk in chunks)
+    fingerprint, words = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)
+    exact, at = True, 0
+    for chunk in chunks:  # written in place: no per-chunk arrays to join afterwards
+        end = at + len(chunk)
+        exact &= _fingerprints(chunk, fingerprint[at:end], words[at:end] if exact else None)
+        at = end
+    return fingerprint, words if exact else None
+
+
+def _fingerprints(strings, out: np.ndarray, words: np.ndarray | None) -> bool:
+    """Write the fingerprints of ``strings`` into ``out`` and, when asked and the ids are
+    short (see :func:`fingerprints_and_words`), their words into ``words``; return whether
+    the words were written."""
     offsets, data = string_buffers(strings)
     starts, lengths = offsets[:-1], np.diff(offsets)
     h = lengths.astype(np.uint64) * _MULTIPLIER
-    if len(lengths) == 0 or lengths.max() == 0:
-        return _finalise(h)
+    longest = int(lengths.max()) if len(lengths) else 0
+    short = words is not None and longest <= 8 and \
+        not np.any(data[int(offsets[0]):int(offsets[-1])] == 0)
+    if longest == 0:
+        if short:
+            words[:] = 0
+        _finalise(h, out)
+        return short
     read = _word_reader(data, int(offsets[-1]))
-    for step in range(0, int(lengths.max()), 8):
+    for step in range(0, longest, 8):
         remaining = lengths - step
-        mixed = (h ^ read(starts + step, remaining)) * _MULTIPLIER
+        word = read(starts + step, remaining)
+        if short:
+            words[:] = word
+        mixed = (h ^ word) * _MULTIPLIER
         mixed ^= mixed >> np.uint64(29)
         h = mixed if step == 0 else np.where(remaining > 0, mixed, h)  # ended ids keep theirs
-    return _finalise(h)
+    _finalise(h, out)
+    return short
 
 
 def byte_prefixes(strings) -> tuple[np.ndarray, int]:
@@ -106,13 +135,14 @@ def _word_reader(data: np.ndarray, end: int):
     return read
 
 
-def _finalise(h: np.ndarray) -> np.ndarray:
-    """The murmur3 64-bit finaliser: spreads every input bit over the whole word."""
-    h = h ^ (h >> np.uint64(33))
-    h = h * _MIX1
-    h = h ^ (h >> np.uint64(33))
-    h = h * _MIX2
-    return h ^ (h >> np.uint64(33))
+def _finalise(h: np.ndarray, out: np.ndarray) -> None:
+    """The murmur3 64-bit finaliser (spreads every input bit over the whole word), from
+    ``h`` (overwritten) into ``out``."""
+    h ^= h >> np.uint64(33)
+    h *= _MIX1
+    h ^= h >> np.uint64(33)
+    h *= _MIX2
+    np.bitwise_xor(h, h >> np.uint64(33), out=out)
 
 
 def pair_keys(query_codes: np.ndarray, doc_fingerprints: np.ndarray, num_queries: int,

@@ -17,7 +17,7 @@ import numpy as np
 from ..conventions import Conventions
 from ..errors import InputError
 from .arrow import indices, to_numpy
-from .keys import KeyCollision, exact_pair_keys, fingerprints, pair_keys
+from .keys import KeyCollision, exact_pair_keys, fingerprints_and_words, pair_keys
 from .order import ORDERING_TIES, ranking_order_and_ties
 from .segments import positions, rank_within, segment_ids, starts_of_runs, tie_groups
 
@@ -258,6 +258,7 @@ class JudgmentIndex:
     negative_grades: int
     exact: bool
     key_queries: int
+    key_words: np.ndarray | None = None  # the exact doc-id word of each key (short ids only)
 
 
 def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
@@ -265,21 +266,23 @@ def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
     counted, a pair judged twice with different grades raises :class:`InputError`."""
     key_queries = key_queries or qrels.num_queries
     try:
-        keys = pair_keys(qrels.query_code, fingerprints(qrels.docs), key_queries)
-        return _index_from_keys(qrels, keys, exact=False, key_queries=key_queries)
+        fingerprint, words = fingerprints_and_words(qrels.docs)
+        keys = pair_keys(qrels.query_code, fingerprint, key_queries, reuse=True)
+        return _index_from_keys(qrels, keys, exact=False, key_queries=key_queries, words=words)
     except KeyCollision:
         (keys,) = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs))
         return _index_from_keys(qrels, keys, exact=True)
 
 
-def _index_from_keys(qrels, key: np.ndarray, exact: bool, key_queries: int = 0) -> JudgmentIndex:
+def _index_from_keys(qrels, key: np.ndarray, exact: bool, key_queries: int = 0,
+                     words: np.ndarray | None = None) -> JudgmentIndex:
     sorter = np.argsort(key, kind="stable")
     key_sorted = key[sorter]
     dup = np.flatnonzero(key_sorted[1:] == key_sorted[:-1])
     keep = np.ones(len(key_sorted), dtype=bool)
     if len(dup):
         first, second = sorter[dup], sorter[dup + 1]
-        if not exact and not _same_docs(qrels.docs, first, qrels.docs, second):
+        if not exact and not _same_docs(qrels.docs, first, qrels.docs, second, words, words):
             raise KeyCollision
         conflict = np.flatnonzero(qrels.grade[first] != qrels.grade[second])
         if len(conflict):
@@ -293,7 +296,8 @@ def _index_from_keys(qrels, key: np.ndarray, exact: bool, key_queries: int = 0) 
     rows = sorter[keep]
     grades = qrels.grade[rows]
     return JudgmentIndex(qrels, key_sorted[keep], grades, rows, qrels.query_code[rows],
-                         len(dup), int((grades < 0).sum()), exact, key_queries)
+                         len(dup), int((grades < 0).sum()), exact, key_queries,
+                         None if words is None or exact else words[rows])
 
 
 def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
@@ -344,10 +348,10 @@ def _rank(index, run, conv: Conventions,
     """
     with ThreadPoolExecutor(max_workers=1) as pool:
         ordering = pool.submit(_order_run, run, conv.ties)
-        fingerprint = None if isinstance(index, JudgmentIndex) and index.exact else \
-            fingerprints(run.docs)
+        fingerprint = (None, None) if isinstance(index, JudgmentIndex) and index.exact else \
+            fingerprints_and_words(run.docs)
         index = _resolve(index)
-        return _rank_ordered(index, run, conv, run_keys, dropped, ordering, fingerprint)
+        return _rank_ordered(index, run, conv, run_keys, dropped, ordering, *fingerprint)
 
 
 def _order_run(run, ties: str):
@@ -362,7 +366,7 @@ def _order_run(run, ties: str):
 
 
 def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, dropped: int,
-                  ordering, fingerprint) -> RankedLists:
+                  ordering, fingerprint, words) -> RankedLists:
     qrels = index.qrels
     run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
     empty_judged, empty_unjudged = _empty_queries(run, qrels)
@@ -377,14 +381,15 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
         index = index_judgments(qrels, key_queries)  # lay the keys out for more query codes
     if not index.exact:
         if fingerprint is None:
-            fingerprint = fingerprints(run.docs)
+            fingerprint, words = fingerprints_and_words(run.docs)
         # the fingerprints become the keys in place: no second array of that size
         run_keys = pair_keys(run.query_code, fingerprint, key_queries, code_map=shared_code,
                              reuse=True)
     elif run_keys is None:  # exact codes of the qrels come first, so they stay the same
         _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
                                       (_query_ids_per_row(run), run.docs))
-    grade_of_row, first, second = _join_by_blocks(index, run, run_keys)
+    words = None if index.exact or index.key_words is None else words
+    grade_of_row, first, second = _join_by_blocks(index, run, run_keys, words)
     if len(first):
         if conv.duplicates == "error":
             _raise_duplicate(run, first, second)
@@ -482,7 +487,8 @@ def _no_overlap(qrels, run) -> InputError:
         source=run.source)
 
 
-def _duplicates(run, sorter: np.ndarray, sorted_keys: np.ndarray, exact: bool):
+def _duplicates(run, sorter: np.ndarray, sorted_keys: np.ndarray, exact: bool,
+                words: np.ndarray | None = None):
     """Pairs of run rows holding the same (query, doc), from the sorted keys.
 
     Runs are written query by query, so sorting their keys is nearly linear (timsort); the
@@ -491,7 +497,8 @@ def _duplicates(run, sorter: np.ndarray, sorted_keys: np.ndarray, exact: bool):
     """
     dup = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     first, second = sorter[dup], sorter[dup + 1]
-    if len(dup) and not exact and not _same_docs_mask(run.docs, first, run.docs, second).all():
+    if len(dup) and not exact and \
+            not _same_docs_mask(run.docs, first, run.docs, second, words, words).all():
         raise KeyCollision
     return first, second
 
@@ -527,14 +534,15 @@ def _rows_to_keep(run, sorter: np.ndarray, sorted_keys: np.ndarray, policy: str)
 JOIN_BLOCK_ROWS = 1 << 20
 
 
-def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray):
+def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray, words: np.ndarray | None):
     """Grade of every run row (NaN when not judged) and the pairs of rows holding the same
     (query, doc), block by block of whole queries.
 
     In each block the run's keys are sorted (which finds the duplicates: runs are written
     query by query, so this is nearly linear), then searched in the judgments' sorted keys
     (sorted probes keep the search cache-friendly). A run whose queries are not each in one
-    piece is one block.
+    piece is one block. ``words``: the run's exact doc-id words (short ids), which verify
+    matches without reading the strings.
     """
     grade = np.full(len(keys), np.nan)
     firsts, seconds = [], []
@@ -542,10 +550,10 @@ def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray):
         sorter = np.argsort(keys[start:end], kind="stable")
         sorted_keys = keys[start:end][sorter]
         sorter += start
-        first, second = _duplicates(run, sorter, sorted_keys, index.exact)
+        first, second = _duplicates(run, sorter, sorted_keys, index.exact, words)
         firsts.append(first)
         seconds.append(second)
-        _join(index, run, sorter, sorted_keys, grade)
+        _join(index, run, sorter, sorted_keys, grade, words)
     return grade, np.concatenate(firsts), np.concatenate(seconds)
 
 
@@ -566,7 +574,7 @@ def _query_blocks(query_code: np.ndarray, size: int) -> list[tuple[int, int]]:
 
 
 def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray,
-          grade: np.ndarray) -> None:
+          grade: np.ndarray, words: np.ndarray | None = None) -> None:
     """Write the grade of the rows ``sorter`` (keys ``sorted_keys``) into ``grade``: a search
     of the judgments' sorted keys."""
     if len(index.keys) == 0 or len(sorted_keys) == 0:
@@ -575,7 +583,12 @@ def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray
     np.minimum(at, len(index.keys) - 1, out=at)
     found = np.flatnonzero(index.keys[at] == sorted_keys)
     rows, at = sorter[found], at[found]
-    if not index.exact and not _same_docs(run.docs, rows, index.qrels.docs, index.rows[at]):
+    if index.exact:
+        pass
+    elif words is not None:  # short ids: their words are the ids
+        if not np.array_equal(words[rows], index.key_words[at]):
+            raise KeyCollision
+    elif not _same_docs(run.docs, rows, index.qrels.docs, index.rows[at]):
         raise KeyCollision
     grade[rows] = index.grades[at]
 
@@ -587,14 +600,25 @@ def _equal_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray):
     return pc.equal(docs_a.take(indices(rows_a)), docs_b.take(indices(rows_b)))
 
 
-def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> np.ndarray:
+def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray,
+                    words_a: np.ndarray | None = None, words_b: np.ndarray | None = None
+                    ) -> np.ndarray:
+    """Per pair: is the doc id of ``rows_a`` in ``docs_a`` that of ``rows_b`` in ``docs_b``?
+    Compared on the exact words of short ids when both sides have them, else as strings."""
+    if words_a is not None and words_b is not None:
+        return words_a[rows_a] == words_b[rows_b]
     return to_numpy(_equal_docs(docs_a, rows_a, docs_b, rows_b), bool)
 
 
-def _same_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray) -> bool:
+def _same_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray,
+               words_a: np.ndarray | None = None, words_b: np.ndarray | None = None) -> bool:
     import pyarrow.compute as pc
 
-    return len(rows_a) == 0 or bool(pc.all(_equal_docs(docs_a, rows_a, docs_b, rows_b)).as_py())
+    if len(rows_a) == 0:
+        return True
+    if words_a is not None and words_b is not None:
+        return bool(np.array_equal(words_a[rows_a], words_b[rows_b]))
+    return bool(pc.all(_equal_docs(docs_a, rows_a, docs_b, rows_b)).as_py())
 
 
 def _query_ids_per_row(table):
