@@ -260,6 +260,12 @@ class JudgmentIndex:
     key_queries: int
     key_words: np.ndarray | None = None  # the exact doc-id word of each key (short ids only)
 
+    @cached_property
+    def level_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct judged grades >= 0 (ascending) and, per judged query, how many
+        judgments have each: computed once, shared by every run."""
+        return _level_counts(self.qrels.num_queries, self.grades, self.query_of_key)
+
 
 def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
     """Sort the judgments' (query, doc) keys once; identical duplicates are dropped and
@@ -468,7 +474,11 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
         np.cumsum(np.bincount(seg[keep], minlength=len(offsets) - 1), out=offsets[1:])
         rows, grade = rows[keep], grade[keep]
 
-    levels, level_counts = _level_counts(qrels, index.grades, index.query_of_key, query_codes)
+    levels, level_counts = index.level_table
+    if len(query_codes) and query_codes.max() >= qrels.num_queries:  # run-only queries scored
+        level_counts = np.concatenate([level_counts, np.zeros(
+            (int(query_codes.max()) + 1 - qrels.num_queries, len(levels)), dtype=np.int64)])
+    level_counts = level_counts[query_codes]
     ranked = RankedLists(
         query_ids=np.asarray(query_ids, dtype=object), offsets=offsets, grade=grade,
         score=run.score[rows], run_row=rows, docs=run.docs,
@@ -685,22 +695,21 @@ def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnosti
     return rows[keep], new_offsets
 
 
-def _level_counts(qrels, grades, query_of_key, query_codes):
-    """Distinct judged grades >= 0 and, per evaluated query, how many judgments have each."""
+def _level_counts(num_queries: int, grades: np.ndarray, query_of_key: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct judged grades >= 0 and, per query, how many judgments have each."""
     judged = grades >= 0
-    judged_grades = grades[judged]
-    small_integers = len(judged_grades) and np.all(judged_grades == np.round(judged_grades)) \
-        and judged_grades.max() < 4096
-    if small_integers:  # the usual case: a few integer grades, no sort needed
-        present = np.bincount(judged_grades.astype(np.int64)) > 0
+    if not judged.all():
+        grades, query_of_key = grades[judged], query_of_key[judged]
+    small = len(grades) > 0 and grades.max() < 4096  # all >= 0 here
+    as_integer = grades.astype(np.int64) if small else None
+    if small and np.array_equal(as_integer, grades):  # the usual case: a few integer grades
+        present = np.bincount(as_integer) > 0
         levels = np.flatnonzero(present).astype(np.float64)
-        level_index = np.cumsum(present)[judged_grades.astype(np.int64)] - 1
+        level_index = (np.cumsum(present) - 1)[as_integer]
     else:
-        levels, level_index = np.unique(judged_grades, return_inverse=True)
+        levels, level_index = np.unique(grades, return_inverse=True)
     nlev = len(levels)
-    counts = np.bincount(query_of_key[judged] * nlev + level_index,
-                         minlength=qrels.num_queries * nlev).reshape(qrels.num_queries, nlev)
-    if len(query_codes) and query_codes.max() >= qrels.num_queries:  # run-only queries scored
-        counts = np.concatenate([counts, np.zeros((int(query_codes.max()) + 1 - qrels.num_queries,
-                                                   nlev), dtype=counts.dtype)])
-    return levels.astype(np.float64), counts[query_codes]
+    counts = np.bincount(query_of_key.astype(np.int64) * nlev + level_index,
+                         minlength=num_queries * nlev).reshape(num_queries, nlev)
+    return levels.astype(np.float64), counts
