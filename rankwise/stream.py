@@ -981,7 +981,7 @@ class _RunReader:
         n = table.num_rows
         return _Rows(table.column("qid"), table.column("docid"),
                      to_numpy(table.column("score"), np.float64),
-                     to_numpy(table.column("rank"), np.int64),
+                     to_numpy(table.column("rank"), np.int32),
                      np.arange(first_line, first_line + n, dtype=np.int64))
 
     def _parse_slowly(self, block: bytes, first_line: int) -> _Rows:
@@ -1023,7 +1023,7 @@ def _arrow_parse(buffer):
         parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
                                        escape_char=False, ignore_empty_lines=False),
         convert_options=csv.ConvertOptions(
-            column_types={"qid": pa.string(), "docid": pa.string(), "rank": pa.int64(),
+            column_types={"qid": pa.string(), "docid": pa.string(), "rank": pa.int32(),
                           "score": pa.float64()},
             include_columns=["qid", "docid", "rank", "score"], null_values=[],
             strings_can_be_null=False, check_utf8=True))

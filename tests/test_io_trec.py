@@ -68,6 +68,14 @@ def test_scores_decide_order_not_rank_column(tmp_path):
     assert evaluate_text(tmp_path, run=run, measures=["RR"]).per_query()["q1"]["RR"] == 0.5
 
 
+def test_a_rank_beyond_32_bits_is_not_an_error(tmp_path):
+    """The rank column is read as 32-bit integers (it only serves a diagnostic); a larger
+    rank drops the column, as a non-integer one does, and the scores still order the run."""
+    run = "q1 Q0 d1 3000000000 1.0 s\nq1 Q0 d2 1 3.0 s\nq1 Q0 d3 2 2.0 s\n"
+    assert rankwise.read_run(write(tmp_path, "run", run)).rank is None
+    assert evaluate_text(tmp_path, run=run, measures=["RR"]).per_query()["q1"]["RR"] == 0.5
+
+
 def test_ties_broken_by_docid_descending_as_trec_eval(tmp_path):
     qrels = "q 0 a 1\nq 0 b 0\n"
     run = "q Q0 a 1 1.0 s\nq Q0 b 2 1.0 s\n"  # tie: trec_eval puts "b" first

@@ -80,7 +80,7 @@ class Run(_Encoded):
 
     score: np.ndarray = None  # type: ignore[assignment]
     name: str = "run"
-    rank: np.ndarray | None = None  # the rank column of a TREC file (int64), when it has one
+    rank: np.ndarray | None = None  # the rank column of a TREC file (int32), when it has one
     empty_queries: tuple[str, ...] = ()  # queries given with no document ({qid: {}} in a dict)
 
     def subset(self, rows: np.ndarray) -> "Run":

@@ -63,11 +63,11 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
 
     source = str(path)
     table, lines, first = _parse(source, RUN_FIELDS, {"qid": pa.string(), "docid": pa.string(),
-                                                     "rank": pa.int64(), "score": pa.float64()},
+                                                     "rank": pa.int32(), "score": pa.float64()},
                                  ("qid", "docid", "rank", "score"), optional=("rank",))
     codes, queries = encode_queries(table.column("qid"))
     score = to_numpy(table.column("score"), np.float64)
-    rank = to_numpy(table.column("rank"), np.int64) if "rank" in table.column_names else None
+    rank = to_numpy(table.column("rank"), np.int32) if "rank" in table.column_names else None
     tag = first.split()[5] if len(first.split()) > 5 else Path(source).name
     run = Run(codes, queries, table.column("docid"), source, lines, "line", score, name or tag,
               rank)
