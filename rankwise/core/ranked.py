@@ -285,7 +285,7 @@ def _index_from_keys(qrels, key: np.ndarray, exact: bool, key_queries: int = 0,
     sorter = np.argsort(key, kind="stable")
     key_sorted = key[sorter]
     dup = np.flatnonzero(key_sorted[1:] == key_sorted[:-1])
-    keep = np.ones(len(key_sorted), dtype=bool)
+    rows = sorter
     if len(dup):
         first, second = sorter[dup], sorter[dup + 1]
         if not exact and not _same_docs(qrels.docs, first, qrels.docs, second, words, words):
@@ -298,10 +298,11 @@ def _index_from_keys(qrels, key: np.ndarray, exact: bool, key_queries: int = 0,
                 b, f"document {did!r} judged twice for query {qid!r} with different grades "
                 f"({qrels.grade[a]:g} at {qrels.row_unit} {qrels.location(a)}, "
                 f"{qrels.grade[b]:g} here)", did)
+        keep = np.ones(len(key_sorted), dtype=bool)
         keep[dup + 1] = False
-    rows = sorter[keep]
+        rows, key_sorted = sorter[keep], key_sorted[keep]
     grades = qrels.grade[rows]
-    return JudgmentIndex(qrels, key_sorted[keep], grades, rows, qrels.query_code[rows],
+    return JudgmentIndex(qrels, key_sorted, grades, rows, qrels.query_code[rows],
                          len(dup), int((grades < 0).sum()), exact, key_queries,
                          None if words is None or exact else words[rows])
 
