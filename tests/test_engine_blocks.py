@@ -9,6 +9,7 @@ import pytest
 
 import rankwise
 import rankwise.core.ranked as ranked
+from rankwise.core import segments
 from rankwise.core.order import _sort_within_groups
 from rankwise.errors import InputError
 
@@ -64,11 +65,11 @@ def test_blocks_give_the_single_block_values(monkeypatch, grouped, duplicates):
 
 def test_blocks_cut_only_between_queries():
     codes = np.repeat(np.array([4, 0, 2, 1, 3]), [5, 1, 7, 2, 9])
-    blocks = ranked._query_blocks(codes, 4)
+    blocks = segments.query_blocks(codes, 4)
     assert blocks[0][0] == 0 and blocks[-1][1] == len(codes)
     starts = {0, 5, 6, 13, 15, len(codes)}
     assert all(a in starts and b in starts for a, b in blocks)
-    assert ranked._query_blocks(np.array([0, 0, 1, 1, 0, 0]), 2) == [(0, 6)]  # q0 in two pieces
+    assert segments.query_blocks(np.array([0, 0, 1, 1, 0, 0]), 2) == [(0, 6)]  # q0 in two pieces
 
 
 def test_a_duplicate_is_found_in_any_block(monkeypatch):
@@ -84,3 +85,25 @@ def test_packed_sort_within_groups_is_lexsort():
     for key in (rng.integers(0, 2**63, 5000, dtype=np.uint64),
                 rng.integers(0, 4, 5000).astype(np.uint64)):  # equal keys keep input order
         assert np.array_equal(_sort_within_groups(group, key), np.lexsort((key, group)))
+
+
+def test_blockwise_sort_by_query_then_score_is_lexsort(monkeypatch):
+    """Runs not in ranked order are sorted block by block of whole queries: the same
+    permutation as one lexsort (ties in input order, -0.0 equal to 0.0), whether the queries
+    are in one piece each, in code order or not, or scattered."""
+    from rankwise.core import order
+
+    rng = np.random.default_rng(4)
+    for trial in range(300):
+        nq = int(rng.integers(1, 30))
+        qc = rng.integers(0, nq, int(rng.integers(1, 300))).astype(np.int32)
+        if trial % 3 == 1:
+            qc = np.sort(qc)
+        elif trial % 3 == 2:
+            qc = np.repeat(rng.permutation(nq), rng.integers(1, 20, nq)).astype(np.int32)
+        score = rng.choice([0.0, -0.0, 1.5, 2.0, -3.0, 1e300], len(qc))
+        monkeypatch.setattr(order, "SORT_BLOCK_ROWS", int(rng.integers(1, 50)))
+        starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
+        grouped = len(np.unique(qc[starts])) == len(starts)
+        assert np.array_equal(order._by_query_then_score(qc, score, grouped),
+                              np.lexsort((-score, qc)))

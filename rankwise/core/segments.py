@@ -91,3 +91,21 @@ def discounts(length: int, base: float = 2.0, rule: str = "rank_plus_one") -> np
     if base == 2.0:
         return 1.0 / np.log2(ranks_plus_one)
     return np.log(base) / np.log(ranks_plus_one)
+
+
+def query_blocks(query_code: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """Row ranges of about ``size`` rows that hold whole queries: cut where a query starts,
+    when every query's rows are consecutive; else one range."""
+    n = len(query_code)
+    if n <= size:
+        return [(0, n)]
+    starts = np.flatnonzero(query_code[1:] != query_code[:-1]) + 1
+    if len(starts) == 0:
+        return [(0, n)]
+    heads = query_code[np.append(0, starts)]
+    if len(np.unique(heads)) != len(heads):
+        return [(0, n)]  # a query in several pieces
+    cuts = np.unique(starts[np.minimum(np.searchsorted(starts, np.arange(size, n, size)),
+                                       len(starts) - 1)])
+    bounds = [0, *cuts.tolist(), n]
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
