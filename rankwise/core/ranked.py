@@ -575,7 +575,12 @@ def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray
     of the judgments' sorted keys."""
     if len(index.keys) == 0 or len(sorted_keys) == 0:
         return
-    at = np.searchsorted(index.keys, sorted_keys)
+    # the judgments' keys this block can match (a narrow range when run and judgments list
+    # their queries in the same order), searched with the block's sorted keys
+    low, high = np.searchsorted(index.keys, sorted_keys[[0, -1]], side="left")
+    high = min(int(high) + 1, len(index.keys))
+    at = np.searchsorted(index.keys[low:high], sorted_keys)
+    at += low
     np.minimum(at, len(index.keys) - 1, out=at)
     found = np.flatnonzero(index.keys[at] == sorted_keys)
     rows, at = sorter[found], at[found]
