@@ -54,7 +54,7 @@ performance measures efficiently in the presence of tied scores", ECIR (ties); t
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
 import numpy as np
@@ -114,7 +114,7 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values (for JSON)."""
-        out = asdict(self)
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["measures"] = list(self.measures)
         out["examples"] = list(self.examples)
         if out["value"] is not None and not math.isfinite(out["value"]):

@@ -10,7 +10,7 @@ import pytest
 import rankwise
 import rankwise.core.ranked as ranked
 from rankwise.core import segments
-from rankwise.core.order import _sort_within_groups
+from rankwise.core.order import sort_within_groups
 from rankwise.errors import InputError
 
 MEASURES = ["P@5", "R@20", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref", "ERR@10", "NumRet",
@@ -79,12 +79,12 @@ def test_a_duplicate_is_found_in_any_block(monkeypatch):
         rankwise.evaluate(qrels, run, ["P@5"])
 
 
-def test_packed_sort_within_groups_is_lexsort():
+def test_packedsort_within_groups_is_lexsort():
     rng = np.random.default_rng(3)
     group = np.sort(rng.integers(0, 300, 5000))
     for key in (rng.integers(0, 2**63, 5000, dtype=np.uint64),
                 rng.integers(0, 4, 5000).astype(np.uint64)):  # equal keys keep input order
-        assert np.array_equal(_sort_within_groups(group, key), np.lexsort((key, group)))
+        assert np.array_equal(sort_within_groups(group, key), np.lexsort((key, group)))
 
 
 def test_blockwise_sort_by_query_then_score_is_lexsort(monkeypatch):

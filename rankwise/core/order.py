@@ -78,7 +78,7 @@ def _order_ties(order: np.ndarray, tied: np.ndarray, in_group: np.ndarray, docs,
     tied_docs = docs.take(indices(rows))
     prefix, longest = byte_prefixes(tied_docs)
     if longest <= 8:  # short ids (the usual case): their 8-byte prefixes order them exactly
-        perm = _sort_within_groups(group, ~prefix if descending else prefix)
+        perm = sort_within_groups(group, ~prefix if descending else prefix)
     else:
         table = pa.table({"group": indices(group), "doc": tied_docs.cast(pa.binary())})
         perm = to_numpy(pc.sort_indices(table, sort_keys=[
@@ -87,7 +87,7 @@ def _order_ties(order: np.ndarray, tied: np.ndarray, in_group: np.ndarray, docs,
     order[positions] = rows[perm]
 
 
-def _sort_within_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
+def sort_within_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
     """The permutation that sorts rows by (group, key), equal keys kept in input order.
 
     One integer sort instead of ``np.lexsort`` (several times slower on 64-bit keys): each
@@ -118,5 +118,5 @@ def _by_query_then_score(qc: np.ndarray, score: np.ndarray, grouped: bool) -> np
         codes = qc[start:end]
         group = np.zeros(end - start, dtype=np.int64)
         np.cumsum(codes[1:] != codes[:-1], out=group[1:])
-        order[start:end] = _sort_within_groups(group, -score[start:end]) + start
+        order[start:end] = sort_within_groups(group, -score[start:end]) + start
     return order if by_query is None else by_query[order]

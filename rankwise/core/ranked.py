@@ -8,7 +8,7 @@ run depth (``-M``) and removal of unjudged documents (``-J``).
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any
 
@@ -18,7 +18,7 @@ from ..conventions import Conventions
 from ..errors import InputError
 from .arrow import indices, to_numpy
 from .keys import KeyCollision, exact_pair_keys, fingerprints_and_words, pair_keys
-from .order import ORDERING_TIES, ranking_order_and_ties
+from .order import ORDERING_TIES, ranking_order_and_ties, sort_within_groups
 from .segments import (positions, query_blocks, rank_within, segment_ids, starts_of_runs,
                        tie_groups)
 
@@ -56,7 +56,9 @@ class Diagnostics:
     examples: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["examples"] = {k: list(v) for k, v in self.examples.items()}
+        return out
 
     def summary(self) -> str:
         """One line for the CLI: the counts that mean something was left out or altered."""
@@ -182,7 +184,7 @@ class RankedLists:
         """The same lists with each tie group re-ordered by grade, best (or worst) first: the
         optimistic (pessimistic) order, for a family that overrides the ties convention."""
         key = np.where(self.grade >= 0, self.grade, -1.0)
-        perm = np.lexsort((-key if best_first else key, self.tie_group))
+        perm = sort_within_groups(self.tie_group, -key if best_first else key)
         other = replace(self, grade=self.grade[perm], score=self.score[perm],
                         run_row=self.run_row[perm])
         for name in ("segment", "position", "num_retrieved", "tie_group"):
@@ -354,12 +356,21 @@ def _rank(index, run, conv: Conventions,
     The run's ranked order (which needs no judgments) is worked out in a second thread while
     this one fingerprints the doc ids and joins: numpy and Arrow release the interpreter lock.
     """
+    if len(run) < THREAD_MIN_ROWS:  # a second thread costs more than it saves
+        ordering: Future = Future()
+        ordering.set_result(_order_run(run, conv.ties))
+        return _rank_ordered(_resolve(index), run, conv, run_keys, dropped, ordering, None, None)
     with ThreadPoolExecutor(max_workers=1) as pool:
         ordering = pool.submit(_order_run, run, conv.ties)
         fingerprint = (None, None) if isinstance(index, JudgmentIndex) and index.exact else \
             fingerprints_and_words(run.docs)
         index = _resolve(index)
         return _rank_ordered(index, run, conv, run_keys, dropped, ordering, *fingerprint)
+
+
+#: Runs with fewer rows are ordered and joined in one thread (handing work to a second
+#: thread and back costs up to the interpreter's switch interval, 5 ms, each way).
+THREAD_MIN_ROWS = 1 << 17
 
 
 def _order_run(run, ties: str):
@@ -674,7 +685,7 @@ def _order_ties_by_grade(rows: np.ndarray, grade: np.ndarray, score: np.ndarray,
     """Within each tie group, higher grades first (``best_first``) or last; unjudged documents
     rank as grade -1 (below every judged one when best first). Stable otherwise."""
     key = np.where(grade >= 0, grade, -1.0)
-    return rows[np.lexsort((-key if best_first else key, tie_groups(score, offsets)))]
+    return rows[sort_within_groups(tie_groups(score, offsets), -key if best_first else key)]
 
 
 def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnostics):

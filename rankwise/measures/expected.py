@@ -874,11 +874,11 @@ def reorder_ties(lists, best_first: bool, conventions: Any = None):
     """The same lists (a new RankedLists, caches cleared) with every tie group ordered by
     grade, best (or worst) first, unjudged documents ranked as grade −1, stable otherwise; under
     ``conventions`` when given."""
-    key = np.where(lists.grade >= 0, lists.grade, -1.0)
-    order = np.lexsort((-key if best_first else key, lists.tie_group))
-    return replace(lists, grade=lists.grade[order], score=lists.score[order],
-                   run_row=lists.run_row[order],
-                   conventions=lists.conventions if conventions is None else conventions)
+    cache = lists.__dict__.setdefault("_ties_by_grade", {})  # shared by every measure
+    if best_first not in cache:
+        cache[best_first] = lists.with_ties_by_grade(best_first)
+    reordered = cache[best_first]
+    return reordered if conventions is None else reordered.with_conventions(conventions)
 
 
 def tie_bounds(measure, lists, params: dict[str, Any] | None = None
