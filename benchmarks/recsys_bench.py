@@ -123,7 +123,7 @@ def run(python: str, script: str, *args: str, timeout: int = 3600) -> dict:
         f.write(f"MEASURES = {MEASURES!r}\n" + script)
     try:
         done = subprocess.run([python, f.name, *args], capture_output=True, text=True,
-                              timeout=timeout, cwd=ROOT)
+                              timeout=timeout, cwd=ROOT, check=False)
     finally:
         os.unlink(f.name)
     if done.returncode != 0:

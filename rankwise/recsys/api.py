@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..conventions import Conventions, profile, resolve
+from ..core.memory import large_arrays
 from ..errors import InputError
 from ..results import Result, SystemResult
 from .beyond import BeyondMeasure, Context, mean_of, parse_beyond
@@ -104,7 +105,7 @@ class RecsysResult(Result):
         return json.dumps(data, indent=indent, allow_nan=False)
 
     @classmethod
-    def from_json(cls, text: str) -> "RecsysResult":
+    def from_json(cls, text: str) -> RecsysResult:
         """Rebuild a RecsysResult written by :meth:`to_json`."""
         base = Result.from_json(text)
         extra = json.loads(text).get("recsys", {})
@@ -140,8 +141,8 @@ class RecsysResult(Result):
             rows = []
             for i, j in pairs:
                 a, b = self.systems[names[i]], self.systems[names[j]]
-                common, ia, ib = np.intersect1d(a.query_ids.astype(str), b.query_ids.astype(str),
-                                                return_indices=True)
+                _, ia, ib = np.intersect1d(a.query_ids.astype(str), b.query_ids.astype(str),
+                                           return_indices=True)
                 x, y = a.values[measure][ia], b.values[measure][ib]
                 keep = ~(np.isnan(x) | np.isnan(y))
                 result = paired_test(test, x[keep], y[keep], seed=seed)
@@ -237,25 +238,26 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
 
     accuracy = parse_measures(accuracy_names) if accuracy_names else []
     _check_needs(beyond_measures, train, item_features)
-    test_raw = read_interactions(test, "test", user, item, rating)
-    train_raw = read_interactions(train, "train", user, item, rating) \
-        if train is not None else None
-    feature_items, feature_matrix = _features(item_features, item)
-    settings = {"relevance": relevance, "threshold": threshold, "impute": impute,
-                "exclude_train": exclude_train}
-    systems, inputs, warnings = {}, {}, {}
-    result_conv = conv
-    for name, one in _systems(recs):
-        raw = read_recommendations(one, user, item, score, rank, users, pad)
-        prep = prepare(raw, test_raw, train_raw, feature_items, relevance, threshold, impute,
-                       exclude_train, conv)
-        sys_conv = conv.with_options(relevance_threshold=prep.relevance_threshold)
-        result_conv = sys_conv
-        systems[name], inputs[name] = _system(name, prep, sys_conv, accuracy, beyond_measures,
-                                              feature_matrix, catalog)
-        warnings[name] = prep.warnings
-        if "catalogue_items" in inputs[name]:
-            settings["catalogue_items"] = inputs[name]["catalogue_items"]
+    with large_arrays():  # 100M-row temporaries without page-fault storms
+        test_raw = read_interactions(test, "test", user, item, rating)
+        train_raw = read_interactions(train, "train", user, item, rating) \
+            if train is not None else None
+        feature_items, feature_matrix = _features(item_features, item)
+        settings = {"relevance": relevance, "threshold": threshold, "impute": impute,
+                    "exclude_train": exclude_train}
+        systems, inputs, warnings = {}, {}, {}
+        result_conv = conv
+        for name, one in _systems(recs):
+            raw = read_recommendations(one, user, item, score, rank, users, pad)
+            prep = prepare(raw, test_raw, train_raw, feature_items, relevance, threshold, impute,
+                           exclude_train, conv)
+            sys_conv = conv.with_options(relevance_threshold=prep.relevance_threshold)
+            result_conv = sys_conv
+            systems[name], inputs[name] = _system(name, prep, sys_conv, accuracy, beyond_measures,
+                                                  feature_matrix, catalog)
+            warnings[name] = prep.warnings
+            if "catalogue_items" in inputs[name]:
+                settings["catalogue_items"] = inputs[name]["catalogue_items"]
     beyond_kinds = {str(m): "per_user" if m.spec.per_user else "global" for m in beyond_measures}
     kinds = {str(m): m.spec.aggregate for m in accuracy}
     kinds.update({m: "mean" if k == "per_user" else "global" for m, k in beyond_kinds.items()})
@@ -330,8 +332,8 @@ def _context(prep: Prepared, conv: Conventions, feature_matrix: Any, catalog: An
         import pyarrow.compute as pc
 
         ids = pa.array([str(c) for c in catalog])
-        at = pc.index_in(ids, value_set=prep.item_ids).to_numpy(zero_copy_only=False)
-        at = np.asarray([a for a in at if a == a and a is not None], dtype=np.int64)
+        found = pc.drop_null(pc.index_in(ids, value_set=prep.item_ids))
+        at = np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64)
         catalogue[at] = True
         extra = len(ids) - len(at)
         catalogue = np.concatenate([catalogue, np.ones(extra, dtype=bool)]) if extra else \

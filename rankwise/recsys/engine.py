@@ -94,8 +94,8 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
         queries_only_in_qrels_scored_zero=len(missing) if conv.missing_queries == "zero" else 0,
         rows_in_run_only_queries=int(lists.lengths[run_only[:lists.num_lists]].sum()),
         rows_beyond_depth=counts.get("rows_beyond_depth", 0),
-        unjudged_retrieved=int(np.count_nonzero(~(row_grade >= 0))),
-        tied_rows=_tied_rows(lists.scores, lists.offsets),
+        unjudged_retrieved=len(row_grade) - int(np.count_nonzero(row_grade >= 0)),
+        tied_rows=_tied_rows(lists.scores, lists.offsets) if lists.ties else 0,
         qrels_duplicates_dropped=counts["test_duplicates_dropped"],
         negative_grades=int(np.count_nonzero(grade < 0)))
     diag.examples["queries_only_in_run"] = _examples(prep, np.flatnonzero(run_only))
@@ -107,8 +107,6 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
     if rows is None:  # the lists' own row structure: no need to recompute it
         ranked.__dict__["segment"] = lists.segment()
         ranked.__dict__["position"] = lists.position()
-    if lists.ties == 0:  # no equal scores: every row is its own tie group
-        ranked.__dict__["tie_group"] = np.arange(ranked.num_rows, dtype=np.int64)
     diag.queries_evaluated = ranked.num_queries
     diag.rows_evaluated = ranked.num_rows
     diag.queries_without_relevant = int(

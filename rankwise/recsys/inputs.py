@@ -34,6 +34,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -106,7 +107,7 @@ class TopLists:
             return 0
         return int(lengths[0])
 
-    def keep(self, mask: np.ndarray) -> "TopLists":
+    def keep(self, mask: np.ndarray) -> TopLists:
         """The rows where ``mask`` is true, each list condensed (the rest move up)."""
         counts = np.bincount(self.segment()[mask], minlength=self.num_lists)
         offsets = np.zeros(self.num_lists + 1, dtype=np.int64)
@@ -114,7 +115,7 @@ class TopLists:
         return TopLists(self.users, offsets, self.items[mask], self.scores[mask],
                         _count_ties(self.scores[mask], offsets), self.source)
 
-    def truncate(self, depth: int) -> "TopLists":
+    def truncate(self, depth: int) -> TopLists:
         """Only the first ``depth`` items of each list."""
         if int(self.lengths.max(initial=0)) <= depth:
             return self
@@ -193,6 +194,7 @@ class _RawLists:
     ties: int
     source: str
     padding: int = 0
+    numbers: np.ndarray | None = None  # the user ids as int64, when the input's are integers
 
 
 @dataclass
@@ -226,7 +228,7 @@ def read_recommendations(recs: Any, user: str = "user", item: str = "item",
         raise InputError("expected a DataFrame or Arrow table, {user: [items]}, {user: {item: "
                          "score}}, a 2-D array of item ids or a rankwise Run",
                          source="recommendations", value=type(recs).__name__)
-    user_col = _user_strings(columns[user], source)
+    user_col = _user_values(columns[user], source)
     item_col = _item_values(columns[item], source)
     if names.get("score"):
         values = _numbers(columns[names["score"]], source, "score")
@@ -314,20 +316,24 @@ def prepare(recs: _RawLists, test: _RawPairs, train: _RawPairs | None = None,
     train_items = item_codes[2] if train is not None else None
     feature_codes = item_codes[-1] if feature_items is not None else None
     # users: list users first, then the others
-    user_ids = recs.users
-    extra = [test.users] + ([train.users] if train is not None else [])
+    user_ids, numbers = recs.users, recs.numbers
     user_codes = []
-    for column in extra:
-        encoded = pc.dictionary_encode(column)
-        if not pa.types.is_string(encoded.dictionary.type):  # integer ids: only the distinct
-            encoded = pa.DictionaryArray.from_arrays(  # ones become strings
-                encoded.indices, encoded.dictionary.cast(pa.string()))
-        at = _to_int(pc.index_in(encoded.dictionary, value_set=user_ids), -1)
+    for pairs in [test] + ([train] if train is not None else []):
+        codes, distinct = _encode(pairs.users)
+        ints = _integers(distinct)  # integer ids on both sides: matched as numbers
+        if ints is not None and numbers is not None:
+            at = _index_in_numbers(ints, numbers)
+        else:  # as strings (integer ids: only the distinct ones become strings)
+            distinct = _user_strings(distinct, pairs.source)
+            at = _to_int(pc.index_in(distinct, value_set=user_ids), -1)
         new = np.flatnonzero(at < 0)
         if len(new):
             at[new] = len(user_ids) + np.arange(len(new))
-            user_ids = pa.concat_arrays([user_ids, encoded.dictionary.take(_indices(new))])
-        user_codes.append(at[_to_int(encoded.indices, 0)])
+            user_ids = pa.concat_arrays([user_ids, _user_strings(distinct.take(_indices(new)),
+                                                                 pairs.source)])
+            numbers = np.concatenate([numbers, ints[new]]) \
+                if ints is not None and numbers is not None else None
+        user_codes.append(at[codes])
     offsets = np.zeros(len(recs.lengths) + 1, dtype=np.int64)
     np.cumsum(recs.lengths, out=offsets[1:])
     lists = TopLists(recs.users, offsets, rec_items, recs.scores, recs.ties, recs.source)
@@ -361,9 +367,14 @@ def prepare(recs: _RawLists, test: _RawPairs, train: _RawPairs | None = None,
     counts["test_rows"] = len(test.users)
     counts["test_duplicates_dropped"] = dropped
     grade, rel_threshold = relevance_grades(test_pairs, relevance, threshold)
-    row_grade, duplicates = _join(lists, test_pairs, grade, n_items)
-    row_rating = _join(lists, test_pairs, test_pairs.rating, n_items)[0] \
-        if test_pairs.rating is not None else None
+    # the lists joined with the test data: every recommended row's grade (and rating), NaN
+    # where not judged; allocated first, so that the memory the join frees is reused later
+    row_grade = np.full(lists.num_rows, np.nan)
+    row_rating = np.full(lists.num_rows, np.nan) if test_pairs.rating is not None else None
+    pair, rows, duplicates = _matches(lists, test_pairs.user, test_pairs.item, n_items)
+    row_grade[rows] = grade[pair]
+    if row_rating is not None:
+        row_rating[rows] = test_pairs.rating[pair]
 
     imputed = imputed_grade = None
     counts["imputed_ratings"] = 0
@@ -396,10 +407,10 @@ def order_ties(lists: TopLists, item_ids: Any, conv: Any) -> TopLists:
     from ..core.order import ORDERING_TIES, ranking_order
     from ..io.tables import Run
 
-    scores = lists.scores
+    scores, ties = lists.scores, lists.ties
     if conv.score_precision == "float32":
         scores = scores.astype(np.float32).astype(np.float64)
-    ties = _count_ties(scores, lists.offsets)
+        ties = _count_ties(scores, lists.offsets)
     if ties == 0 or conv.ties == "input_order":
         return TopLists(lists.users, lists.offsets, lists.items, scores, ties, lists.source)
     policy = conv.ties if conv.ties in ORDERING_TIES else "docid_desc"
@@ -491,11 +502,12 @@ def _dedupe(pairs: Interactions, n_items: int) -> tuple[Interactions, int]:
     """Identical duplicate interactions are dropped (and counted); the same (user, item) with
     two different ratings is an error."""
     keys = pairs.user * n_items + pairs.item
+    ordered = _sort_by_user(keys, pairs.user)  # no duplicate (the usual case): nothing to
+    if not np.any(ordered[1:] == ordered[:-1]):  # find out about where they were
+        return pairs, 0
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     dup = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
-    if len(dup) == 0:
-        return pairs, 0
     if pairs.rating is not None:
         differ = pairs.rating[order[dup]] != pairs.rating[order[dup + 1]]
         if differ.any():
@@ -510,58 +522,153 @@ def _dedupe(pairs: Interactions, n_items: int) -> tuple[Interactions, int]:
                         None if pairs.rating is None else pairs.rating[keep], pairs.source), len(dup)
 
 
-def _sorted_keys(lists: TopLists, n_items: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every recommended (user, item) key sorted, and the row each sorted key came from.
-
-    Lists of one length (the usual top-K output) are sorted row by row, which is several
-    times faster than one sort of all the keys."""
-    k = lists.fixed_length
-    if k:
-        within = np.argsort(lists.items.reshape(-1, k), axis=1)
-        rows = (within + lists.offsets[:-1, None]).ravel()
-        users = np.arange(lists.num_lists, dtype=np.int64)[:, None]
-        keys = (users * n_items + lists.items[rows].reshape(-1, k)).ravel()
-        return keys, rows
-    keys = lists.segment() * n_items + lists.items
-    rows = np.argsort(keys, kind="stable")
-    return keys[rows], rows
-
-
-def _join(lists: TopLists, test: Interactions, grade: np.ndarray, n_items: int
-          ) -> tuple[np.ndarray, int]:
-    """Grade of every recommended row (NaN when the test data has no such pair; every copy
-    of an item a list repeats gets it), and the number of repeated rows."""
-    keys, rows = _sorted_keys(lists, n_items)
-    repeated = keys[1:] == keys[:-1]
-    duplicates = int(np.count_nonzero(repeated))
-    row_grade = np.full(lists.num_rows, np.nan)
-    inside = np.flatnonzero(test.user < lists.num_lists)
-    if len(keys) == 0 or len(inside) == 0:
-        return row_grade, duplicates
-    test_keys = test.user[inside] * n_items + test.item[inside]
-    order = np.argsort(test_keys)
-    test_keys = test_keys[order]
-    at = np.minimum(np.searchsorted(keys, test_keys), len(keys) - 1)  # first of equal keys
-    found = keys[at] == test_keys
-    if not duplicates:
-        row_grade[rows[at[found]]] = grade[inside[order[found]]]
-        return row_grade, 0
-    run = np.cumsum(np.r_[True, ~repeated]) - 1
-    run_grade = np.full(int(run[-1]) + 1, np.nan)
-    run_grade[run[at[found]]] = grade[inside[order[found]]]
-    row_grade[rows] = run_grade[run]
-    return row_grade, duplicates
+def _sort_by_user(keys: np.ndarray, user: np.ndarray) -> np.ndarray:
+    """``keys`` (``user * n_items + item``) sorted. Rows already in user order (the usual
+    test data) are sorted a block of users at a time, in the processor's cache: several times
+    faster than one sort of them all."""
+    block = 1 << 10
+    if len(keys) <= block or np.any(user[1:] < user[:-1]):
+        return np.sort(keys)
+    cuts = np.unique(np.append(np.searchsorted(user, user[::block]), len(keys)))
+    out = keys.copy()
+    for a, b in pairwise(cuts):
+        out[a:b].sort()
+    return out
 
 
 def _member(lists: TopLists, user: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
     """For every recommended row: is its (user, item) among the given pairs?"""
-    inside = user < lists.num_lists
-    pair_keys = np.unique(user[inside] * n_items + item[inside])
+    out = np.zeros(lists.num_rows, dtype=bool)
+    out[_matches(lists, user, item, n_items)[1]] = True
+    return out
+
+
+#: (user, item) pairs looked up at once, and a quarter of the list rows sorted at once:
+#: blocks this size keep their temporaries in the processor's cache.
+_BLOCK = 1 << 16
+
+
+def _matches(lists: TopLists, user: np.ndarray, item: np.ndarray, n_items: int
+             ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Every (pair, list row) where the pair's user and item are a recommended row's (every
+    copy of an item a list repeats), and the number of repeated rows in the lists.
+
+    Each list is sorted on its own (the items, packed with their position in the list into
+    one integer) and every pair is found by a binary search in its user's list; lists whose
+    packed items do not fit in 63 bits, or whose lengths differ too much to lay out in one
+    padded 2-D array, go through one sort of all (user, item) keys instead."""
+    layout = _row_sorted(lists, n_items)
+    if layout is None:
+        return _matches_by_keys(lists, user, item, n_items)
+    packed, bits, duplicates = layout
+    n, width = packed.shape
+    flat = packed.ravel()
+    inside = np.flatnonzero(user < n) if len(user) and user.max() >= n else None
+    found_pair, found_at = [], []
+    for a in range(0, len(user) if inside is None else len(inside), _BLOCK):
+        if inside is None:  # every pair's user has a list
+            pair = np.arange(a, min(a + _BLOCK, len(user)))
+            at, target = user[a:a + _BLOCK] * width, item[a:a + _BLOCK].astype(packed.dtype)
+        else:
+            pair = inside[a:a + _BLOCK]
+            at, target = user[pair] * width, item[pair].astype(packed.dtype)
+        target <<= bits
+        last = at + (width - 1)
+        span = width  # branch-free binary search: every row has the same width
+        while span > 1:
+            half = span >> 1
+            middle = at + half
+            at = np.where(flat[middle] < target, middle, at)
+            span -= half
+        at += flat[at] < target  # the first entry >= target, or one past the row
+        np.minimum(at, last, out=at)
+        hit = (flat[at] >> bits) == (target >> bits)
+        found_pair.append(pair[hit])
+        found_at.append(at[hit])
+    pair = np.concatenate(found_pair) if found_pair else np.zeros(0, np.int64)
+    at = np.concatenate(found_at) if found_at else np.zeros(0, np.int64)
+    if duplicates:  # the other copies follow the first in the sorted list
+        more_pair, more_at = [pair], [at]
+        cur_pair, cur = pair, at
+        while len(cur):
+            nxt = cur + 1
+            ok = (nxt % width) != 0
+            ok[ok] = (flat[nxt[ok]] >> bits) == (flat[cur[ok]] >> bits)
+            cur_pair, cur = cur_pair[ok], nxt[ok]
+            more_pair.append(cur_pair)
+            more_at.append(cur)
+        pair, at = np.concatenate(more_pair), np.concatenate(more_at)
+    position = (flat[at] & ((1 << bits) - 1)).astype(np.int64)
+    return pair, lists.offsets[at // width] + position, duplicates
+
+
+def _row_sorted(lists: TopLists, n_items: int) -> tuple[np.ndarray, int, int] | None:
+    """Every list's items sorted, one row per list: ``(item << bits) | position`` (int32 when
+    that fits, else int64), rows shorter than the longest padded with the type's largest
+    value; with ``bits`` and the number of repeated rows. None when the items do not fit, or
+    when padding would more than double the rows."""
+    n = lists.num_lists
+    lengths = lists.lengths
+    width = int(lengths.max(initial=0))
+    if width == 0 or n * width > 2 * lists.num_rows + _BLOCK:
+        return None
+    bits = (width - 1).bit_length()
+    top = max(n_items, 1) << bits  # above every packed value
+    if top < np.iinfo(np.int32).max:
+        dtype = np.int32
+    elif top < np.iinfo(np.int64).max:
+        dtype = np.int64
+    else:
+        return None
+    fill = np.iinfo(dtype).max
+    position = np.arange(width, dtype=dtype)
+    fixed = lists.fixed_length == width
+    packed = np.empty((n, width), dtype=dtype)
+    duplicates = 0
+    per_block = max(1, 4 * _BLOCK // width)  # lists
+    for a in range(0, n, per_block):
+        b = min(n, a + per_block)
+        part = packed[a:b]
+        if fixed:
+            np.left_shift(lists.items[a * width:b * width].reshape(b - a, width), bits, out=part,
+                          casting="unsafe")
+            part |= position
+        else:
+            first, stop = lists.offsets[a], lists.offsets[b]
+            counts = lengths[a:b]
+            row = np.repeat(np.arange(b - a), counts)
+            pos = np.arange(stop - first) - np.repeat(lists.offsets[a:b] - first, counts)
+            part.fill(fill)
+            part[row, pos] = (lists.items[first:stop].astype(dtype) << bits) | pos
+        part.sort(axis=1)
+        same = (part[:, 1:] ^ part[:, :-1]) < (1 << bits)
+        if not fixed:
+            same &= part[:, 1:] != fill
+        duplicates += int(np.count_nonzero(same))
+    return packed, bits, duplicates
+
+
+def _matches_by_keys(lists: TopLists, user: np.ndarray, item: np.ndarray, n_items: int
+                     ) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`_matches` through one stable sort of every recommended (user, item) key."""
     keys = lists.segment() * n_items + lists.items
-    if len(pair_keys) == 0:
-        return np.zeros(len(keys), dtype=bool)
-    at = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
-    return pair_keys[at] == keys
+    rows = np.argsort(keys, kind="stable")
+    keys = keys[rows]
+    duplicates = int(np.count_nonzero(keys[1:] == keys[:-1]))
+    inside = np.flatnonzero(user < lists.num_lists)
+    if len(keys) == 0 or len(inside) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), duplicates
+    probe = user[inside] * n_items + item[inside]
+    first = np.searchsorted(keys, probe)
+    hit = keys[np.minimum(first, len(keys) - 1)] == probe
+    pair, first = inside[hit], first[hit]
+    if not duplicates:
+        return pair, rows[first], 0
+    count = np.searchsorted(keys, probe[hit], side="right") - first
+    starts = np.zeros(len(count), dtype=np.int64)
+    np.cumsum(count[:-1], out=starts[1:])
+    at = np.repeat(first - starts, count) + np.arange(int(count.sum()))
+    return np.repeat(pair, count), rows[at], duplicates
 
 
 def _catalogue(columns: list[Any]) -> tuple[Any, list[np.ndarray]]:
@@ -604,14 +711,16 @@ def _lists_from_array(array: np.ndarray, users: Any, pad: Any) -> _RawLists:
         raise InputError("a recommendation array must be 2-D (one row of item ids per user)",
                          source=source, value=f"shape {array.shape}")
     n_users, k = array.shape
-    if users is None:
-        user_ids = pa.array(np.arange(n_users)).cast(pa.string())
+    numbers = None
+    if users is None:  # 0..n-1
+        numbers = np.arange(n_users, dtype=np.int64)
+        user_ids = pa.array(numbers).cast(pa.string())
     else:
         user_ids = _user_strings(users, "users")
         if len(user_ids) != n_users:
             raise InputError(f"users has {len(user_ids)} ids for {n_users} rows of "
                              "recommendations", source="users")
-    _check_distinct(user_ids, "users")
+        _check_distinct(user_ids, "users")
     if pad is not None:
         mask = ~np.isnan(array) if isinstance(pad, float) and np.isnan(pad) else array != pad
         lengths = mask.sum(axis=1).astype(np.int64)
@@ -627,7 +736,8 @@ def _lists_from_array(array: np.ndarray, users: Any, pad: Any) -> _RawLists:
                              "padding values)", source=source)
         items = items.astype(np.int64)
     items = _item_values(items, source)
-    return _RawLists(user_ids, lengths, items, _list_scores(lengths), 0, source, padding)
+    return _RawLists(user_ids, lengths, items, _list_scores(lengths), 0, source, padding,
+                     numbers)
 
 
 def _lists_from_mapping(recs: Mapping) -> _RawLists:
@@ -658,48 +768,68 @@ def _lists_from_mapping(recs: Mapping) -> _RawLists:
 
 
 def _lists_from_scored(user_col, item_col, score: np.ndarray, source: str) -> _RawLists:
-    """Rows of (user, item, score) in any order -> lists best first (stable for ties)."""
+    """Rows of (user, item, score) in any order -> lists best first (stable for ties).
+
+    Rows already grouped by user (each user's rows together) keep their order of users, and
+    rows already best first within each user are not moved at all."""
     import pyarrow.compute as pc
 
     if not np.isfinite(score).all():
         row = int(np.flatnonzero(~np.isfinite(score))[0])
         raise InputError("score must be a finite number", source=source, line=row, unit="row",
                          value=str(score[row]))
-    codes, users = _encode(user_col)
-    n = len(codes)
-    new_user = codes[1:] != codes[:-1]
-    grouped = int(new_user.sum()) + 1 == len(users) if n else True
-    if grouped and not np.any((score[1:] > score[:-1]) & ~new_user):
-        order = None
-        ranked_codes, ranked_score = codes, score
-    else:
-        order = np.lexsort((-score, codes))
-        ranked_codes, ranked_score = codes[order], score[order]
-    starts = np.flatnonzero(np.r_[True, ranked_codes[1:] != ranked_codes[:-1]]) if n else \
-        np.zeros(0, np.int64)
+    n = len(score)
+    starts, users = _runs(user_col)
+    order = None
+    if len(starts) != _count_distinct(users):  # some user's rows are apart: bring them together
+        codes, users = _hashed_codes(user_col)  # users in order of first appearance
+        order = np.argsort(codes, kind="stable")
+        starts = _run_starts(codes[order])
+        score = score[order]
     lengths = np.diff(np.append(starts, n)).astype(np.int64)
-    list_users = users.take(_indices(ranked_codes[starts])) if n else users
+    within = _best_first(score, starts, lengths)
+    if within is not None:
+        order = within if order is None else order[within]
+        score = score[within]
     if order is not None:
         item_col = item_col[order] if isinstance(item_col, np.ndarray) else \
             pc.take(item_col, _indices(order))
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    return _RawLists(list_users, lengths, item_col, ranked_score.astype(np.float64),
-                     _count_ties(ranked_score, offsets), source)
+    return _RawLists(_user_strings(users, source), lengths, item_col,
+                     score.astype(np.float64, copy=False), _count_ties(score, offsets), source,
+                     numbers=_integers(users))
+
+
+def _best_first(score: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """The order that puts each list's rows (``starts``, ``lengths``: consecutive) by score,
+    highest first, equal scores in their order; None when they already are."""
+    if len(score) < 2:
+        return None
+    rises = score[1:] > score[:-1]
+    rises[starts[1:] - 1] = False  # from one list to the next
+    if not rises.any():
+        return None
+    k = int(lengths[0])
+    if (lengths == k).all():  # lists of one length: one stable sort per row
+        within = np.argsort(-score.reshape(-1, k), axis=1, kind="stable")
+        within += starts[:, None]
+        return within.ravel()
+    return np.lexsort((-score, np.repeat(np.arange(len(starts)), lengths)))
 
 
 def _lists_in_input_order(user_col, item_col, source: str) -> _RawLists:
     """Rows without scores: each user's rows, in input order, are the list best first."""
     codes, _ = _encode(user_col)
-    order = np.argsort(codes, kind="stable")
-    ranked = codes[order]
     n = len(codes)
-    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]]) if n else np.zeros(0, np.int64)
-    lengths = np.diff(np.append(starts, n)).astype(np.int64)
-    scores = _list_scores(lengths)
-    return _lists_from_scored(user_col.take(_indices(order)),
-                              item_col[order] if isinstance(item_col, np.ndarray)
-                              else item_col.take(_indices(order)), scores, source)
+    if n and np.any(codes[1:] < codes[:-1]):
+        order = np.argsort(codes, kind="stable")
+        user_col = user_col.take(_indices(order))
+        item_col = item_col[order] if isinstance(item_col, np.ndarray) else \
+            item_col.take(_indices(order))
+        codes = codes[order]
+    lengths = np.diff(np.append(_run_starts(codes), n)).astype(np.int64)
+    return _lists_from_scored(user_col, item_col, _list_scores(lengths), source)
 
 
 def _list_scores(lengths: np.ndarray) -> np.ndarray:
@@ -734,13 +864,13 @@ def _frame_columns(obj: Any, what: str, user: str, item: str, value: str | None,
         import pyarrow as pa
 
         available = [str(c) for c in obj.columns]
-        getter = lambda c: pa.Array.from_pandas(obj[c])  # noqa: E731
+        getter = lambda c: pa.Array.from_pandas(obj[c])
     elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
         available = list(obj.columns)
-        getter = lambda c: obj[c].to_arrow()  # noqa: E731
+        getter = lambda c: obj[c].to_arrow()
     elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
         available = obj.column_names
-        getter = lambda c: obj.column(c).combine_chunks()  # noqa: E731
+        getter = lambda c: obj.column(c).combine_chunks()
     if getter is None:
         return None, {}
     names: dict[str, str | None] = {}
@@ -873,10 +1003,81 @@ def _check_distinct(ids, source: str) -> None:
 
 
 def _encode(ids) -> tuple[np.ndarray, Any]:
+    """Code of every id (0, 1, ... in order of first appearance) and the distinct ids, of the
+    Arrow array's type. Ids already grouped (each id's rows together) are coded from their
+    runs, without hashing every row."""
+    starts, first = _runs(ids)
+    if len(starts) == _count_distinct(first):
+        codes = np.zeros(len(ids), dtype=np.int64)
+        codes[starts[1:]] = 1
+        np.cumsum(codes, out=codes)
+        return codes, first
+    return _hashed_codes(ids)
+
+
+def _hashed_codes(ids) -> tuple[np.ndarray, Any]:
+    """:func:`_encode` for ids in any order."""
     import pyarrow.compute as pc
 
     encoded = pc.dictionary_encode(ids)
     return _to_int(encoded.indices, 0), encoded.dictionary
+
+
+def _runs(ids) -> tuple[np.ndarray, Any]:
+    """Where every run of equal consecutive ids starts (an Arrow array of integers or
+    strings), and the id of each run."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(ids)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), ids
+    if pa.types.is_integer(ids.type):
+        starts = _run_starts(_to_int(ids, 0))
+    else:
+        change = _to_bool(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)))
+        starts = np.zeros(int(np.count_nonzero(change)) + 1, dtype=np.int64)
+        starts[1:] = np.flatnonzero(change) + 1
+    return starts, ids.take(_indices(starts))
+
+
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Where every run of equal consecutive values starts."""
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = values[1:] != values[:-1]
+    starts = np.zeros(int(np.count_nonzero(change)) + 1, dtype=np.int64)
+    starts[1:] = np.flatnonzero(change) + 1
+    return starts
+
+
+def _count_distinct(ids) -> int:
+    import pyarrow.compute as pc
+
+    return pc.count_distinct(ids).as_py() if len(ids) else 0
+
+
+def _integers(ids) -> np.ndarray | None:
+    """Integer ids (an Arrow array) as int64, None for other ids (or unsigned 64-bit ones,
+    which int64 cannot hold)."""
+    import pyarrow as pa
+
+    if not pa.types.is_integer(ids.type) or pa.types.is_uint64(ids.type):
+        return None
+    return _to_int(ids, 0)
+
+
+def _index_in_numbers(values: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """Where each value is in ``numbers`` (distinct), -1 where it is not."""
+    out = np.full(len(values), -1, dtype=np.int64)
+    if len(numbers) == 0 or len(values) == 0:
+        return out
+    order = None if np.all(numbers[1:] > numbers[:-1]) else np.argsort(numbers)
+    ordered = numbers if order is None else numbers[order]
+    at = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
+    found = ordered[at] == values
+    out[found] = at[found] if order is None else order[at[found]]
+    return out
 
 
 def _to_int(values, null: int) -> np.ndarray:

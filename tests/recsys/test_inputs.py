@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import polars as pl
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -247,3 +247,142 @@ def test_integer_user_and_item_ids_in_frames_and_arrays():
     same = rs.evaluate({"0": ["3", "1", "2"], "1": ["5", "4", "1"]},
                        test.astype(str), ["RR", "P@3"])
     assert same.per_user() == result.per_user()
+
+
+# ---------------------------------------------------------------------------- large-input paths
+
+
+def _some_lists(seed: int, n_lists: int = 40, n_items: int = 30, fixed: int | None = None,
+                repeats: bool = False) -> inputs.TopLists:
+    rng = np.random.default_rng(seed)
+    lengths = np.full(n_lists, fixed) if fixed else rng.integers(3, 12, n_lists)
+    if not fixed:
+        lengths[::10] = 0  # users without a list among them
+    items = rng.integers(0, n_items, int(lengths.sum())) if repeats else np.concatenate(
+        [rng.permutation(n_items)[:n] for n in lengths] or [np.zeros(0, np.int64)])
+    offsets = np.zeros(n_lists + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return inputs.TopLists(None, offsets, items.astype(np.int64), np.zeros(len(items)), 0, "t")
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Per-user values equal, NaN included."""
+    return repr(sorted(a.items())) == repr(sorted(b.items()))
+
+
+def _pairs_found(found) -> set:
+    pair, rows, _ = found
+    return set(zip(pair.tolist(), rows.tolist()))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("fixed", [None, 7])
+@pytest.mark.parametrize("repeats", [False, True])
+@pytest.mark.parametrize("block", [8, inputs._BLOCK])
+def test_row_by_row_search_equals_one_sort_of_all_keys(seed, fixed, repeats, block,
+                                                       monkeypatch):
+    """The lists sorted row by row (items packed with their position into int32 or int64)
+    find exactly the (pair, row) matches and repeated rows that one sort of every key finds,
+    lists of one length or padded, items repeated in a list or not, in one block or many;
+    items too large to pack go through that sort."""
+    monkeypatch.setattr(inputs, "_BLOCK", block)
+    n_items = 30
+    lists = _some_lists(seed, fixed=fixed, repeats=repeats)
+    rng = np.random.default_rng(seed + 100)
+    user = rng.integers(0, lists.num_lists + 5, 300)  # some users have no list
+    item = rng.integers(0, n_items, 300)
+    for users in (user, user % lists.num_lists):  # or all of them have one
+        expected = inputs._matches_by_keys(lists, users, item, n_items)
+        assert expected[2] == 0 or repeats
+        for catalogue in (n_items, 1 << 40):  # int32 packing, int64 packing
+            assert inputs._row_sorted(lists, catalogue)[0].dtype == \
+                (np.int32 if catalogue == n_items else np.int64)
+            got = inputs._matches(lists, users, item, catalogue)
+            assert _pairs_found(got) == _pairs_found(expected) and got[2] == expected[2]
+    assert inputs._row_sorted(lists, 1 << 60) is None  # does not fit: the sort of all keys
+    member = inputs._member(lists, user, item, n_items)
+    keys = set(zip(user.tolist(), item.tolist()))
+    assert member.tolist() == [(int(s), int(i)) in keys
+                               for s, i in zip(lists.segment(), lists.items)]
+
+
+def test_ragged_lists_are_not_padded(monkeypatch):
+    monkeypatch.setattr(inputs, "_BLOCK", 8)
+    lengths = np.array([200] + [1] * 50)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    items = np.concatenate([np.arange(200), np.arange(50)]).astype(np.int64)
+    lists = inputs.TopLists(None, offsets, items, np.zeros(len(items)), 0, "t")
+    assert inputs._row_sorted(lists, 301) is None  # 51 rows of 200 for 250 items
+    got = inputs._matches(lists, np.array([0, 1, 2, 0]), np.array([5, 0, 7, 300]), 301)
+    assert _pairs_found(got) == {(0, 5), (1, 200)}
+
+
+def test_grouped_and_ungrouped_ids_are_coded_alike():
+    for ids in ([3, 3, 1, 1, 1, 7], [3, 1, 3, 7, 1], ["b", "b", "a"], ["b", "a", "b"], []):
+        column = pa.array(ids, type=pa.string() if ids and isinstance(ids[0], str) else None)
+        codes, distinct = inputs._encode(column)
+        encoded = column.dictionary_encode()
+        assert codes.tolist() == encoded.indices.to_pylist()
+        assert distinct.to_pylist() == encoded.dictionary.to_pylist()
+
+
+def test_keys_sorted_a_block_of_users_at_a_time():
+    rng = np.random.default_rng(5)
+    user = np.repeat(np.arange(3000), rng.integers(1, 4, 3000))
+    keys = user * 97 + rng.integers(0, 97, len(user))
+    assert np.array_equal(inputs._sort_by_user(keys, user), np.sort(keys))
+    shuffled = rng.permutation(len(user))
+    assert np.array_equal(inputs._sort_by_user(keys[shuffled], user[shuffled]), np.sort(keys))
+
+
+@pytest.mark.parametrize("order", ["grouped", "grouped_unsorted", "shuffled"])
+@pytest.mark.parametrize("fixed", [True, False])
+def test_frames_in_any_row_order_give_the_lists_best_first(order, fixed):
+    """A frame's rows grouped by user and best first, grouped but not best first (lists of
+    one length, or not) or in any order, with integer user ids: the same values as the
+    same lists given as {user: {item: score}} (string ids)."""
+    rng = np.random.default_rng(11)
+    n_users, n_items = 60, 25
+    lengths = np.full(n_users, 8) if fixed else rng.integers(1, 9, n_users)
+    user = np.repeat(np.arange(n_users) * 3 + 1, lengths)  # ids not 0..n-1
+    item = np.concatenate([rng.permutation(n_items)[:n] for n in lengths])
+    score = rng.integers(0, 4, len(user)).astype(float)  # ties within lists
+    frame = pd.DataFrame({"user": user, "item": item, "score": score})
+    if order == "grouped":
+        frame = frame.sort_values(["user", "score"], ascending=[True, False], kind="stable")
+    elif order == "shuffled":
+        frame = frame.sample(frac=1.0, random_state=2)
+    test = pd.DataFrame({"user": rng.integers(0, n_users * 3 + 5, 400),
+                         "item": rng.integers(0, n_items, 400)}).drop_duplicates()
+    nested = {}
+    for u, i, s in frame.itertuples(index=False):
+        nested.setdefault(str(u), {})[str(i)] = s
+    measures = ["RR", "P@3", "nDCG@5", "AP"]
+    got = rs.evaluate(frame, test, measures, ties="input_order")
+    want = rs.evaluate(nested, test.astype(str), measures, ties="input_order")
+    assert _same(got.per_user(), want.per_user())
+    assert got.diagnostics == want.diagnostics
+    for ties in ("docid_desc", "docid_asc"):  # string and integer ids order alike here
+        assert _same(rs.evaluate(frame, test, measures, ties=ties).per_user(),
+                     rs.evaluate(nested, test.astype(str), measures, ties=ties).per_user())
+
+
+def test_integer_user_ids_are_matched_as_numbers_or_strings_alike():
+    recs = np.array([[3, 1, 2], [5, 4, 1], [0, 2, 3]])
+    test = pd.DataFrame({"user": [2, 0, 1, 9, 9], "item": [3, 1, 4, 3, 0]})
+    train = pd.DataFrame({"user": [11, 9, 2], "item": [0, 1, 2]})
+    measures = ["RR", "P@3", "Novelty@3"]
+    by_number = rs.evaluate(recs, test, measures, train=train, missing_queries="zero")
+    as_strings = rs.evaluate(recs, test.astype(str), measures, train=train.astype(str),
+                             missing_queries="zero", users=["0", "1", "2"])
+    assert _same(by_number.per_user(), as_strings.per_user())
+    assert by_number.inputs == as_strings.inputs
+    frame = pd.DataFrame({"user": np.repeat([7, 3, 5], 3), "item": recs.ravel(),
+                          "score": np.tile([3.0, 2.0, 1.0], 3)})
+    relabel = {0: 7, 1: 3, 2: 5, 9: 9, 11: 11}
+    test2, train2 = test.assign(user=test.user.map(relabel)), train.assign(
+        user=train.user.map(relabel))
+    shuffled = rs.evaluate(frame, test2, measures, train=train2, missing_queries="zero")
+    assert _same({relabel[int(u)]: v for u, v in by_number.per_user().items()},
+                 {int(u): v for u, v in shuffled.per_user().items()})
