@@ -12,7 +12,15 @@ repetition; the median is reported):
 
 ``rankwise``
     ``rankwise.spark.evaluate(run, qrels, TEN_MEASURES)``: 10 measures, aggregates and
-    diagnostics (per-query values not kept).
+    diagnostics (per-query values not kept), partitions as Spark chooses them (adaptive
+    execution; ``--partitions`` forces a number). Its ``worker_seconds`` (the Python
+    workers' CPU time in the kernels, and their time waiting for Spark's record batches) are
+    recorded too.
+``grouping`` (with ``--breakdown``)
+    rankwise's Spark side alone: the same grouping by query and join of the sides, moved to
+    the Python workers as Arrow record batches that are read and dropped (no kernel runs);
+    and ``scan``, reading the Parquet files into the rows rankwise groups, dropped in the JVM.
+    With ``rankwise``, they split its time into reading, grouping and moving, and evaluating.
 ``RankingEvaluator, 1 metric``
     what a Spark user does for one number: group each user's recommendations into a score-
     ordered array and the held-out items into another (``collect_list``, a join), then
@@ -25,9 +33,12 @@ repetition; the median is reported):
     users: it holds everything in this process).
 
 The nDCG@10, P@10 and MAP of rankwise and Spark are compared (binary labels, no ties, every
-user has both recommendations and held-out items: the conventions agree).
+user has both recommendations and held-out items: the conventions agree). The load average
+(``uptime``) before and after every timed run is recorded: other jobs on the machine slow
+every tool.
 
     python benchmarks/spark_bench.py --users 100000,1000000 --repeat 3
+    python benchmarks/spark_bench.py --users 10000000 --repeat 1 --breakdown   # ~6 GB of data
     python benchmarks/spark_bench.py --users 10000 --repeat 1          # a quick check
 
 Results: printed, and written to ``benchmarks/results/spark.json`` and ``spark.md``.
@@ -80,7 +91,7 @@ def generate(spark, users: int, folder: str) -> None:
     open(os.path.join(folder, "_done"), "w").close()
 
 
-def time_rankwise(spark, folder: str, partitions: int):
+def time_rankwise(spark, folder: str, partitions: int | None):
     from rankwise.spark import evaluate
 
     run = spark.read.parquet(os.path.join(folder, "run"))
@@ -88,7 +99,53 @@ def time_rankwise(spark, folder: str, partitions: int):
     t0 = time.perf_counter()
     result = evaluate(run, qrels, TEN_MEASURES, query="user", doc="item",
                       partitions=partitions)
-    return time.perf_counter() - t0, result.aggregates["run"]
+    elapsed = time.perf_counter() - t0
+    return elapsed, {**result.aggregates["run"],
+                     "worker_seconds": {k: round(v, 2) for k, v in result.worker_seconds.items()}}
+
+
+def _rankwise_sides(spark, folder: str):
+    from rankwise.spark.api import _sides
+
+    run = spark.read.parquet(os.path.join(folder, "run"))
+    qrels = spark.read.parquet(os.path.join(folder, "qrels"))
+    return _sides({"run": run}, qrels, "user", "item", "score", "relevance", "rank")
+
+
+def _drop_batches(batches):
+    """Read every record batch Spark sends and return one row: the rows read."""
+    import pyarrow as pa
+
+    rows = sum(batch.num_rows for batch in batches)
+    yield pa.record_batch({"rows": pa.array([rows], pa.int64())})
+
+
+def time_scan(spark, folder: str):
+    """Reading the Parquet files into the rows rankwise groups (dropped in the JVM)."""
+    from pyspark.sql import functions as F
+
+    t0 = time.perf_counter()
+    for side in _rankwise_sides(spark, folder):
+        side.select(F.sum(F.hash(*side.columns))).collect()
+    return time.perf_counter() - t0, {}
+
+
+def time_grouping(spark, folder: str, partitions: int | None):
+    """rankwise's Spark side: grouping, join and the move to Python, without the kernels."""
+    from pyspark.sql import types as T
+
+    from rankwise.conventions import resolve
+    from rankwise.measures import parse_measures
+    from rankwise.spark.api import _grouped
+    from rankwise.spark.partition import Plan
+
+    parsed = tuple(parse_measures(TEN_MEASURES))
+    plan = Plan(parsed, parsed, resolve(None), ("run",), ("run",), "qrels")
+    t0 = time.perf_counter()
+    grouped = _grouped(_rankwise_sides(spark, folder), plan, partitions)
+    rows = grouped.mapInArrow(_drop_batches, T.StructType([T.StructField("rows", T.LongType())]))
+    queries = sum(r[0] for r in rows.collect())
+    return time.perf_counter() - t0, {"queries": queries}
 
 
 def _arrays(spark, folder: str):
@@ -127,7 +184,7 @@ def time_evaluator_five(spark, folder: str):
                             ("ndcgAtK", 10, "nDCG@10")):
         out[name] = RankingEvaluator(metricName=metric, k=k).evaluate(arrays)
     elapsed = time.perf_counter() - t0
-    arrays.unpersist()
+    arrays.unpersist(blocking=True)  # the next tool starts with the memory free
     return elapsed, out
 
 
@@ -155,6 +212,11 @@ def main() -> int:
     parser.add_argument("--memory-max", type=int, default=1_000_000,
                         help="largest scale the in-memory engine runs at")
     parser.add_argument("--skip", default="", help="tools to skip: rankwise, one, five, memory")
+    parser.add_argument("--partitions", type=int, default=None,
+                        help="partitions for rankwise (default: Spark's choice)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also time rankwise's reading alone (scan) and its grouping and "
+                             "move to Python without the kernels (grouping)")
     parser.add_argument("--data", default=os.path.join(HERE, "data", "spark"))
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
     args = parser.parse_args()
@@ -171,8 +233,10 @@ def main() -> int:
     generate(spark, 2000, warm)
     for name, fn in (("rankwise", lambda: time_rankwise(spark, warm, 2)),
                      ("one", lambda: time_evaluator_one(spark, warm)),
-                     ("five", lambda: time_evaluator_five(spark, warm))):
-        if name not in skip:
+                     ("five", lambda: time_evaluator_five(spark, warm)),
+                     ("grouping", lambda: time_grouping(spark, warm, None)),
+                     ("scan", lambda: time_scan(spark, warm))):
+        if name not in skip and (args.breakdown or name not in ("grouping", "scan")):
             fn()
     records = []
     for users in [int(u) for u in args.users.split(",")]:
@@ -180,25 +244,37 @@ def main() -> int:
         t0 = time.perf_counter()
         generate(spark, users, folder)
         print(f"{users} users: data ready in {time.perf_counter() - t0:.1f} s", flush=True)
-        partitions = max(2, users * RECS // 4_000_000)
+        partitions = args.partitions
         tools = [("rankwise", partial(time_rankwise, spark, folder, partitions)),
                  ("one", partial(time_evaluator_one, spark, folder)),
                  ("five", partial(time_evaluator_five, spark, folder))]
+        if args.breakdown:
+            tools += [("grouping", partial(time_grouping, spark, folder, partitions)),
+                      ("scan", partial(time_scan, spark, folder))]
         if users <= args.memory_max:
             tools.append(("memory", partial(time_memory, folder)))
         tools = [t for t in tools if t[0] not in skip]
         times: dict[str, list[float]] = {name: [] for name, _ in tools}
+        loads: dict[str, list[list[float]]] = {name: [] for name, _ in tools}
         values: dict[str, dict] = {}
+        workers: list[dict] = []
         for rep in range(args.repeat):
             shift = rep % len(tools)
             for name, fn in tools[shift:] + tools[:shift]:
+                before = os.getloadavg()[0]
                 elapsed, got = fn()
+                after = os.getloadavg()[0]
                 times[name].append(elapsed)
+                loads[name].append([round(before, 2), round(after, 2)])
+                if "worker_seconds" in got:
+                    workers.append(got.pop("worker_seconds"))
                 values[name] = got
-                print(f"  {name:<8s} {elapsed:8.2f} s", flush=True)
+                extra = f"  python workers: {workers[-1]}" if name == "rankwise" else ""
+                print(f"  {name:<8s} {elapsed:8.2f} s   load {before:.2f} -> {after:.2f}{extra}",
+                      flush=True)
         record = {"users": users, "rows": users * RECS, "partitions": partitions,
                   "times": times, "median": {k: statistics.median(v) for k, v in times.items()},
-                  "values": values}
+                  "load": loads, "worker_seconds": workers, "values": values}
         records.append(record)
         print(json.dumps(record["median"]), flush=True)
     spark.stop()
@@ -218,7 +294,9 @@ def main() -> int:
 def markdown(records) -> str:
     names = {"rankwise": "rankwise on Spark, 10 measures",
              "one": "RankingEvaluator, nDCG@10 only", "five": "RankingEvaluator, its 5 metrics",
-             "memory": "rankwise in memory, 10 measures"}
+             "memory": "rankwise in memory, 10 measures",
+             "grouping": "rankwise's Spark side only (grouping, join, move to Python)",
+             "scan": "reading the Parquet rows only"}
     lines = ["| users × 100 | tool | median s | s per million rows | vs rankwise on Spark |",
              "|---|---|---:|---:|---:|"]
     for r in records:

@@ -3,8 +3,8 @@ DataFrames, with the same numbers, conventions and diagnostics as :func:`rankwis
 
 How it works (details in docs/spark.md):
 
-1. the judgments and every run are put in one DataFrame (query, doc, value, side, row id) and
-   grouped by query: one row per query with the list of its rows from every side;
+1. the judgments and every run are each grouped by query (one list per field of a query's
+   rows) and the sides joined on the query: one row per query with its rows from every side;
 2. ``mapInArrow`` hands each partition to :func:`rankwise.spark.partition.evaluate_partition`
    as Arrow record batches; it evaluates them chunk by chunk (whole queries, about
    ``chunk_rows`` rows) with the in-memory engine's kernels;
@@ -26,7 +26,20 @@ from ..measures import Measure, parse_measures
 from ..results import Result, SystemResult
 from . import combine
 from .io import BAD_COLUMN, columns_of
-from .partition import FIRST, NO_RANK, SUMMARY, Plan, evaluate_partition
+from .partition import (
+    BAD,
+    COUNT,
+    DOC,
+    FIRST,
+    NO_RANK,
+    RANK,
+    ROW,
+    SUMMARY,
+    VALUE,
+    Plan,
+    evaluate_partition,
+    side_column,
+)
 
 #: Rows per chunk a partition evaluates at once (whole queries; a longer query is one chunk).
 CHUNK_ROWS = 1 << 21
@@ -47,14 +60,21 @@ class SparkResult(Result):
         one per measure named as in :attr:`measures` (quote names with dots in Spark SQL:
         ``df.select("`IPrec@0.5`")``). Held in Spark's cache, or read back from
         ``per_query_path``.
+    worker_seconds : dict of str to float
+        Where the Python workers' time went, summed over the partitions: ``wall`` and ``cpu``
+        in the partitions, ``waiting`` for Spark to group and send the rows, ``returning``
+        per-query values to Spark; and the number of ``partitions``. ``cpu`` is about the
+        kernels' share of the work (see docs/spark.md, "Speed").
     """
 
     def __init__(self, measures: list[str], systems: dict[str, SystemResult],
                  conventions: Conventions, aggregate_kinds: dict[str, str],
-                 per_query_frame: Any = None, cached: Any = None) -> None:
+                 per_query_frame: Any = None, cached: Any = None,
+                 worker_seconds: dict[str, float] | None = None) -> None:
         super().__init__(measures, systems, conventions, aggregate_kinds)
         self.per_query_frame = per_query_frame
         self._cached = cached
+        self.worker_seconds = dict(worker_seconds or {})
 
     def collect(self) -> Result:
         """The same result with the per-query values on the driver (a plain ``Result``, as
@@ -166,11 +186,11 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     plan = Plan(measures=tuple(parsed), computed=tuple(_computed(parsed, qrels, relevance)),
                 conventions=conv, systems=tuple(runs), run_sources=sources,
                 qrels_source=qrels_source, per_query=per_query, chunk_rows=chunk_rows)
-    rows = _rows(runs, qrels, plan, query, doc, score, relevance, rank)
-    if partitions is None and _estimated_bytes(rows) <= SMALL_INPUT_BYTES:
+    sides = _sides(runs, qrels, query, doc, score, relevance, rank)
+    if partitions is None and sum(map(_estimated_bytes, sides)) <= SMALL_INPUT_BYTES:
         partitions = 1
-    out = _grouped(rows, plan, partitions).mapInArrow(partial(evaluate_partition, plan=plan),
-                                                      _schema(plan))
+    out = _grouped(sides, plan, partitions).mapInArrow(partial(evaluate_partition, plan=plan),
+                                                       _schema(plan))
     cached = None
     if per_query:
         from pyspark import StorageLevel
@@ -181,7 +201,8 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
 
     summaries = [r[0] for r in out.where(F.col(SUMMARY).isNotNull()).select(SUMMARY).collect()]
     try:
-        systems = combine.system_results(plan, combine.parse(summaries))
+        parsed_summaries = combine.parse(summaries)
+        systems = combine.system_results(plan, parsed_summaries)
     except InputError:
         if cached is not None:
             cached.unpersist()
@@ -196,7 +217,8 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
             cached = None
             frame = out.sparkSession.read.parquet(per_query_path)
     return SparkResult([str(m) for m in parsed], systems, conv,
-                       {str(m): m.spec.aggregate for m in parsed}, frame, cached)
+                       {str(m): m.spec.aggregate for m in parsed}, frame, cached,
+                       combine.seconds(parsed_summaries))
 
 
 def compare(run: Any, qrels: Any, measures: str | Sequence[str], baseline: str | None = None,
@@ -258,62 +280,71 @@ def _computed(parsed: list[Measure], qrels, relevance: str) -> list[Measure]:
             if m in needs_top else m for m in parsed]
 
 
-def _rows(runs: dict[str, Any], qrels, plan: Plan, query: str, doc: str, score: str,
-          relevance: str, rank: str | None):
-    """Every run and the judgments as one DataFrame: q, d, v, side, r (row id in the input
-    order), and where any input has them, rank and the reader's bad-line column."""
+def _sides(runs: dict[str, Any], qrels, query: str, doc: str, score: str, relevance: str,
+           rank: str | None) -> list[Any]:
+    """The judgments and every run as DataFrames of the same shape: q, d, v, r (row id in the
+    input order), and where the input has them, rank and the reader's bad-line column. Ids
+    keep their type (integers stay integers; the kernel makes them strings) where every input
+    holds integers, else become strings."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     sides = [(qrels, relevance)] + [(df, score) for df in runs.values()]
-    ranked = [rank is not None and rank in columns_of(df) for df, _ in sides]
-    marked = [BAD_COLUMN in columns_of(df) for df, _ in sides]
     id_type = {c: T.LongType() if all(isinstance(columns_of(df)[c], T.IntegralType)
                                       for df, _ in sides) else T.StringType()
                for c in (query, doc)}
-    parts = []
+    out = []
     for s, (df, value) in enumerate(sides):
         columns = [F.col(query).cast(id_type[query]).alias("q"),
-                   F.col(doc).cast(id_type[doc]).alias("d"),
-                   F.col(value).cast("double").alias("v"),
-                   F.lit(s).cast("byte").alias("side"),
-                   F.monotonically_increasing_id().alias("r")]
-        if any(ranked):
-            columns.append((F.col(rank) if ranked[s] else F.lit(None)).cast("long").alias("rank"))
-        if any(marked):
-            columns.append((F.col(BAD_COLUMN) if marked[s] else F.lit(None)).cast("string")
-                           .alias("bad"))
-        parts.append(df.select(*columns))
-    rows = parts[0]
-    for part in parts[1:]:
-        rows = rows.unionByName(part)
-    return rows
+                   F.col(doc).cast(id_type[doc]).alias(DOC),
+                   F.col(value).cast("double").alias(VALUE),
+                   F.monotonically_increasing_id().alias(ROW)]
+        if s > 0 and rank is not None and rank in columns_of(df):
+            columns.append(F.col(rank).cast("long").alias(RANK))
+        if BAD_COLUMN in columns_of(df):
+            columns.append(F.col(BAD_COLUMN).cast("string").alias(BAD))
+        out.append(df.select(*columns))
+    return out
 
 
-def _grouped(rows, plan: Plan, partitions: int | None):
-    """One row per query: per side its smallest row id, and one list per field of its rows
-    (side, d, v, and r where the order within a query matters, rank and bad where present).
+def _grouped(sides: list[Any], plan: Plan, partitions: int | None):
+    """One row per query: per side the number of its rows, its smallest row id, and one list
+    per field of its rows (d, v, and r where the order within a query matters, rank and bad
+    where present); the sides grouped one by one and joined on the query (full outer join).
 
     Every ``collect_list`` of one aggregation sees the rows in the same order, so the lists
     are aligned; it leaves out nulls, so rank and bad are given non-null stand-ins (a missing
-    doc id or value then shows as a shorter list, which the kernel reports). Grouping moves
-    fewer bytes to Python than sorted rows or a list of structs (measured in docs/spark.md).
+    doc id or value then shows as a list shorter than the count, which the kernel reports).
+    Grouping each side on its own lets Spark combine each side's rows before the shuffle
+    (partial aggregation) with fewer aggregates per row than one grouping of all sides with
+    a side column; lists move to Python at a fraction of the cost of rows (measured in
+    docs/spark.md).
     """
     from pyspark.sql import functions as F
 
-    fields = {"side": F.col("side"), "d": F.col("d"), "v": F.col("v")}
-    if plan.input_order:
-        fields["r"] = F.col("r")
-    if "rank" in rows.columns:
-        fields["rank"] = F.coalesce(F.col("rank"), F.lit(NO_RANK).cast("long"))
-    if "bad" in rows.columns:
-        fields["bad"] = F.coalesce(F.col("bad"), F.lit(""))
-    if partitions:
-        rows = rows.repartition(partitions, "q")
-    firsts = [F.min(F.when(F.col("side") == s, F.col("r"))).alias(f"{FIRST}{s}")
-              for s in range(len(plan.systems) + 1)]
-    return rows.groupBy("q").agg(*[F.collect_list(c).alias(name) for name, c in fields.items()],
-                                 *firsts)
+    grouped = None
+    for s, rows in enumerate(sides):
+        fields = [F.collect_list(DOC).alias(side_column(DOC, s)),
+                  F.collect_list(VALUE).alias(side_column(VALUE, s))]
+        if plan.input_order:
+            fields.append(F.collect_list(ROW).alias(side_column(ROW, s)))
+        if RANK in rows.columns:
+            fields.append(F.collect_list(F.coalesce(F.col(RANK), F.lit(NO_RANK).cast("long")))
+                          .alias(side_column(RANK, s)))
+        if BAD in rows.columns:
+            fields.append(F.collect_list(F.coalesce(F.col(BAD), F.lit("")))
+                          .alias(side_column(BAD, s)))
+        if partitions:
+            rows = rows.repartition(partitions, "q")
+        side = rows.groupBy("q").agg(F.count(F.lit(1)).alias(side_column(COUNT, s)),
+                                     F.min(ROW).alias(side_column(FIRST, s)), *fields)
+        if grouped is None:
+            grouped = side
+            continue
+        if partitions and s > 1:  # a full join's output is shuffled again for the next one
+            grouped = grouped.repartition(partitions, "q")
+        grouped = grouped.join(side, "q", "full")
+    return grouped
 
 
 def _check_columns(runs: dict[str, Any], qrels, query: str, doc: str, score: str,

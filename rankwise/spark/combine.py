@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..results import SystemResult
 from . import exact
 from .checks import merge_checks
-from .partition import EXAMPLES, Plan
+from .partition import EXAMPLES, SECONDS, Plan
 
 #: Count fields whose queries are those of one run (the others concern the judgments).
 _ROWS = "run_rows"
@@ -127,3 +127,14 @@ def _check_input(plan: Plan, s: int, diagnostics: dict[str, Any]) -> None:
         raise InputError(f"no query in common with the judgments in {plan.qrels_source} (run "
                          f"queries such as {run_q!r}, judged queries such as {qrels_q!r})",
                          source=source)
+
+
+def seconds(parsed: list[dict[str, Any]]) -> dict[str, float]:
+    """The Python workers' time, summed over the partitions (``wall``, ``cpu``, ``waiting``
+    for Spark's record batches, ``returning`` per-query batches to Spark), and the number of
+    ``partitions``."""
+    total = dict.fromkeys(SECONDS, 0.0)
+    for part in parsed:
+        for key, value in (part.get("seconds") or {}).items():
+            total[key] = total.get(key, 0.0) + value
+    return {**total, "partitions": len(parsed)}

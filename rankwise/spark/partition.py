@@ -1,10 +1,11 @@
 """The Spark engine's kernel: one partition evaluated by the in-memory engine.
 
-Spark groups every row of a query (the judgments and each system's run) into one row per
-query: the query id, one list per field of its rows (side, doc, value, and where needed row
-id, rank and a reader's error; ``collect_list`` of each field in one aggregation, so the lists
-are aligned), and the smallest row id of the query on each side. This module turns the Arrow
-record batches of such rows into results with no Python object per input row:
+Spark groups the rows of each side (the judgments, and each system's run) by query, and joins
+the sides on the query: one row per query with, per side, the number of its rows, one list
+per field of them (doc, value, and where needed row id, rank and a reader's error;
+``collect_list`` of each field in one aggregation, so the lists are aligned) and its smallest
+row id. This module turns the Arrow record batches of such rows into results with no Python
+object per input row:
 
 1. **Chunks of whole queries.** Batches are gathered until their lists hold ``chunk_rows``
    rows; a query is never split, so memory holds about ``chunk_rows`` rows, or one longer
@@ -37,6 +38,7 @@ the error in its summary and the driver raises it.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,19 +50,28 @@ from ..errors import InputError
 from ..results import MIN_GEO_MEAN
 from . import exact
 
-#: Columns of the rows a partition receives: the query id, FIRST + side (the smallest row id of
-#: the query on that side), and one list per field of the query's rows: side (0 judgments,
-#: s + 1 the s-th run), doc id, score or grade, and optionally the row id (input order), the
-#: rank column (NO_RANK where it is not an integer) and a reader's error ("" where none).
-QUERY, FIRST = "q", "first"
-SIDE, DOC, VALUE, ROW, RANK, BAD = "side", "d", "v", "r", "rank", "bad"
-FIELDS = (SIDE, DOC, VALUE, ROW, RANK, BAD)
+#: Columns of the rows a partition receives: the query id and, per side ``s`` (0 the judgments,
+#: s + 1 the s-th run; see :func:`side_column`), the number of its rows (COUNT, null where the
+#: side has none), its smallest row id (FIRST) and one list per field of its rows: doc id,
+#: score or grade, and optionally the row id (input order), the rank column (NO_RANK where it
+#: is not an integer) and a reader's error ("" where none).
+QUERY, COUNT, FIRST = "q", "n", "first"
+DOC, VALUE, ROW, RANK, BAD = "d", "v", "r", "rank", "bad"
+FIELDS = (DOC, VALUE, ROW, RANK, BAD)
 NO_RANK = -(1 << 63)
+#: What a partition's summary times (:attr:`PartitionSummary.seconds`).
+SECONDS = ("wall", "cpu", "waiting", "returning")
 #: Column of the summary row (JSON), the one non-null column of that row.
 SUMMARY = "summary"
 #: Examples kept per diagnostic (as the in-memory engine keeps).
 EXAMPLES = 5
 _SENTINEL = "\x00rankwise-sentinel"
+
+
+def side_column(name: str, side: int) -> str:
+    """The column of field ``name`` (or COUNT, FIRST) of side ``side``: ``"d1"``, ``"first0"``.
+    """
+    return f"{name}{side}"
 
 
 @dataclass(frozen=True)
@@ -95,15 +106,34 @@ def evaluate_partition(batches: Iterable[Any], plan: Plan) -> Iterator[Any]:
     """Evaluate one partition: per-query record batches (with ``plan.per_query``), then one
     summary batch. Used through ``DataFrame.mapInArrow``."""
     summary = PartitionSummary(plan)
+    clock = summary.seconds
+    wall, cpu = time.perf_counter(), time.process_time()
     try:
-        for chunk in chunks(batches, plan.chunk_rows):
+        for chunk in chunks(_timed(batches, clock), plan.chunk_rows):
             for per_query in evaluate_chunk(chunk, plan, summary):
                 if per_query.num_rows:
+                    returned = time.perf_counter()
                     yield per_query
+                    clock["returning"] += time.perf_counter() - returned
     except InputError as exc:
         summary.error = {"message": exc.reason, "source": exc.source, "line": exc.line,
                          "value": exc.value, "unit": exc.unit}
+    clock["wall"] = time.perf_counter() - wall
+    clock["cpu"] = time.process_time() - cpu
     yield summary_batch(plan, summary.to_json())
+
+
+def _timed(batches: Iterable[Any], clock: dict[str, float]) -> Iterator[Any]:
+    """The batches, adding to ``clock["waiting"]`` the time spent waiting for each (Spark
+    grouping the rows and moving them here)."""
+    it = iter(batches)
+    while True:
+        start = time.perf_counter()
+        batch = next(it, None)
+        clock["waiting"] += time.perf_counter() - start
+        if batch is None:
+            return
+        yield batch
 
 
 def chunks(batches: Iterable[Any], chunk_rows: int) -> Iterator[Any]:
@@ -111,30 +141,42 @@ def chunks(batches: Iterable[Any], chunk_rows: int) -> Iterator[Any]:
     last).
 
     >>> import pyarrow as pa
-    >>> batch = pa.record_batch({"q": ["a", "b", "c"], "side": [[1, 2], [3], [4, 5, 6]]})
+    >>> batch = pa.record_batch({"q": ["a", "b", "c"], "n0": [2, 1, None], "n1": [None, None, 3]})
     >>> [t.column("q").to_pylist() for t in chunks([batch, batch.slice(2)], 3)]
     [['a', 'b'], ['c'], ['c']]
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     pending: list[Any] = []
-    size = 0
+    size = 0  # rows pending, always fewer than chunk_rows
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        lengths = pc.list_value_length(batch.column(SIDE))
-        total = 0
-        for i, n in enumerate(np.cumsum(lengths.to_numpy(zero_copy_only=False)).tolist()):
-            if size + n >= chunk_rows:  # cut after this query
-                pending.append(batch.slice(total, i + 1 - total))
-                yield pa.Table.from_batches(pending)
-                pending, size, total = [], -n, i + 1
-        if total < batch.num_rows:
-            pending.append(batch.slice(total))
-        size += int(pc.sum(lengths).as_py() or 0)
+        ends = np.cumsum(_row_counts(batch))  # rows up to and including each query
+        start, before = 0, 0  # first query not yet cut, rows of the batch before it
+        while True:  # cut after the first query that makes the chunk reach chunk_rows
+            cut = int(np.searchsorted(ends, before + chunk_rows - size))
+            if cut >= batch.num_rows:
+                break
+            pending.append(batch.slice(start, cut + 1 - start))
+            yield pa.Table.from_batches(pending)
+            pending, size, start, before = [], 0, cut + 1, int(ends[cut])
+        if start < batch.num_rows:
+            pending.append(batch.slice(start))
+            size += int(ends[-1]) - before
     if pending:
         yield pa.Table.from_batches(pending)
+
+
+def _row_counts(batch) -> np.ndarray:
+    """Rows of each query of a batch, over every side."""
+    from ..core.arrow import to_numpy
+
+    total = np.zeros(batch.num_rows, dtype=np.int64)
+    for name in batch.schema.names:
+        if name.startswith(COUNT) and name[len(COUNT):].isdigit():
+            total += to_numpy(batch.column(name), np.int64, null=0)
+    return total
 
 
 # ---------------------------------------------------------------------------- one chunk
@@ -158,69 +200,78 @@ def evaluate_chunk(table, plan: Plan, summary: PartitionSummary) -> list[Any]:
 
 
 class _Rows:
-    """A chunk's rows, flattened out of the per-query lists, and the tables of each side."""
+    """A chunk's rows, flattened side by side out of the per-query lists."""
 
     def __init__(self, table, plan: Plan) -> None:
-        import pyarrow.compute as pc
-
-        from ..core.arrow import to_numpy
-
         self.plan = plan
         self.table = table
         self.queries = table.column(QUERY).combine_chunks()
-        lists = table.column(SIDE).combine_chunks()
-        lengths = to_numpy(pc.list_value_length(lists), np.int64, null=0)
-        self.owner = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-        self.side = to_numpy(lists.flatten(), np.int64)
-        self.fields = {}
-        for name in (BAD, *FIELDS[1:-1]):  # a reader's error first: it explains missing values
-            if name in table.column_names:
-                values = table.column(name).combine_chunks().flatten()
-                if len(values) != len(self.side):  # collect_list leaves out nulls
-                    self._missing(name, table.column(name).combine_chunks(), lengths)
-                self.fields[name] = values
-                if name == BAD:
-                    self._raise_bad_rows()
+        sides = range(len(plan.systems) + 1)
+        self.owner = [np.repeat(np.arange(table.num_rows, dtype=np.int64), self._counts(s))
+                      for s in sides]
+        self.fields: list[dict[str, Any]] = [{} for _ in sides]
+        for s in sides:  # a reader's error first: it explains missing values
+            self._raise_bad_rows(s)
+        for s in sides:
+            for name in FIELDS[:-1]:
+                values = self._flat(name, s)
+                if values is not None:
+                    self.fields[s][name] = values
 
-    def _missing(self, name: str, lists, lengths: np.ndarray) -> None:
+    def _counts(self, s: int) -> np.ndarray:
+        from ..core.arrow import to_numpy
+
+        return to_numpy(self.table.column(side_column(COUNT, s)), np.int64, null=0)
+
+    def _flat(self, name: str, s: int):
+        """The values of field ``name`` of side ``s``, query by query (None: no such column)."""
+        column = side_column(name, s)
+        if column not in self.table.column_names:
+            return None
+        lists = self.table.column(column).combine_chunks()
+        values = lists.flatten()
+        if len(values) != len(self.owner[s]):  # collect_list leaves out nulls
+            self._missing(name, s, lists)
+        return values
+
+    def _missing(self, name: str, s: int, lists) -> None:
         import pyarrow.compute as pc
 
         from ..core.arrow import to_numpy
 
         short = np.flatnonzero(to_numpy(pc.list_value_length(lists), np.int64, null=0)
-                               != lengths)[0]
+                               != self._counts(s))[0]
         what = "a doc id" if name == DOC else "a score or grade"
         raise InputError(f"a row of query {self.queries[int(short)].as_py()!r} has no value "
                          f"where {what} is expected", source="input", value="null")
 
-    def _raise_bad_rows(self) -> None:
+    def _raise_bad_rows(self, s: int) -> None:
         """Rows a reader could not parse carry ``reason \\x00 line`` in the bad field."""
-        if BAD not in self.fields:
+        bad = self._flat(BAD, s)
+        if bad is None:
             return
         import pyarrow.compute as pc
 
         from ..core.arrow import to_numpy
 
-        bad = self.fields[BAD]
         flagged = np.flatnonzero(to_numpy(pc.not_equal(bad, ""), bool))
         if len(flagged):
-            at = int(flagged[0])
-            reason, _, line = str(bad[at].as_py()).partition("\x00")
-            raise InputError(reason, source=_source(self.plan, int(self.side[at])), value=line)
+            reason, _, line = str(bad[int(flagged[0])].as_py()).partition("\x00")
+            raise InputError(reason, source=_source(self.plan, s), value=line)
 
     def _side(self, s: int):
-        """Rows of side ``s`` (in input order where a convention needs it), their query codes
-        in order of first appearance, the query ids, and the first row id of each code."""
+        """Rows of side ``s`` (None: in the order given; else in input order, where a
+        convention needs it), their query codes in order of first appearance, the query ids,
+        the first row id of each code, and each row's row id (None unless in input order)."""
         from ..core.arrow import to_numpy
 
-        at = np.flatnonzero(self.side == s)
-        lines = None
-        if ROW in self.fields:
-            lines = to_numpy(self.fields[ROW], np.int64)[at]
-            order = np.lexsort((lines, self.owner[at]))
-            at, lines = at[order], lines[order]
-        first = to_numpy(self.table.column(FIRST + str(s)), np.int64, null=-1)
-        codes, queries, first_of_code = _encode(self.owner[at], first, self.queries)
+        owner, at, lines = self.owner[s], None, None
+        if ROW in self.fields[s]:
+            lines = to_numpy(self.fields[s][ROW], np.int64)
+            at = np.lexsort((lines, owner))
+            owner, lines = owner[at], lines[at]
+        first = to_numpy(self.table.column(side_column(FIRST, s)), np.int64, null=-1)
+        codes, queries, first_of_code = _encode(owner, first, self.queries)
         return at, codes, queries, first_of_code, lines
 
     def qrels(self):
@@ -228,7 +279,8 @@ class _Rows:
 
         source = self.plan.qrels_source
         at, codes, queries, first, lines = self._side(0)
-        qrels = Qrels(codes, queries, self._ids(at), source, lines, "row", self._numbers(at))
+        qrels = Qrels(codes, queries, self._ids(0, at), source, lines, "row",
+                      self._numbers(0, at))
         return qrels, _first_rows(queries, first)
 
     def run(self, s: int):
@@ -239,22 +291,30 @@ class _Rows:
 
         at, codes, queries, first, lines = self._side(s + 1)
         rank, dropped = None, False
-        if RANK in self.fields and len(at):
-            rank = to_numpy(self.fields[RANK].take(at), np.int64)
+        ranks = self.fields[s + 1].get(RANK)
+        if ranks is not None and len(ranks):
+            rank = _taken(to_numpy(ranks, np.int64), at)
             if (rank == NO_RANK).any():
                 rank, dropped = None, True
-        run = Run(codes, queries, self._ids(at), self.plan.run_sources[s], lines, "row",
-                  self._numbers(at), self.plan.systems[s], rank)
+        run = Run(codes, queries, self._ids(s + 1, at), self.plan.run_sources[s], lines, "row",
+                  self._numbers(s + 1, at), self.plan.systems[s], rank)
         check_finite_scores(run)
         return run, _first_rows(queries, first), rank is not None, dropped
 
-    def _ids(self, at: np.ndarray):
-        return _as_strings(self.fields[DOC].take(at))
+    def _ids(self, s: int, at: np.ndarray | None):
+        from ..core.arrow import indices
 
-    def _numbers(self, at: np.ndarray) -> np.ndarray:
+        docs = self.fields[s][DOC]
+        return _as_strings(docs if at is None else docs.take(indices(at)))
+
+    def _numbers(self, s: int, at: np.ndarray | None) -> np.ndarray:
         from ..core.arrow import to_numpy
 
-        return to_numpy(self.fields[VALUE].take(at), np.float64)
+        return _taken(to_numpy(self.fields[s][VALUE], np.float64), at)
+
+
+def _taken(values: np.ndarray, at: np.ndarray | None) -> np.ndarray:
+    return values if at is None else values[at]
 
 
 class _Judgments:
@@ -533,6 +593,10 @@ class PartitionSummary:
     def __init__(self, plan: Plan) -> None:
         self.systems = [SystemSummary() for _ in plan.systems]
         self.error: dict[str, Any] | None = None
+        #: seconds of the Python worker: wall and CPU time in the partition, time waiting for
+        #: record batches, and time handing per-query batches back to Spark
+        self.seconds = dict.fromkeys(SECONDS, 0.0)
 
     def to_json(self) -> str:
-        return json.dumps({"systems": [s.to_json() for s in self.systems], "error": self.error})
+        return json.dumps({"systems": [s.to_json() for s in self.systems], "error": self.error,
+                           "seconds": self.seconds})

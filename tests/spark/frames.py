@@ -33,40 +33,48 @@ def collection_frames(seed: int, num_queries: int = 120, negative_grades: bool =
 def shuffle(runs: dict[str, pd.DataFrame], qrels: pd.DataFrame, partitions: int,
             batch_rows: int, input_order: bool = False, seed: int = 0):
     """What Spark hands the kernel: per partition (a hash of the query), record batches of one
-    row per query with one list per field of its rows from every side, in an arbitrary order
-    (Spark's ``collect_list``), their row ids where ``input_order``, and each side's first
-    row id."""
+    row per query (queries in an arbitrary order) with, per side, the number of its rows, one
+    list per field of them in an arbitrary order (Spark's ``collect_list``), their row ids
+    where ``input_order``, and its first row id; all null where the query has no row on that
+    side (the full outer join of the sides)."""
     import pyarrow as pa
 
     sides = [qrels.rename(columns={"relevance": "v"})] + \
         [r.rename(columns={"score": "v"}) for r in runs.values()]
+    rng = np.random.default_rng(seed)
     frames = []
     for s, frame in enumerate(sides):
         frame = frame[["query", "doc", "v"]].copy()
         frame.columns = ["q", "d", "v"]
-        frame["side"] = np.int8(s)
+        frame["v"] = frame["v"].astype(np.float64)
         frame["r"] = np.arange(len(frame), dtype=np.int64)
-        frames.append(frame)
-    rows = pd.concat(frames, ignore_index=True)
-    rows["v"] = rows["v"].astype(np.float64)
-    rows["shuffled"] = np.random.default_rng(seed).permutation(len(rows))
-    rows = rows.sort_values(["q", "shuffled"], kind="stable")  # any order within a query
-    part = rows["q"].map(lambda q: zlib.crc32(q.encode()) % partitions)
-    fields = ["side", "d", "v"] + (["r"] if input_order else [])
+        frame["shuffled"] = rng.permutation(len(frame))
+        frames.append(frame.sort_values(["q", "shuffled"], kind="stable"))  # any order
+    queries_all = pd.concat([f["q"] for f in frames]).drop_duplicates()
+    queries_all = queries_all.iloc[rng.permutation(len(queries_all))].tolist()
+    fields = ["d", "v"] + (["r"] if input_order else [])
     out = []
     for p in range(partitions):
-        mine = rows[part == p]
-        queries = mine["q"].drop_duplicates().tolist()
-        lengths = mine.groupby("q", sort=False).size().loc[queries].to_numpy()
-        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+        queries = [q for q in queries_all if zlib.crc32(q.encode()) % partitions == p]
         columns = {"q": pa.array(queries, pa.string())}
-        for f in fields:
-            columns[f] = pa.ListArray.from_arrays(pa.array(offsets), pa.array(mine[f].to_numpy()))
-        for s in range(len(sides)):
-            first = mine[mine["side"] == s].groupby("q", sort=False)["r"].min()
-            first = first.reindex(queries)
+        for s, frame in enumerate(frames):
+            mine = frame[frame["q"].isin(queries)]
+            groups = mine.groupby("q", sort=False)
+            counts = groups.size().reindex(queries)
+            present = ~counts.isna().to_numpy()
+            lengths = counts.fillna(0).astype(np.int64).to_numpy()
+            order = np.argsort(pd.Categorical(mine["q"], categories=queries).codes,
+                               kind="stable")
+            mine = mine.iloc[order]
+            offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
+            columns[f"n{s}"] = pa.array(lengths, mask=~present)
+            first = groups["r"].min().reindex(queries)
             columns[f"first{s}"] = pa.array(first.fillna(-1).astype(np.int64).to_numpy(),
-                                            mask=first.isna().to_numpy())
+                                            mask=~present)
+            for f in fields:
+                lists = pa.ListArray.from_arrays(offsets, pa.array(mine[f].to_numpy()))
+                columns[f"{f}{s}"] = pa.ListArray.from_arrays(
+                    offsets, lists.flatten(), mask=pa.array(~present))
         table = pa.table(columns)
         out.append(table.to_batches(max_chunksize=batch_rows))
     return out
