@@ -184,7 +184,8 @@ def time_evaluator_five(spark, folder: str):
                             ("ndcgAtK", 10, "nDCG@10")):
         out[name] = RankingEvaluator(metricName=metric, k=k).evaluate(arrays)
     elapsed = time.perf_counter() - t0
-    arrays.unpersist(blocking=True)  # the next tool starts with the memory free
+    arrays.unpersist(blocking=True)  # the next tool starts with the memory free:
+    spark.sparkContext._jvm.System.gc()  # the cached arrays' heap too (see docs/spark.md)
     return elapsed, out
 
 

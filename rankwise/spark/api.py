@@ -150,7 +150,10 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     partitions : int, optional
         Number of partitions to spread the queries over; default: one for inputs Spark
         estimates under 64 MiB, else Spark's ``spark.sql.shuffle.partitions`` (coalesced by
-        adaptive execution).
+        adaptive execution), each input partition's rows being combined by query before the
+        shuffle. With a number, the rows are shuffled by query into that many partitions
+        first and grouped there (more shuffled data, less memory per task: see "Limits" in
+        docs/spark.md).
     chunk_rows : int
         Rows a partition evaluates at once (whole queries; a longer query is one chunk).
     per_query_path : str, optional
