@@ -163,11 +163,32 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None) -> 
     ['ties_at_cutoff']
     """
     measures = list(measures)
-    checks = [*_binary_judgments(lists, measures), *_threshold_above_grades(lists, measures),
-              *_short_lists(lists, measures), *_ties_at_cutoff(lists, measures),
+    return combine_checks(lists, measures, values, list_checks(lists, measures))
+
+
+def list_checks(lists, measures) -> dict[str, list[Check]]:
+    """The checks that read the ranked lists only, not the per-query values (so they can run
+    while the measures are computed), by check code."""
+    measures = list(measures)
+    return {"binary_judgments": _binary_judgments(lists, measures),
+            "threshold_above_grades": _threshold_above_grades(lists, measures),
+            "short_lists": _short_lists(lists, measures),
+            "ties_at_cutoff": _ties_at_cutoff(lists, measures),
+            "judged_at_k": _judged_at_k(lists, measures), "one_side": _one_side(lists),
+            "different_cutoffs": _different_cutoffs(measures),
+            "exp_gain_levels": _exp_gain_levels(lists, measures)}
+
+
+def combine_checks(lists, measures, values: dict[str, np.ndarray] | None,
+                   listed: dict[str, list[Check]]) -> list[Check]:
+    """Every check in :func:`run_checks`' order, from the :func:`list_checks` already done
+    (``listed``) and the checks that read the values."""
+    measures = list(measures)
+    checks = [*listed["binary_judgments"], *listed["threshold_above_grades"],
+              *listed["short_lists"], *listed["ties_at_cutoff"],
               *_no_relevant(lists, measures, values), *_idcg_zero(lists, measures, values),
-              *_judged_at_k(lists, measures), *_one_side(lists),
-              *_different_cutoffs(measures), *_exp_gain_levels(lists, measures)]
+              *listed["judged_at_k"], *listed["one_side"], *listed["different_cutoffs"],
+              *listed["exp_gain_levels"]]
     if values is not None:
         checks += _carried_by_few(lists, measures, values)
         checks += _tie_sensitivity(lists, measures, values)

@@ -87,3 +87,24 @@ def test_many_run_only_queries_widen_the_key_layout(tmp_path):
     result = rankwise.evaluate(qrels, run, MEASURES, per_query=True)
     assert result.per_query() == _values(tmp_path)
     assert result.diagnostics["run"]["queries_only_in_run"] == 42
+
+
+def test_fingerprints_do_not_depend_on_the_slice_size(monkeypatch):
+    """Ids are fingerprinted slice by slice: any slice size gives the same fingerprints and
+    words, ids at the end of the data buffer (read from its zero-padded tail) included."""
+    rng = np.random.default_rng(5)
+    for alphabet_max in (5, 20):  # short ids (words) and a mix with long ones (no words)
+        ids = ["".join(rng.choice(list("abcdé0123"), int(rng.integers(0, alphabet_max))))
+               for _ in range(500)]
+        strings = pa.chunked_array([ids[:137], ids[137:]])
+        whole = keys.fingerprints_and_words(strings)
+        assert (whole[1] is None) == (alphabet_max == 20)
+        for size in (1, 3, 64):
+            monkeypatch.setattr(keys, "FINGERPRINT_BLOCK_ROWS", size)
+            fp, words = keys.fingerprints_and_words(strings)
+            assert np.array_equal(fp, whole[0])
+            assert (words is None) == (whole[1] is None)
+            if words is not None:
+                assert np.array_equal(words, whole[1])
+        assert [keys.fingerprints(pa.array([text]))[0] for text in ids[-5:]] == \
+            whole[0][-5:].tolist()

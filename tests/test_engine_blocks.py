@@ -53,11 +53,13 @@ def _per_query(qrels, run, **conventions):
 
 @pytest.mark.parametrize("grouped", [True, False])
 @pytest.mark.parametrize("duplicates", [0, 25])
-def test_blocks_give_the_single_block_values(monkeypatch, grouped, duplicates):
+@pytest.mark.parametrize("threads", [1, 3])
+def test_blocks_give_the_single_block_values(monkeypatch, grouped, duplicates, threads):
     qrels, run = _frames(*_collection(1, grouped, duplicates))
     conventions = {"duplicates": "first"} if duplicates else {}
     whole = _per_query(qrels, run, **conventions)
     monkeypatch.setattr(ranked, "JOIN_BLOCK_ROWS", 37)  # many blocks, cut between queries
+    monkeypatch.setattr(ranked, "JOIN_THREADS", threads)  # joined side by side or in turn
     blocks = _per_query(qrels, run, **conventions)
     assert blocks == whole
     assert whole[1]["run_duplicates_dropped"] == duplicates
@@ -107,3 +109,18 @@ def test_blockwise_sort_by_query_then_score_is_lexsort(monkeypatch):
         grouped = len(np.unique(qc[starts])) == len(starts)
         assert np.array_equal(order._by_query_then_score(qc, score, grouped),
                               np.lexsort((-score, qc)))
+
+
+def test_checks_alongside_the_measures_give_the_same_result(monkeypatch):
+    """On large lists the checks that need no values run in a second thread while the
+    measures are computed: the values, checks and warnings are those of one thread."""
+    import rankwise.api as api
+
+    qrels, run = _frames(*_collection(3))
+    one_thread = rankwise.evaluate(qrels, run, MEASURES, per_query=True)
+    monkeypatch.setattr(api, "THREAD_MIN_ROWS", 0)
+    alongside = rankwise.evaluate(qrels, run, MEASURES, per_query=True)
+    assert alongside.per_query() == one_thread.per_query()
+    assert alongside.to_json() == one_thread.to_json()
+    assert {c["code"] for c in next(iter(alongside.systems.values())).checks} >= {
+        "binary_judgments", "ties_at_cutoff", "no_relevant", "judged_at_k", "carried_by_few"}

@@ -16,8 +16,8 @@ import numpy as np
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xFF51AFD7ED558CCD)
 _MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
-#: _BYTE_MASKS[k] keeps the low k bytes of a word (k = 0..7)
-_BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)], dtype=np.uint64)
+#: _BYTE_MASKS[k] keeps the low k bytes of a word (k = 0..8)
+_BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 
 
 class KeyCollision(Exception):
@@ -55,16 +55,25 @@ def fingerprints_and_words(strings) -> tuple[np.ndarray, np.ndarray | None]:
     every id is at most 8 bytes long and none holds a NUL byte: then two ids are equal exactly
     when their words are, and comparing words verifies a fingerprint match without touching
     the strings. Otherwise the words are None.
+
+    The rows are processed in slices of :data:`FINGERPRINT_BLOCK_ROWS`, so that the dozen
+    temporaries of the arithmetic stay in the CPU cache instead of streaming through memory.
     """
     chunks = strings.chunks if hasattr(strings, "chunks") else [strings]
     n = sum(len(chunk) for chunk in chunks)
     fingerprint, words = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)
     exact, at = True, 0
     for chunk in chunks:  # written in place: no per-chunk arrays to join afterwards
-        end = at + len(chunk)
-        exact &= _fingerprints(chunk, fingerprint[at:end], words[at:end] if exact else None)
-        at = end
+        for start in range(0, len(chunk), FINGERPRINT_BLOCK_ROWS):
+            piece = chunk.slice(start, FINGERPRINT_BLOCK_ROWS)
+            end = at + len(piece)
+            exact &= _fingerprints(piece, fingerprint[at:end], words[at:end] if exact else None)
+            at = end
     return fingerprint, words if exact else None
+
+
+#: Rows fingerprinted at a time (their temporaries, 8 bytes a row each, fit in the cache).
+FINGERPRINT_BLOCK_ROWS = 1 << 16
 
 
 def _fingerprints(strings, out: np.ndarray, words: np.ndarray | None) -> bool:
@@ -88,9 +97,10 @@ def _fingerprints(strings, out: np.ndarray, words: np.ndarray | None) -> bool:
         word = read(starts + step, remaining)
         if short:
             words[:] = word
-        mixed = (h ^ word) * _MULTIPLIER
-        mixed ^= mixed >> np.uint64(29)
-        h = mixed if step == 0 else np.where(remaining > 0, mixed, h)  # ended ids keep theirs
+        word ^= h
+        word *= _MULTIPLIER
+        word ^= word >> np.uint64(29)
+        h = word if step == 0 else np.where(remaining > 0, word, h)  # ended ids keep theirs
     _finalise(h, out)
     return short
 
@@ -109,8 +119,8 @@ def byte_prefixes(strings) -> tuple[np.ndarray, int]:
 
 
 def _word_reader(data: np.ndarray, end: int):
-    """A function (positions, bytes left) -> the 8 bytes at each position as a little-endian
-    uint64, keeping only the bytes left of each string (the rest zero).
+    """A function (ascending positions, bytes left) -> the 8 bytes at each position as a
+    little-endian uint64, keeping only the bytes left of each string (the rest zero).
 
     Reads through an unaligned view of ``data`` (no copy); positions in the last 8 bytes read
     from a small zero-padded copy of that tail instead.
@@ -122,14 +132,10 @@ def _word_reader(data: np.ndarray, end: int):
     tail_words = np.ndarray(shape=(9,), dtype="<u8", buffer=tail, strides=(1,))
 
     def read(at: np.ndarray, remaining: np.ndarray) -> np.ndarray:
-        in_body = at < body
-        word = words[np.where(in_body, at, 0)] if body else np.zeros(len(at), np.uint64)
-        if not in_body.all():
-            late = np.flatnonzero(~in_body)
-            word[late] = tail_words[np.clip(at[late] - body, 0, 8)]
-        short = np.flatnonzero(remaining < 8)
-        if len(short):
-            word[short] &= _BYTE_MASKS[np.maximum(remaining[short], 0)]
+        late = int(np.searchsorted(at, body))  # positions ascend: the late ones come last
+        word = words[at] if late == len(at) else np.concatenate(
+            [words[at[:late]], tail_words[np.clip(at[late:] - body, 0, 8)]])
+        word &= _BYTE_MASKS.take(np.clip(remaining, 0, 8))  # the bytes left of each string
         return word
 
     return read

@@ -7,6 +7,7 @@ run depth (``-M``) and removal of unjudged documents (``-J``).
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
@@ -277,10 +278,12 @@ def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
     try:
         fingerprint, words = fingerprints_and_words(qrels.docs)
         keys = pair_keys(qrels.query_code, fingerprint, key_queries, reuse=True)
-        return _index_from_keys(qrels, keys, exact=False, key_queries=key_queries, words=words)
+        index = _index_from_keys(qrels, keys, exact=False, key_queries=key_queries, words=words)
     except KeyCollision:
         (keys,) = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs))
-        return _index_from_keys(qrels, keys, exact=True)
+        index = _index_from_keys(qrels, keys, exact=True)
+    index.level_table  # every pass reads it: computed here, where the indexing thread runs
+    return index
 
 
 def _index_from_keys(qrels, key: np.ndarray, exact: bool, key_queries: int = 0,
@@ -555,6 +558,8 @@ def _rows_to_keep(run, sorter: np.ndarray, sorted_keys: np.ndarray, policy: str)
 
 #: Rows per block of the join: its temporaries stay small, in cache and in reused memory.
 JOIN_BLOCK_ROWS = 1 << 20
+#: Threads joining blocks side by side (the results do not depend on it).
+JOIN_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 
 def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray, words: np.ndarray | None):
@@ -568,16 +573,23 @@ def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray, words: np.ndarr
     matches without reading the strings.
     """
     grade = np.full(len(keys), np.nan)
-    firsts, seconds = [], []
-    for start, end in query_blocks(run.query_code, JOIN_BLOCK_ROWS):
+
+    def join_block(block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        start, end = block
         sorter = np.argsort(keys[start:end], kind="stable")
         sorted_keys = keys[start:end][sorter]
         sorter += start
         first, second = _duplicates(run, sorter, sorted_keys, index.exact, words)
-        firsts.append(first)
-        seconds.append(second)
         _join(index, run, sorter, sorted_keys, grade, words)
-    return grade, np.concatenate(firsts), np.concatenate(seconds)
+        return first, second
+
+    blocks = query_blocks(run.query_code, JOIN_BLOCK_ROWS)
+    if len(blocks) == 1:
+        pairs = [join_block(blocks[0])]
+    else:  # blocks write disjoint rows of ``grade``; numpy releases the interpreter lock
+        with ThreadPoolExecutor(max_workers=JOIN_THREADS) as pool:
+            pairs = list(pool.map(join_block, blocks))
+    return grade, np.concatenate([f for f, _ in pairs]), np.concatenate([s for _, s in pairs])
 
 
 def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray,
