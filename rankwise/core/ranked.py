@@ -340,15 +340,10 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
     try:
         return _rank(index, run, conv)
     except KeyCollision:  # two different doc ids share a fingerprint key: redo exactly
-        index = _resolve(index)
-        qrels = index.qrels
+        qrels = (index.result() if isinstance(index, Future) else index).qrels
         qrels_keys, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
                                                (_query_ids_per_row(run), run.docs))
         return _rank(_index_from_keys(qrels, qrels_keys, exact=True), run, conv, run_keys)
-
-
-def _resolve(index) -> JudgmentIndex:
-    return index.result() if isinstance(index, Future) else index
 
 
 def _rank(index, run, conv: Conventions,
@@ -362,13 +357,10 @@ def _rank(index, run, conv: Conventions,
     if len(run) < THREAD_MIN_ROWS:  # a second thread costs more than it saves
         ordering: Future = Future()
         ordering.set_result(_order_run(run, conv.ties))
-        return _rank_ordered(_resolve(index), run, conv, run_keys, dropped, ordering, None, None)
+        return _rank_ordered(index, run, conv, run_keys, dropped, ordering)
     with ThreadPoolExecutor(max_workers=1) as pool:
         ordering = pool.submit(_order_run, run, conv.ties)
-        fingerprint = (None, None) if isinstance(index, JudgmentIndex) and index.exact else \
-            fingerprints_and_words(run.docs)
-        index = _resolve(index)
-        return _rank_ordered(index, run, conv, run_keys, dropped, ordering, *fingerprint)
+        return _rank_ordered(index, run, conv, run_keys, dropped, ordering)
 
 
 #: Runs with fewer rows are ordered and joined in one thread (handing work to a second
@@ -387,8 +379,12 @@ def _order_run(run, ties: str):
     return order, offsets, tied_rows, contradicting
 
 
-def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, dropped: int,
-                  ordering, fingerprint, words) -> RankedLists:
+def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_keys,
+                  dropped: int, ordering: Future) -> RankedLists:
+    fingerprint = words = None
+    if isinstance(index, Future):  # the run's doc ids are fingerprinted while it is built
+        fingerprint, words = fingerprints_and_words(run.docs)
+        index = index.result()
     qrels = index.qrels
     run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
     empty_judged, empty_unjudged = _empty_queries(run, qrels)
@@ -412,6 +408,7 @@ def _rank_ordered(index: JudgmentIndex, run, conv: Conventions, run_keys, droppe
                                       (_query_ids_per_row(run), run.docs))
     words = None if index.exact or index.key_words is None else words
     grade_of_row, first, second = _join_by_blocks(index, run, run_keys, words)
+    del fingerprint, words  # the keys' memory and the words, freed before the ranked columns
     if len(first):
         if conv.duplicates == "error":
             _raise_duplicate(run, first, second)
