@@ -445,7 +445,7 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
         block_qrels[~keep_block] = qrels.num_queries + np.arange(diag.queries_only_in_run)
         keep_block = np.ones(len(keep_block), dtype=bool)
 
-    rows = order[np.repeat(keep_block, lengths)]
+    rows = order if keep_block.all() else order[np.repeat(keep_block, lengths)]
     lengths = lengths[keep_block]
     query_codes = block_qrels[keep_block]
     query_ids = run.query_dict.take(indices(block_query[keep_block])).to_pylist()
