@@ -109,6 +109,15 @@ def _values_and_checks(lists, parsed: list[Measure]):
         return values, combine_checks(lists, parsed, values, listed.result())
 
 
+def _read_runs(sources: list, names: list) -> list[Run]:
+    """``to_run`` of every source, two at a time (pyarrow parses files without the
+    interpreter lock); the first bad one in the given order raises its error."""
+    if len(sources) < 2:
+        return [to_run(r, name=n) for r, n in zip(sources, names)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(lambda r, n: to_run(r, name=n), sources, names))
+
+
 def _kind(measure: Measure) -> str:
     return measure.spec.aggregate
 
@@ -116,10 +125,10 @@ def _kind(measure: Measure) -> str:
 def _runs(run: Any) -> list[tuple[str, Run]]:
     """Normalise the ``run`` argument to ``[(name, Run), ...]`` with unique names."""
     if isinstance(run, Mapping) and run and not is_nested_run(run):
-        items = [(str(name), to_run(r, name=str(name))) for name, r in run.items()]
+        names = [str(name) for name in run]
+        items = list(zip(names, _read_runs(list(run.values()), names)))
     elif isinstance(run, (list, tuple)):
-        items = [(None, to_run(r)) for r in run]
-        items = [(r.name, r) for _, r in items]
+        items = [(r.name, r) for r in _read_runs(list(run), [None] * len(run))]
     else:
         one = to_run(run)
         items = [(one.name, one)]

@@ -124,3 +124,25 @@ def test_checks_alongside_the_measures_give_the_same_result(monkeypatch):
     assert alongside.to_json() == one_thread.to_json()
     assert {c["code"] for c in next(iter(alongside.systems.values())).checks} >= {
         "binary_judgments", "ties_at_cutoff", "no_relevant", "judged_at_k", "carried_by_few"}
+
+
+def test_several_run_files_read_side_by_side_keep_their_order_and_first_error(tmp_path):
+    """Run files are read two at a time: names and results follow the given order, and the
+    first bad file in that order is the one reported."""
+    from tests.helpers import write
+
+    qrels = write(tmp_path, "qrels", "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n")
+    runs = {f"r{i}": write(tmp_path, f"run{i}", f"q1 Q0 a 1 {i} t{i}\nq1 Q0 b 2 3.5 t{i}\n"
+                           "q2 Q0 c 1 1.0 t\n") for i in range(6)}
+    result = rankwise.evaluate(qrels, runs, ["RR"])
+    assert list(result.systems) == list(runs)
+    assert [s.aggregates["RR"] for s in result.systems.values()] == [
+        rankwise.evaluate(qrels, path, ["RR"]).mean("RR") for path in runs.values()]
+    assert len({s.aggregates["RR"] for s in result.systems.values()}) > 1
+    listed = rankwise.evaluate(qrels, list(runs.values()), ["RR"])
+    assert list(listed.systems) == ["t0", "t1", "t2", "t3", "t4", "t5"]
+    bad = dict(runs)
+    bad["r2"] = write(tmp_path, "bad2", "q1 Q0 a 1 high t\n")
+    bad["r4"] = write(tmp_path, "bad4", "q1 Q0 a 1\n")
+    with pytest.raises(InputError, match="bad2"):
+        rankwise.evaluate(qrels, bad, ["RR"])

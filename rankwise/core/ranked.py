@@ -154,7 +154,13 @@ class RankedLists:
         if conventions == self.conventions:
             return self
         other = replace(self, conventions=conventions)
-        for name in ("segment", "position", "judged_rows", "num_retrieved", "tie_group"):
+        shared = ["segment", "position", "judged_rows", "num_retrieved", "tie_group"]
+        if conventions.nonpositive_scores == self.conventions.nonpositive_scores:
+            self.__dict__.setdefault("_hits", {})  # one cache, filled by either
+            shared.append("_hits")  # relevant rows depend on the grades, scores and this only
+        if conventions.ideal == self.conventions.ideal:
+            shared.append("ideal_level_counts")
+        for name in shared:
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
         return other

@@ -67,6 +67,7 @@ Two documents tied at the top, one of them relevant: P@1 is 1/2 and RR is (1 + 1
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -877,8 +878,12 @@ def reorder_ties(lists, best_first: bool, conventions: Any = None):
     cache = lists.__dict__.setdefault("_ties_by_grade", {})  # shared by every measure
     if best_first not in cache:
         cache[best_first] = lists.with_ties_by_grade(best_first)
-    reordered = cache[best_first]
-    return reordered if conventions is None else reordered.with_conventions(conventions)
+    if conventions is None:
+        return cache[best_first]
+    key = (best_first, conventions)  # one view per conventions: its cached columns shared
+    if key not in cache:
+        cache[key] = cache[best_first].with_conventions(conventions)
+    return cache[key]
 
 
 def tie_bounds(measure, lists, params: dict[str, Any] | None = None
@@ -919,13 +924,19 @@ def tie_bounds(measure, lists, params: dict[str, Any] | None = None
     conv = measure.conventions(lists)
     out = []
     for best_first, policy in ((True, "optimistic"), (False, "pessimistic")):
-        bound = reorder_ties(lists, best_first, replace(conv, ties=policy))
+        bound = reorder_ties(lists, best_first, _with_ties(conv, policy))
         if params is None:
             out.append(measure.compute(bound))
         else:
             values = np.asarray(spec.compute(bound, measure.cutoff, **params), dtype=np.float64)
             out.append(measure._undefined(bound, values, params))
     return out[0], out[1]
+
+
+@functools.lru_cache(maxsize=64)
+def _with_ties(conventions, policy: str):
+    """``conventions`` with another tie policy (made once per pair: every measure asks)."""
+    return replace(conventions, ties=policy)
 
 
 def straddling_ties(lists, cutoff: int | None) -> int:
