@@ -377,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
                                  f"on a smaller case, scaled), over {limit_mb / 1024:.0f} GB")
         runs: dict[str, list[dict]] = {t: [] for t in tools}
         abandoned: set[str] = set()
-        for rep in range(args.repeat):
+        for rep in range(args.repeat if tools else 0):
             order = tools[rep % len(tools):] + tools[:rep % len(tools)]
             for tool in order:
                 if tool in abandoned:
@@ -421,13 +421,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+#: A peak is extrapolated from a case with at least 1/MAX_SCALING of the run lines: from
+#: much smaller cases the fixed costs (interpreter, imports) would be scaled up too.
+MAX_SCALING = 10
+
+
 def _expected_peak_mb(tool: str, case: Case, results: dict) -> float | None:
-    """The tool's peak on the largest TREC case measured so far with fewer run lines, scaled
-    by the ratio of run lines (memory grows about linearly with the input)."""
+    """The tool's peak on the largest TREC case measured so far with fewer run lines (at
+    least a tenth as many), scaled by the ratio of run lines (memory grows about linearly
+    with the input); None when there is no such case."""
     if case.kind != "trec":
         return None
     smaller = [(CASES[n].run_lines(), n) for n, entry in results.items()
-               if CASES[n].kind == "trec" and CASES[n].run_lines() < case.run_lines()
+               if CASES[n].kind == "trec"
+               and case.run_lines() / MAX_SCALING <= CASES[n].run_lines() < case.run_lines()
                and _ok(entry["runs"].get(tool, []))]
     if not smaller:
         return None

@@ -146,3 +146,24 @@ def test_several_run_files_read_side_by_side_keep_their_order_and_first_error(tm
     bad["r4"] = write(tmp_path, "bad4", "q1 Q0 a 1\n")
     with pytest.raises(InputError, match="bad2"):
         rankwise.evaluate(qrels, bad, ["RR"])
+
+
+@pytest.mark.parametrize("kind", ["small integers", "fractions", "large"])
+def test_grade_levels_counted_block_by_block(monkeypatch, kind):
+    """Per query, the judgments at each grade level: counted block by block (any block size)
+    or with one unique pass for other grades; negative grades are not levels."""
+    rng = np.random.default_rng(6)
+    grades = rng.integers(-1, 4, 500).astype(np.float64)
+    if kind == "fractions":
+        grades[::7] += 0.5
+    elif kind == "large":
+        grades[::11] = 5000.0
+    query = rng.integers(0, 40, 500).astype(np.int32)
+    levels = np.unique(grades[grades >= 0])
+    expected = np.array([[np.sum((query == q) & (grades == g)) for g in levels]
+                         for q in range(40)])
+    for size in (7, 64, 1 << 22):
+        monkeypatch.setattr(ranked, "LEVEL_BLOCK_ROWS", size)
+        got_levels, counts = ranked._level_counts(40, grades, query)
+        assert np.array_equal(got_levels, levels) and np.array_equal(counts, expected)
+    assert ranked._level_counts(3, np.array([-1.0]), np.array([0]))[1].shape == (3, 0)

@@ -285,9 +285,11 @@ def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
         fingerprint, words = fingerprints_and_words(qrels.docs)
         keys = pair_keys(qrels.query_code, fingerprint, key_queries, reuse=True)
         index = _index_from_keys(qrels, keys, exact=False, key_queries=key_queries, words=words)
+        del fingerprint, words  # the index holds sorted copies
     except KeyCollision:
         (keys,) = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs))
         index = _index_from_keys(qrels, keys, exact=True)
+    del keys
     index.level_table  # every pass reads it: computed here, where the indexing thread runs
     return index
 
@@ -712,21 +714,40 @@ def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnosti
     return rows[keep], new_offsets
 
 
+#: Judgments counted at a time by :func:`_level_counts` (its temporaries stay small).
+LEVEL_BLOCK_ROWS = 1 << 22
+
+
 def _level_counts(num_queries: int, grades: np.ndarray, query_of_key: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct judged grades >= 0 and, per query, how many judgments have each."""
-    judged = grades >= 0
-    if not judged.all():
-        grades, query_of_key = grades[judged], query_of_key[judged]
-    small = len(grades) > 0 and grades.max() < 4096  # all >= 0 here
-    as_integer = grades.astype(np.int64) if small else None
-    if small and np.array_equal(as_integer, grades):  # the usual case: a few integer grades
-        present = np.bincount(as_integer) > 0
-        levels = np.flatnonzero(present).astype(np.float64)
-        level_index = (np.cumsum(present) - 1)[as_integer]
-    else:
-        levels, level_index = np.unique(grades, return_inverse=True)
+    """Distinct judged grades >= 0 and, per query, how many judgments have each; block by
+    block of judgments when the grades are small integers (the usual case)."""
+    blocks = [(a, min(a + LEVEL_BLOCK_ROWS, len(grades)))
+              for a in range(0, len(grades), LEVEL_BLOCK_ROWS)]
+    present = np.zeros(4096, dtype=bool)
+    for a, b in blocks:  # which integer grades occur, if all are integers in [0, 4096)
+        g = grades[a:b][grades[a:b] >= 0]
+        if len(g) and not (g.max() < 4096 and np.array_equal(g.astype(np.int64), g)):
+            return _level_counts_any(num_queries, grades, query_of_key)
+        present[g.astype(np.int64)] = True
+    levels = np.flatnonzero(present).astype(np.float64)
+    level_of = (np.cumsum(present) - 1).astype(np.int64)
     nlev = len(levels)
-    counts = np.bincount(query_of_key.astype(np.int64) * nlev + level_index,
+    counts = np.zeros(num_queries * nlev, dtype=np.int64)
+    for a, b in blocks:
+        judged = grades[a:b] >= 0
+        keys = query_of_key[a:b][judged].astype(np.int64) * nlev
+        keys += level_of[grades[a:b][judged].astype(np.int64)]
+        counts += np.bincount(keys, minlength=num_queries * nlev)
+    return levels, counts.reshape(num_queries, nlev)
+
+
+def _level_counts_any(num_queries: int, grades: np.ndarray, query_of_key: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_level_counts` for any grades (non-integer or large): one ``np.unique``."""
+    judged = grades >= 0
+    levels, level_index = np.unique(grades[judged], return_inverse=True)
+    nlev = len(levels)
+    counts = np.bincount(query_of_key[judged].astype(np.int64) * nlev + level_index.ravel(),
                          minlength=num_queries * nlev).reshape(num_queries, nlev)
     return levels.astype(np.float64), counts
