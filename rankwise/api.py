@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -67,6 +66,8 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
 
 def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
               per_query: bool) -> Result:
+    from concurrent.futures import ThreadPoolExecutor  # here: importing it costs 6-10 ms
+
     judged = to_qrels(qrels)
     with ThreadPoolExecutor(max_workers=1) as pool:
         # the judgments are indexed in a second thread while the runs are read and the first
@@ -103,6 +104,8 @@ def _values_and_checks(lists, parsed: list[Measure]):
     if lists.num_rows < THREAD_MIN_ROWS:
         values = {str(m): m.compute(lists) for m in parsed}
         return values, run_checks(lists, parsed, values)
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=1) as pool:
         listed = pool.submit(list_checks, lists, parsed)
         values = {str(m): m.compute(lists) for m in parsed}
@@ -114,6 +117,8 @@ def _read_runs(sources: list, names: list) -> list[Run]:
     interpreter lock); the first bad one in the given order raises its error."""
     if len(sources) < 2:
         return [to_run(r, name=n) for r, n in zip(sources, names)]
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=2) as pool:
         return list(pool.map(lambda r, n: to_run(r, name=n), sources, names))
 

@@ -20,8 +20,6 @@ so the host process keeps no extra memory afterwards. Elsewhere it does nothing.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import sys
 from typing import Iterator
 
@@ -34,6 +32,9 @@ _LARGE = 1 << 30
 def _glibc():
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # here, not at import: it costs 10 ms
+    import ctypes.util
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None

@@ -8,10 +8,9 @@ run depth (``-M``) and removal of unjudged documents (``-J``).
 from __future__ import annotations
 
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +21,9 @@ from .keys import KeyCollision, exact_pair_keys, fingerprints_and_words, pair_ke
 from .order import ORDERING_TIES, ranking_order_and_ties, sort_within_groups
 from .segments import (positions, query_blocks, rank_within, segment_ids, starts_of_runs,
                        tie_groups)
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 @dataclass
@@ -338,6 +340,8 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
     -------
     RankedLists
     """
+    from concurrent.futures import Future  # here: importing it costs 6-10 ms
+
     conv = conventions or Conventions()
     if conv.score_precision == "float32":  # compared as the peer stores them: may create ties
         run = replace(run, score=run.score.astype(np.float32).astype(np.float64))
@@ -362,6 +366,8 @@ def _rank(index, run, conv: Conventions,
     The run's ranked order (which needs no judgments) is worked out in a second thread while
     this one fingerprints the doc ids and joins: numpy and Arrow release the interpreter lock.
     """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     if len(run) < THREAD_MIN_ROWS:  # a second thread costs more than it saves
         ordering: Future = Future()
         ordering.set_result(_order_run(run, conv.ties))
@@ -389,6 +395,8 @@ def _order_run(run, ties: str):
 
 def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_keys,
                   dropped: int, ordering: Future) -> RankedLists:
+    from concurrent.futures import Future
+
     fingerprint = words = None
     if isinstance(index, Future):  # the run's doc ids are fingerprinted while it is built
         fingerprint, words = fingerprints_and_words(run.docs)
@@ -587,6 +595,8 @@ def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray, words: np.ndarr
         first, second = _duplicates(run, sorter, sorted_keys, index.exact, words)
         _join(index, run, sorter, sorted_keys, grade, words)
         return first, second
+
+    from concurrent.futures import ThreadPoolExecutor
 
     blocks = query_blocks(run.query_code, JOIN_BLOCK_ROWS)
     if len(blocks) == 1:
