@@ -585,6 +585,8 @@ def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray, words: np.ndarr
     piece is one block. ``words``: the run's exact doc-id words (short ids), which verify
     matches without reading the strings.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     grade = np.full(len(keys), np.nan)
 
     def join_block(block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -595,8 +597,6 @@ def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray, words: np.ndarr
         first, second = _duplicates(run, sorter, sorted_keys, index.exact, words)
         _join(index, run, sorter, sorted_keys, grade, words)
         return first, second
-
-    from concurrent.futures import ThreadPoolExecutor
 
     blocks = query_blocks(run.query_code, JOIN_BLOCK_ROWS)
     if len(blocks) == 1:
@@ -734,20 +734,27 @@ def _level_counts(num_queries: int, grades: np.ndarray, query_of_key: np.ndarray
     block of judgments when the grades are small integers (the usual case)."""
     blocks = [(a, min(a + LEVEL_BLOCK_ROWS, len(grades)))
               for a in range(0, len(grades), LEVEL_BLOCK_ROWS)]
+    def judged_grades(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        judged = grades[a:b] >= 0
+        return grades[a:b][judged], judged
+
     present = np.zeros(4096, dtype=bool)
     for a, b in blocks:  # which integer grades occur, if all are integers in [0, 4096)
-        g = grades[a:b][grades[a:b] >= 0]
-        if len(g) and not (g.max() < 4096 and np.array_equal(g.astype(np.int64), g)):
+        g, _ = judged_grades(a, b)
+        if not len(g):
+            continue
+        as_integer = g.astype(np.int64) if g.max() < 4096 else None
+        if as_integer is None or not np.array_equal(as_integer, g):
             return _level_counts_any(num_queries, grades, query_of_key)
-        present[g.astype(np.int64)] = True
+        present[as_integer] = True
     levels = np.flatnonzero(present).astype(np.float64)
     level_of = (np.cumsum(present) - 1).astype(np.int64)
     nlev = len(levels)
     counts = np.zeros(num_queries * nlev, dtype=np.int64)
     for a, b in blocks:
-        judged = grades[a:b] >= 0
+        g, judged = judged_grades(a, b)
         keys = query_of_key[a:b][judged].astype(np.int64) * nlev
-        keys += level_of[grades[a:b][judged].astype(np.int64)]
+        keys += level_of[g.astype(np.int64)]
         counts += np.bincount(keys, minlength=num_queries * nlev)
     return levels, counts.reshape(num_queries, nlev)
 
