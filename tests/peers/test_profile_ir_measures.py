@@ -35,6 +35,7 @@ from ir_measures import (  # noqa: E402
     Success, nDCG)
 
 import rankwise  # noqa: E402
+from tests.peers import ir_measures_pipeline as pipeline  # noqa: E402
 from tests.peers.profile_compare import assert_same, mismatches, rankwise_values  # noqa: E402
 from tests.peers.profile_data import make_profile_data  # noqa: E402
 
@@ -58,7 +59,7 @@ def names(measures) -> dict[str, str]:
 
 def peer_values(measures, qrels, run) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
-    for metric in ir_measures.iter_calc(measures, qrels, run):
+    for metric in pipeline.iter_calc(measures, qrels, run):
         out.setdefault(metric.query_id, {})[str(metric.measure)] = metric.value
     return out
 
@@ -89,8 +90,8 @@ def test_calc_aggregate_is_the_mean(data):
     # the empty-dict query's NaN makes the IPrec@0.0 mean NaN (module docstring)
     assert math.isnan(ir_measures.calc_aggregate([IPrec@0.0], data.qrels, data.run)[IPrec@0.0])
     data = data.without("x-empty-run")
-    theirs = {str(m): v for m, v in ir_measures.calc_aggregate(measures, data.qrels,
-                                                                data.run).items()}
+    theirs = {str(m): v for m, v in pipeline.calc_aggregate(measures, data.qrels,
+                                                             data.run).items()}
     result = rankwise.evaluate(data.qrels, data.run, list(names(measures).values()),
                                conventions="ir_measures")
     means = dict(zip(names(measures), (result.mean(m) for m in result.measures)))
