@@ -134,7 +134,8 @@ def pitfall_warnings(lists, measures) -> list[str]:
     return [c.message for c in run_checks(lists, measures) if c.severity == "warning"]
 
 
-def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None) -> list[Check]:
+def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None,
+               bounds: TieBounds | None = None) -> list[Check]:
     """Every check on one system, in a fixed order; see the module docstring.
 
     Parameters
@@ -146,6 +147,9 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None) -> 
     values : dict, optional
         ``{str(measure): per-query values}`` in the order of ``lists.query_ids``; without
         them the ``carried_by_few`` check is skipped.
+    bounds : TieBounds, optional
+        The tie-order check's bounds when already computed (:func:`tie_order_bounds`, e.g.
+        for many runs at once); by default computed here.
 
     Returns
     -------
@@ -163,7 +167,7 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None) -> 
     ['ties_at_cutoff']
     """
     measures = list(measures)
-    return combine_checks(lists, measures, values, list_checks(lists, measures))
+    return combine_checks(lists, measures, values, list_checks(lists, measures), bounds)
 
 
 def list_checks(lists, measures) -> dict[str, list[Check]]:
@@ -180,9 +184,10 @@ def list_checks(lists, measures) -> dict[str, list[Check]]:
 
 
 def combine_checks(lists, measures, values: dict[str, np.ndarray] | None,
-                   listed: dict[str, list[Check]]) -> list[Check]:
+                   listed: dict[str, list[Check]], bounds: TieBounds | None = None
+                   ) -> list[Check]:
     """Every check in :func:`run_checks`' order, from the :func:`list_checks` already done
-    (``listed``) and the checks that read the values."""
+    (``listed``) and the checks that read the values (``bounds``: as for run_checks)."""
     measures = list(measures)
     checks = [*listed["binary_judgments"], *listed["threshold_above_grades"],
               *listed["short_lists"], *listed["ties_at_cutoff"],
@@ -191,7 +196,7 @@ def combine_checks(lists, measures, values: dict[str, np.ndarray] | None,
               *listed["exp_gain_levels"]]
     if values is not None:
         checks += _carried_by_few(lists, measures, values)
-        checks += _tie_sensitivity(lists, measures, values)
+        checks += _tie_sensitivity(lists, measures, values, bounds)
     return checks
 
 
@@ -526,31 +531,69 @@ def _carried_by_few(lists, measures, values) -> list[Check]:
     return out
 
 
-def _tie_sensitivity(lists, measures, values) -> list[Check]:
+@dataclass(frozen=True)
+class TieBounds:
+    """What the tie-order check computes before it compares means: the queries whose tie
+    groups mix grades (``mixed``, per query) and, per candidate measure, its values on those
+    queries with every tie group ordered best first and worst first."""
+
+    mixed: np.ndarray
+    bounds: dict[str, tuple[np.ndarray, np.ndarray]]
+
+    def part(self, start: int, stop: int) -> "TieBounds":
+        """The bounds of queries ``start:stop`` (one system's queries in stacked lists)."""
+        first = int(np.count_nonzero(self.mixed[:start]))
+        last = first + int(np.count_nonzero(self.mixed[start:stop]))
+        return TieBounds(self.mixed[start:stop], {name: (best[first:last], worst[first:last])
+                                                  for name, (best, worst) in self.bounds.items()})
+
+
+def _tie_candidates(measures, values) -> list:
+    """The measures whose mean the tie order can change (order-based, mean, computed)."""
+    return [m for m in measures if m.spec.order_based and not m.spec.tie_invariant
+            and m.spec.aggregate == "mean" and str(m) in values]
+
+
+def tie_order_bounds(lists, measures, values) -> TieBounds:
+    """The tie-order check's bounds (:class:`TieBounds`) for ``lists``; per query they depend
+    on that query's rows only, so the bounds of stacked lists (``stack_lists``) split into
+    each system's with :meth:`TieBounds.part`."""
+    from .measures.expected import tie_bounds
+
+    candidates = _tie_candidates(measures, values)
+    mixed = lists.queries_with_mixed_ties() if candidates else \
+        np.zeros(lists.num_queries, dtype=bool)
+    if not mixed.any():
+        return TieBounds(mixed, {})
+    subset = lists.select_queries(np.flatnonzero(mixed))
+    return TieBounds(mixed, {str(m): tie_bounds(m, subset) for m in candidates})
+
+
+def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None = None) -> list[Check]:
     """Would a reported mean change under another order of the tied documents? The best and
     worst orders (tie groups by grade) are evaluated on the queries where a tie group mixes
     grades; a warning names the range when the tie policy is an order, a note otherwise."""
-    candidates = [m for m in measures if m.spec.order_based and not m.spec.tie_invariant
-                  and m.spec.aggregate == "mean" and str(m) in values]
+    candidates = _tie_candidates(measures, values)
     if not candidates:
         return []
     if lists.num_rows > TIE_CHECK_MAX_ROWS:
         return [Check("tie_sensitivity", "ok", f"not checked on {lists.num_rows} documents (the "
                       f"limit is {TIE_CHECK_MAX_ROWS}); ties='optimistic' / 'pessimistic' give "
                       "the range, ties='expected' the order-free value")]
-    mixed = lists.queries_with_mixed_ties()
+    if bounds is None:
+        bounds = tie_order_bounds(lists, measures, values)
+    mixed = bounds.mixed
     if not mixed.any():
         return [Check("tie_sensitivity", "ok", "no tie group mixes grades: no value depends on "
                       "the order of tied documents", tuple(str(m) for m in candidates))]
-    from .measures.expected import tie_bounds
     from .results import aggregate
 
-    subset = lists.select_queries(np.flatnonzero(mixed))
+    mixed_ids = lists.query_ids[mixed]
     out = []
     for m in candidates:
         name = str(m)
         reported = values[name]
-        best, worst = tie_bounds(m, subset)
+        best, worst = bounds.bounds[name]
         means = []
         for bound in (best, worst):
             full = reported.copy()
@@ -569,7 +612,7 @@ def _tie_sensitivity(lists, measures, values) -> list[Check]:
             f"{high:.4f} under another order of tied documents ({changed} queries have ties of "
             "different grades that change it); ties='expected' gives the order-free value",
             (name,), changed, lists.num_queries,
-            tuple(subset.query_ids[best != worst][:EXAMPLES].tolist()), high - low))
+            tuple(mixed_ids[best != worst][:EXAMPLES].tolist()), high - low))
     return out
 
 

@@ -167,3 +167,59 @@ def test_grade_levels_counted_block_by_block(monkeypatch, kind):
         got_levels, counts = ranked._level_counts(40, grades, query)
         assert np.array_equal(got_levels, levels) and np.array_equal(counts, expected)
     assert ranked._level_counts(3, np.array([-1.0]), np.array([0]))[1].shape == (3, 0)
+
+
+@pytest.mark.parametrize("conventions", [
+    {}, {"missing_queries": "zero"}, {"ties": "expected"}, {"unjudged": "remove"},
+    {"max_depth": 7, "relevance_threshold": 2}])
+def test_small_runs_evaluated_together_as_each_alone(monkeypatch, conventions):
+    """Small runs are ranked one by one and their lists stacked, each measure (and the
+    tie-order check's bounds) computed once for all: every system's values, diagnostics,
+    checks and warnings are those of evaluating it alone, whatever the batches."""
+    import json
+
+    import rankwise.api as api
+
+    qrels, rows = _collection(4)
+    rng = np.random.default_rng(4)
+    runs = {}
+    for i in range(9):  # different subsets: queries and documents vary across systems
+        keep = rng.random(len(rows)) < (0.3 + 0.07 * i)
+        runs[f"s{i}"] = _frames(qrels, [r for r, k in zip(rows, keep) if k])[1]
+    runs["no ties"] = _frames(qrels, [(q, d, s + 1e-3 * n) for n, (q, d, s) in
+                                      enumerate(rows)])[1]
+    runs["empty"] = {"q1": {}}  # one query given with no document: no row at all
+    qrels = _frames(qrels, rows)[0]
+    measures = MEASURES + ["gm_map", "IPrec@0.5", "Success@10", "RR@10", "AP@10"]
+    alone = {name: json.loads(rankwise.evaluate(qrels, run, measures, per_query=True,
+                                                **conventions).to_json())["systems"]["run"]
+             for name, run in runs.items()}
+    batches = []
+    real = api._stacked_values
+    monkeypatch.setattr(api, "_stacked_values",
+                        lambda ranked, parsed: batches.append(len(ranked)) or real(ranked, parsed))
+    for max_rows, stack_rows in [(1 << 17, 1 << 20), (4000, 6000)]:
+        monkeypatch.setattr(api, "STACK_RUN_MAX_ROWS", max_rows)
+        monkeypatch.setattr(api, "STACK_ROWS", stack_rows)
+        together = json.loads(rankwise.evaluate(qrels, runs, measures, per_query=True,
+                                                **conventions).to_json())["systems"]
+        assert list(together) == list(runs)
+        for name in runs:
+            assert together[name] == alone[name], name
+    assert batches[0] == len(runs)  # first setting: every run in one batch
+    assert len(batches) > 2 and max(batches[1:]) < len(runs)  # then several, some runs alone
+    assert any(c["code"] == "tie_sensitivity" and c["severity"] == "warning"
+               for c in alone["s3"]["checks"]) or conventions.get("ties") == "expected"
+
+
+def test_lists_of_other_judgments_or_conventions_are_not_stacked():
+    qrels, run = {"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}
+    lists = ranked.rank(rankwise.to_qrels(qrels), rankwise.to_run(run))
+    stacked = ranked.stack_lists([lists, lists])
+    assert stacked.num_queries == 2 and np.array_equal(stacked.offsets, [0, 2, 4])
+    graded = ranked.rank(rankwise.to_qrels({"q": {"a": 2}}), rankwise.to_run(run))
+    with pytest.raises(ValueError, match="cannot be stacked"):
+        ranked.stack_lists([lists, graded])
+    with pytest.raises(ValueError, match="cannot be stacked"):
+        ranked.stack_lists([lists, lists.with_conventions(
+            lists.conventions.with_options(relevance_threshold=2))])

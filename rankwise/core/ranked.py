@@ -236,6 +236,32 @@ class RankedLists:
         return cache[threshold]
 
 
+def stack_lists(parts: list[RankedLists]) -> RankedLists:
+    """Several systems' lists as one, their queries one after another, so that a measure is
+    computed once for many small runs (the per-call cost dominates there).
+
+    Every measure is a function of each query's own rows, so part ``i``'s values are the
+    slice ``stacked[sum(q_0..q_{i-1}) : ... + q_i]`` of the stacked values, bit for bit (the
+    streaming tests check the same property for chunks). The parts must share the
+    conventions and the judgments' grade levels (lists ranked against one index); the stack
+    has no doc ids (no measure reads them; ``run_row`` is each part's own) and empty
+    diagnostics.
+    """
+    first = parts[0]
+    if any(p.conventions != first.conventions or not np.array_equal(p.levels, first.levels)
+           for p in parts[1:]):
+        raise ValueError("lists ranked under other conventions or judgments cannot be stacked")
+    offsets = np.zeros(sum(p.num_queries for p in parts) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([p.num_retrieved for p in parts]), out=offsets[1:])
+    return RankedLists(
+        query_ids=np.concatenate([p.query_ids for p in parts]), offsets=offsets,
+        grade=np.concatenate([p.grade for p in parts]),
+        score=np.concatenate([p.score for p in parts]),
+        run_row=np.concatenate([p.run_row for p in parts]), docs=None, levels=first.levels,
+        level_counts=np.concatenate([p.level_counts for p in parts]),
+        conventions=first.conventions, diagnostics=Diagnostics())
+
+
 @dataclass(frozen=True)
 class Hits:
     """Relevant retrieved rows: their query, 0-based rank, and 1-based hit number."""
