@@ -223,3 +223,39 @@ def test_lists_of_other_judgments_or_conventions_are_not_stacked():
     with pytest.raises(ValueError, match="cannot be stacked"):
         ranked.stack_lists([lists, lists.with_conventions(
             lists.conventions.with_options(relevance_threshold=2))])
+
+
+@pytest.mark.parametrize("rows", [10, 1 << 17])
+def test_run_files_are_read_a_bounded_number_ahead(monkeypatch, rows):
+    """Runs are read ahead of the evaluation (two when small, one after a large run) and
+    yielded in order; stopping early leaves the rest unread."""
+    import threading
+
+    import rankwise.api as api
+
+    started, lock = [], threading.Lock()
+
+    class FakeRun:
+        def __init__(self, source):
+            self.source = source
+
+        def __len__(self):
+            return rows
+
+    def fake_to_run(source, name=None):
+        with lock:
+            started.append(source)
+        return FakeRun(source)
+
+    monkeypatch.setattr(api, "to_run", fake_to_run)
+    ahead = api.READ_AHEAD if rows < api.STACK_RUN_MAX_ROWS else 1
+    reader = api._read_runs(list(range(20)), [None] * 20)
+    for i, run in enumerate(reader):
+        assert run.source == i
+        with lock:
+            assert len(started) <= i + 1 + api.READ_AHEAD
+        if i == 5:
+            break
+    reader.close()
+    assert len(started) <= 6 + ahead
+    assert sorted(started) == list(range(len(started)))
