@@ -43,8 +43,10 @@ def _parser() -> argparse.ArgumentParser:
 
     ev = commands.add_parser("evaluate", help="evaluate runs against judgments",
                              description="Evaluate one or more TREC runs against TREC qrels.")
-    ev.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz")
-    ev.add_argument("runs", nargs="+", metavar="RUN", help="run file(s) (qid Q0 docid rank score tag)")
+    ev.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz, or "
+                    "Parquet (*.parquet, columns query, doc, relevance)")
+    ev.add_argument("runs", nargs="+", metavar="RUN", help="run file(s) (qid Q0 docid rank "
+                    "score tag), or Parquet (columns query, doc, score, optionally rank)")
     ev.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
                     metavar="MEASURE", help="measures in any dialect (nDCG@10, ndcg_cut_10, "
                     "ndcg@10, official, all_trec); default: official")
@@ -64,8 +66,10 @@ def _parser() -> argparse.ArgumentParser:
                              description="Compare two or more TREC runs on the same judgments: "
                              "means with confidence intervals, paired or many-system "
                              "significance tests, multiple-testing correction, effect sizes.")
-    co.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz")
-    co.add_argument("runs", nargs="+", metavar="RUN", help="two or more run files")
+    co.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz, or "
+                    "Parquet (columns query, doc, relevance)")
+    co.add_argument("runs", nargs="+", metavar="RUN", help="two or more run files (TREC text "
+                    "or Parquet)")
     co.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
                     metavar="MEASURE", help="measures in any dialect; default: nDCG@10 AP")
     co.add_argument("--baseline", metavar="NAME", help="compare each run with this one (its "

@@ -48,7 +48,7 @@ import os
 import re
 import tempfile
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -71,6 +71,7 @@ from .diagnostics import (
 )
 from .errors import InputError
 from .io.frames import to_qrels
+from .io.parquet import is_parquet_path, run_file_name
 from .io.tables import Run, check_finite_scores, encode_queries
 from .measures import Measure, parse_measures
 from .results import Result, SystemResult, aggregate
@@ -184,7 +185,9 @@ def _run_paths(run: Any) -> list[tuple[str, str]]:
         if not isinstance(path, (str, os.PathLike)):
             raise InputError("streaming evaluation reads TREC run files: expected a path",
                              source="run", value=type(path).__name__)
-        out.append((name if name is not None else _run_name(str(path)), str(path)))
+        if name is None:
+            name = run_file_name(path) if is_parquet_path(path) else _run_name(str(path))
+        out.append((name, str(path)))
     seen: dict[str, int] = {}
     unique = []
     for name, path in out:
@@ -224,7 +227,7 @@ class _SystemStream:
     # -------------------------------------------------------------- the chunks
 
     def evaluate(self, path: str, name: str, chunk_bytes: int) -> SystemResult:
-        reader = _RunReader(path, chunk_bytes)
+        reader = (_ParquetRunReader if is_parquet_path(path) else _RunReader)(path, chunk_bytes)
         first_row = None
         for rows in reader:
             chunk = rows.to_run(path, name)
@@ -827,13 +830,16 @@ class _SeenQueries:
 
 
 def _regrouped(run: Run, qid: str, line: int, first: int, end: int | None = None) -> InputError:
-    ended = f" to line {end}" if end is not None else ""
+    word = "row" if run.row_unit == "row" else "line"
+    ended = f" to {word} {end}" if end is not None else ""
+    how = ("e.g. pyarrow.parquet.write_table(table.sort_by('query'), path)"
+           if word == "row" else "e.g. sort -s -k1,1 run.txt > sorted.txt")
     return InputError(
-        f"query {qid!r} appears again after other queries (its lines began at line {first}"
-        f"{ended}): streaming evaluation needs each query's lines together; sort the run by "
-        "query (e.g. sort -s -k1,1 run.txt > sorted.txt; the order of queries does not matter) "
-        "or evaluate it in memory (rankwise.evaluate, or rankwise evaluate without --stream)",
-        source=run.source, line=line, value=qid)
+        f"query {qid!r} appears again after other queries (its {word}s began at {word} "
+        f"{first}{ended}): streaming evaluation needs each query's {word}s together; sort the "
+        f"run by query ({how}; the order of queries does not matter) or evaluate it in "
+        "memory (rankwise.evaluate, or rankwise evaluate without --stream)",
+        source=run.source, line=line, value=qid, unit=run.row_unit)
 
 
 def _equal(a, b) -> bool:
@@ -848,20 +854,22 @@ def _equal(a, b) -> bool:
 @dataclass
 class _Rows:
     """Parsed run rows: query and doc ids (Arrow), score, rank (None: no integer rank
-    column), and the 1-based line of each row in the file."""
+    column), and where each row is in the file: its 1-based line (text) or 0-based row
+    (Parquet, ``unit="row"``)."""
 
     qid: Any
     doc: Any
     score: np.ndarray
     rank: np.ndarray | None
     line: np.ndarray
+    unit: str = "line"
 
     def __len__(self) -> int:
         return len(self.score)
 
     def head(self, n: int) -> _Rows:
         return _Rows(self.qid.slice(0, n), self.doc.slice(0, n), self.score[:n],
-                     None if self.rank is None else self.rank[:n], self.line[:n])
+                     None if self.rank is None else self.rank[:n], self.line[:n], self.unit)
 
     def tail(self, n: int) -> _Rows:
         """The rows from ``n`` on, copied (so that the block they came from can be freed)."""
@@ -871,7 +879,7 @@ class _Rows:
         return _Rows(pa.chunked_array([self.qid.take(take).combine_chunks()]),
                      pa.chunked_array([self.doc.take(take).combine_chunks()]),
                      self.score[n:].copy(), None if self.rank is None else self.rank[n:].copy(),
-                     self.line[n:].copy())
+                     self.line[n:].copy(), self.unit)
 
     def then(self, other: _Rows) -> _Rows:
         import pyarrow as pa
@@ -881,7 +889,7 @@ class _Rows:
         return _Rows(pa.chunked_array(_chunks_of(self.qid) + _chunks_of(other.qid)),
                      pa.chunked_array(_chunks_of(self.doc) + _chunks_of(other.doc)),
                      np.concatenate([self.score, other.score]), rank,
-                     np.concatenate([self.line, other.line]))
+                     np.concatenate([self.line, other.line]), self.unit)
 
     def last_query_start(self) -> int:
         """The first row of the trailing run of rows with the last row's query id."""
@@ -894,7 +902,7 @@ class _Rows:
     def to_run(self, source: str, name: str) -> Run:
         codes, query_dict = encode_queries(self.qid)
         run = Run(query_code=codes, query_dict=query_dict, docs=self.doc, source=source,
-                  row_lines=self.line, row_unit="line", score=self.score, name=name,
+                  row_lines=self.line, row_unit=self.unit, score=self.score, name=name,
                   rank=self.rank)
         check_finite_scores(run)
         return run
@@ -910,37 +918,13 @@ class _RunReader:
         self.non_blank = False
 
     def __iter__(self) -> Iterator[_Rows]:
-        blocks = self._blocks()
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(self._next, blocks)
-            carry: _Rows | None = None
-            while True:
-                rows = pending.result()
-                if rows is None:
-                    break
-                pending = pool.submit(self._next, blocks)
-                if len(rows) == 0:
-                    continue
-                rows = rows if carry is None else carry.then(rows)
-                cut = rows.last_query_start()
-                if cut == 0:  # one query so far: it may go on in the next block
-                    carry = rows
-                    continue
-                carry = rows.tail(cut)
-                yield rows.head(cut)
-                del rows
-            if carry is not None and len(carry):
-                yield carry
+        return _whole_queries(_prefetched(self._parse(*block) for block in self._blocks()))
 
     def no_lines_error(self) -> InputError:
         if self.non_blank:
             return InputError("no run lines: the file holds only blank or comment lines",
                               source=self.path)
         return InputError("empty file", source=self.path)
-
-    def _next(self, blocks: Iterator[tuple[bytes, int]]) -> _Rows | None:
-        item = next(blocks, None)
-        return None if item is None else self._parse(*item)
 
     def _blocks(self) -> Iterator[tuple[bytes, int]]:
         """Blocks of about ``chunk_bytes`` of text ending at a line end, with the number of
@@ -1010,6 +994,88 @@ class _RunReader:
         qids = run.query_dict.take(indices(run.query_code))
         return _Rows(pa.chunked_array([qids]), pa.chunked_array(_chunks_of(run.docs)),
                      run.score, run.rank, np.asarray(lines, dtype=np.int64) + first_line - 1)
+
+
+class _ParquetRunReader:
+    """Chunks of whole queries from a Parquet run (a file or a folder of files; columns
+    ``query``, ``doc``, ``score`` and optionally ``rank``), read batch by batch in a second
+    thread; a batch holds about as many rows as ``chunk_bytes`` of TREC text."""
+
+    #: Bytes of a typical TREC run line: ``chunk_bytes`` of text hold that many fewer rows.
+    LINE_BYTES = 40
+
+    def __init__(self, path: str, chunk_bytes: int) -> None:
+        from .io.parquet import parquet_columns
+
+        self.path = path
+        self.batch_rows = max(1, chunk_bytes // self.LINE_BYTES)
+        self.columns = parquet_columns(path, ("query", "doc", "score"), ("rank",), "run",
+                                       "score= (or rename them)")
+
+    def __iter__(self) -> Iterator[_Rows]:
+        return _whole_queries(_prefetched(self._batches()))
+
+    def no_lines_error(self) -> InputError:
+        return InputError("no rows", source=self.path)
+
+    def _batches(self) -> Iterator[_Rows]:
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+
+        from .io.parquet import rank_values
+        from .io.tables import _strings
+
+        first = 0
+        try:
+            batches = ds.dataset(self.path, format="parquet").to_batches(
+                columns=self.columns, batch_size=self.batch_rows)
+            for batch in batches:
+                n = batch.num_rows
+                ids = [_strings(batch.column(c), self.path, c) for c in ("query", "doc")]
+                score = batch.column("score")
+                if not (pa.types.is_floating(score.type) or pa.types.is_integer(score.type)) \
+                        or score.null_count:
+                    raise InputError("scores must be numbers, without nulls", source=self.path,
+                                     value=str(score.type))
+                yield _Rows(pa.chunked_array([ids[0]]), pa.chunked_array([ids[1]]),
+                            to_numpy(score, np.float64),
+                            rank_values(batch.column("rank")) if "rank" in self.columns
+                            else None, np.arange(first, first + n, dtype=np.int64), "row")
+                first += n
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"cannot read as Parquet ({exc})", source=self.path) from None
+
+
+def _prefetched(items: Iterator[_Rows]) -> Iterator[_Rows]:
+    """The items, each next one made (read, parsed) in a second thread while the caller
+    works on the current one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(next, items, None)
+        while True:
+            item = pending.result()
+            if item is None:
+                return
+            pending = pool.submit(next, items, None)
+            yield item
+
+
+def _whole_queries(parts: Iterable[_Rows]) -> Iterator[_Rows]:
+    """The rows regrouped into chunks of whole queries: the last (maybe unfinished) query of
+    each part carried over to the next."""
+    carry: _Rows | None = None
+    for rows in parts:
+        if len(rows) == 0:
+            continue
+        rows = rows if carry is None else carry.then(rows)
+        cut = rows.last_query_start()
+        if cut == 0:  # one query so far: it may go on in the next part
+            carry = rows
+            continue
+        carry = rows.tail(cut)
+        yield rows.head(cut)
+        del rows
+    if carry is not None and len(carry):
+        yield carry
 
 
 def _arrow_parse(buffer):

@@ -14,16 +14,20 @@ from typing import Any
 
 from ..errors import InputError
 from .nested import nested_columns
+from .parquet import is_parquet_path, read_parquet_qrels, read_parquet_run
 from .tables import Qrels, Run, check_finite_scores
 from .trec import read_qrels, read_run
 
 
 def to_qrels(obj: Any, query: str = "query", doc: str = "doc",
              relevance: str = "relevance") -> Qrels:
-    """Judgments from a path, a DataFrame/Arrow table, a dict-of-dicts or a :class:`Qrels`."""
+    """Judgments from a path (TREC text, or Parquet: see :mod:`.parquet`), a DataFrame/Arrow
+    table, a dict-of-dicts or a :class:`Qrels`."""
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, (str, os.PathLike)):
+        if is_parquet_path(obj):
+            return read_parquet_qrels(obj, query, doc, relevance)
         return read_qrels(obj)
     if isinstance(obj, Mapping):
         columns = nested_columns(obj)
@@ -43,10 +47,13 @@ def to_qrels(obj: Any, query: str = "query", doc: str = "doc",
 
 def to_run(obj: Any, name: str | None = None, query: str = "query", doc: str = "doc",
            score: str = "score") -> Run:
-    """A run from a path, a DataFrame/Arrow table, a dict-of-dicts or a :class:`Run`."""
+    """A run from a path (TREC text, or Parquet: see :mod:`.parquet`), a DataFrame/Arrow
+    table, a dict-of-dicts or a :class:`Run`."""
     if isinstance(obj, Run):
         return obj if name is None or name == obj.name else _renamed(obj, name)
     if isinstance(obj, (str, os.PathLike)):
+        if is_parquet_path(obj):
+            return read_parquet_run(obj, name, query, doc, score)
         return read_run(obj, name=name)
     if isinstance(obj, Mapping):
         columns = nested_columns(obj)

@@ -15,10 +15,10 @@ runs, ``query``, ``doc``, ``relevance`` for judgments (ids as strings or integer
 
 from __future__ import annotations
 
-import os
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..io.parquet import is_parquet_path
 from ..io.trec import QRELS_FIELDS, RUN_FIELDS
 
 #: Column a reader fills, on lines it could not parse, with ``reason \x00 line``.
@@ -116,12 +116,7 @@ def _format(path: str, format: str) -> str:
                          value=str(format))
     if format != "auto":
         return format
-    lower = str(path).lower().rstrip("/")
-    if lower.endswith((".parquet", ".pq")):
-        return "parquet"
-    if os.path.isdir(path) and any(f.endswith(".parquet") for f in os.listdir(path)):
-        return "parquet"
-    return "trec"
+    return "parquet" if is_parquet_path(path) else "trec"
 
 
 def _file_name(path: str) -> str:

@@ -1,0 +1,113 @@
+"""Judgments and runs from Parquet files (a ``.parquet``/``.pq`` file, or a folder of them as
+Spark and pandas write them).
+
+Runs hold the columns ``query``, ``doc``, ``score`` and optionally ``rank``; judgments
+``query``, ``doc``, ``relevance`` (names configurable; ids as strings or integers, integers
+becoming their decimal strings). Only these columns are read, with pyarrow's own threads.
+Errors name the file and the row (0-based, in file order), as for in-memory tables.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .tables import Qrels, Run
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def is_parquet_path(path: Any) -> bool:
+    """Whether a path names Parquet data: a file ending in .parquet or .pq, or a folder
+    holding such files."""
+    if not isinstance(path, (str, os.PathLike)):
+        return False
+    text = str(path).rstrip("/")
+    if text.lower().endswith(PARQUET_SUFFIXES):
+        return True
+    return os.path.isdir(text) and any(name.lower().endswith(PARQUET_SUFFIXES)
+                                       for name in os.listdir(text))
+
+
+def read_parquet_qrels(path: str | os.PathLike[str], query: str = "query", doc: str = "doc",
+                       relevance: str = "relevance") -> Qrels:
+    """Judgments from Parquet: columns ``query``, ``doc``, ``relevance``."""
+    columns = parquet_columns(path, (query, doc, relevance), (), "qrels", "relevance=")
+    table = _read(path, columns)
+    return Qrels.from_columns(table.column(query), table.column(doc), table.column(relevance),
+                              source=str(path))
+
+
+def read_parquet_run(path: str | os.PathLike[str], name: str | None = None,
+                     query: str = "query", doc: str = "doc", score: str = "score",
+                     rank: str = "rank") -> Run:
+    """A run from Parquet: columns ``query``, ``doc``, ``score``, and ``rank`` where present
+    (integers; used only to report queries whose ranks contradict their scores, as the TREC
+    reader does). The run is named ``name``, else after the file."""
+    from dataclasses import replace
+
+    columns = parquet_columns(path, (query, doc, score), (rank,), "run", "score=")
+    table = _read(path, columns)
+    run = Run.from_columns(table.column(query), table.column(doc), table.column(score),
+                           name=name or run_file_name(path), source=str(path))
+    ranks = rank_values(table.column(rank)) if rank in columns else None
+    return run if ranks is None else replace(run, rank=ranks)
+
+
+def run_file_name(path: str | os.PathLike[str]) -> str:
+    """A Parquet run's default name: its file (or folder) name."""
+    return Path(str(path).rstrip("/")).name
+
+
+def parquet_columns(path, needed: tuple[str, ...], optional: tuple[str, ...], what: str,
+                    hint: str) -> list[str]:
+    """The columns to read: the needed ones (an InputError naming the file and the columns
+    it has when one is missing) and the optional ones present."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    source = str(path)
+    if not os.path.exists(source):
+        raise InputError("file not found", source=source)
+    try:
+        schema = pq.read_schema(source) if os.path.isfile(source) else \
+            pq.ParquetDataset(source).schema
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"cannot read as Parquet ({exc})", source=source) from None
+    available = list(schema.names)
+    missing = [c for c in needed if c not in available]
+    if missing:
+        raise InputError(f"{what} Parquet data has no column {missing[0]!r} (columns: "
+                         f"{', '.join(available)}); name the columns with query=, doc= and "
+                         f"{hint}", source=source)
+    return [*needed, *(c for c in optional if c in available)]
+
+
+def _read(path, columns: list[str]):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(str(path), columns=columns, memory_map=True)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"cannot read as Parquet ({exc})", source=str(path)) from None
+
+
+def rank_values(column) -> np.ndarray | None:
+    """A rank column (Arrow) as int32 when it holds integers that fit, without nulls; else
+    None (the column is then ignored, as the TREC reader ignores a non-integer rank)."""
+    import pyarrow as pa
+
+    from ..core.arrow import to_numpy
+
+    if not pa.types.is_integer(column.type) or column.null_count:
+        return None
+    values = to_numpy(column, np.int64)
+    if len(values) and (values.min() < np.iinfo(np.int32).min
+                        or values.max() > np.iinfo(np.int32).max):
+        return None
+    return values.astype(np.int32)

@@ -1,0 +1,174 @@
+"""Parquet paths: the same numbers, diagnostics and warnings as the same data in TREC text,
+from the API and the CLI, in one pass and streamed; a folder of Parquet files; the rank
+column; clear errors naming the file for missing columns, unreadable files, missing ids, bad
+scores and (streamed) a run not grouped by query."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import rankwise
+from rankwise.errors import InputError
+from rankwise.io.parquet import is_parquet_path
+
+MEASURES = ["P@5", "R@20", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref", "ERR@10", "NumRet"]
+
+
+def _collection(seed: int = 0):
+    """Judgments and a run (rank column included) with ties, grades, unjudged documents,
+    one-sided queries and integer-like ids."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(120):
+        docs = rng.choice(300, size=int(rng.integers(1, 30)), replace=False)
+        if q % 13 != 4:
+            qrels += [(f"q{q}", f"d{d}", int(rng.integers(0, 4))) for d in docs[::2]]
+        if q % 11 != 6:
+            scores = sorted(rng.integers(0, 8, len(docs)).astype(float), reverse=True)
+            run += [(f"q{q}", f"d{d}", i + 1, s) for i, (d, s) in enumerate(zip(docs, scores))]
+    return qrels, run
+
+
+def _write(tmp_path, qrels, run):
+    """The data as TREC text and as Parquet; returns (qrels txt, run txt, qrels pq, run pq)."""
+    q_txt, r_txt = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q_txt.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
+    r_txt.write_text("".join(f"{q} Q0 {d} {r} {s} sys\n" for q, d, r, s in run))
+    q_pq, r_pq = tmp_path / "qrels.parquet", tmp_path / "sys.parquet"
+    pq.write_table(pa.table({"query": [q for q, _, _ in qrels], "doc": [d for _, d, _ in qrels],
+                             "relevance": [g for _, _, g in qrels]}), q_pq)
+    pq.write_table(pa.table({"query": [r[0] for r in run], "doc": [r[1] for r in run],
+                             "rank": [r[2] for r in run], "score": [r[3] for r in run]}),
+                   r_pq, row_group_size=500)  # several row groups: chunked columns
+    return str(q_txt), str(r_txt), str(q_pq), str(r_pq)
+
+
+def _system(result):
+    data = json.loads(result.to_json())["systems"]
+    (system,) = data.values()
+    return system
+
+
+def test_parquet_paths_give_what_the_same_text_gives(tmp_path):
+    q_txt, r_txt, q_pq, r_pq = _write(tmp_path, *_collection())
+    text = rankwise.evaluate(q_txt, r_txt, MEASURES, per_query=True)
+    parquet = rankwise.evaluate(q_pq, r_pq, MEASURES, per_query=True)
+    assert list(parquet.systems) == ["sys.parquet"]  # named after the file
+    assert _system(parquet) == _system(text)
+    assert _system(parquet)["diagnostics"]["queries_only_in_run"] > 0
+    mixed = rankwise.evaluate(q_txt, {"text": r_txt, "parquet": r_pq}, MEASURES)
+    assert mixed.systems["text"].aggregates == mixed.systems["parquet"].aggregates
+
+
+def test_a_folder_of_parquet_files_and_integer_ids(tmp_path):
+    qrels = pa.table({"query": [1, 1, 2], "doc": [10, 11, 20], "relevance": [1, 0, 2]})
+    folder = tmp_path / "run"
+    folder.mkdir()
+    pq.write_table(pa.table({"query": [1, 1], "doc": [11, 10], "score": [2.0, 1.0]}),
+                   folder / "part-0.parquet")
+    pq.write_table(pa.table({"query": [2], "doc": [20], "score": [5.0]}),
+                   folder / "part-1.parquet")
+    pq.write_table(qrels, tmp_path / "qrels.pq")
+    assert is_parquet_path(folder) and is_parquet_path(tmp_path / "qrels.pq")
+    assert not is_parquet_path(tmp_path / "qrels.txt")
+    result = rankwise.evaluate(str(tmp_path / "qrels.pq"), str(folder), ["RR", "P@1"],
+                               per_query=True)
+    assert result.per_query() == {"1": {"RR": 0.5, "P@1": 0.0}, "2": {"RR": 1.0, "P@1": 1.0}}
+
+
+def test_rank_column_contradicting_the_scores_is_reported(tmp_path):
+    pq.write_table(pa.table({"query": ["q"], "doc": ["a"], "relevance": [1]}),
+                   tmp_path / "qrels.parquet")
+    pq.write_table(pa.table({"query": ["q", "q"], "doc": ["a", "b"], "rank": [2, 1],
+                             "score": [3.0, 1.0]}), tmp_path / "run.parquet")
+    result = rankwise.evaluate(str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"),
+                               ["RR"])
+    assert result.mean("RR") == 1.0  # ordered by score, as trec_eval does
+    assert next(iter(result.systems.values())).diagnostics[
+        "queries_rank_contradicts_score"] == 1
+
+
+def test_other_column_names_through_to_run_and_to_qrels(tmp_path):
+    pq.write_table(pa.table({"qid": ["q"], "docno": ["a"], "label": [1]}), tmp_path / "q.parquet")
+    pq.write_table(pa.table({"qid": ["q"], "docno": ["a"], "sim": [0.5]}), tmp_path / "r.parquet")
+    qrels = rankwise.to_qrels(str(tmp_path / "q.parquet"), query="qid", doc="docno",
+                              relevance="label")
+    run = rankwise.to_run(str(tmp_path / "r.parquet"), query="qid", doc="docno", score="sim")
+    assert rankwise.evaluate(qrels, run, ["P@1"]).mean("P@1") == 1.0
+
+
+@pytest.mark.parametrize("table, message", [
+    ({"query": ["q"], "docid": ["a"], "score": [1.0]},
+     "run Parquet data has no column 'doc' (columns: query, docid, score)"),
+    ({"query": ["q", None], "doc": ["a", "b"], "score": [1.0, 2.0]}, "missing query id"),
+    ({"query": ["q", "q"], "doc": ["a", "b"], "score": [1.0, float("nan")]},
+     "score must be a finite number"),
+])
+def test_bad_parquet_runs_name_the_file(tmp_path, table, message):
+    pq.write_table(pa.table({"query": ["q"], "doc": ["a"], "relevance": [1]}),
+                   tmp_path / "qrels.parquet")
+    pq.write_table(pa.table(table), tmp_path / "bad.parquet")
+    with pytest.raises(InputError, match=re.escape(message)) as error:
+        rankwise.evaluate(str(tmp_path / "qrels.parquet"), str(tmp_path / "bad.parquet"), ["AP"])
+    assert error.value.source == str(tmp_path / "bad.parquet")
+
+
+def test_unreadable_and_missing_parquet_files(tmp_path):
+    (tmp_path / "broken.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(InputError, match="cannot read as Parquet"):
+        rankwise.to_run(str(tmp_path / "broken.parquet"))
+    with pytest.raises(InputError, match="file not found"):
+        rankwise.to_qrels(str(tmp_path / "absent.parquet"))
+
+
+@pytest.mark.parametrize("chunk_bytes", [200, 4000, 1 << 20])
+def test_a_parquet_run_streams_to_the_in_memory_result(tmp_path, chunk_bytes):
+    """Chunks of whole queries from Parquet batches (which cut queries anywhere): the same
+    JSON as one pass, for a file of several row groups and for a folder of files."""
+    from rankwise.stream import evaluate_stream
+
+    _, _, q_pq, r_pq = _write(tmp_path, *_collection(1))
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    table = pq.read_table(r_pq)
+    for i, start in enumerate(range(0, table.num_rows, 700)):
+        pq.write_table(table.slice(start, 700), folder / f"part-{i:02d}.parquet")
+    for run in (r_pq, str(folder)):
+        expected = rankwise.evaluate(q_pq, run, MEASURES, per_query=True).to_json()
+        assert evaluate_stream(q_pq, run, MEASURES, per_query=True,
+                               chunk_bytes=chunk_bytes).to_json() == expected
+
+
+def test_a_parquet_run_not_grouped_by_query_is_refused_when_streamed(tmp_path):
+    from rankwise.stream import evaluate_stream
+
+    pq.write_table(pa.table({"query": ["a", "b"], "doc": ["x", "y"], "relevance": [1, 1]}),
+                   tmp_path / "qrels.parquet")
+    pq.write_table(pa.table({"query": ["a", "b", "a"], "doc": ["x", "y", "z"],
+                             "score": [3.0, 2.0, 1.0]}), tmp_path / "run.parquet")
+    with pytest.raises(InputError, match="grouped") as error:
+        evaluate_stream(str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"), ["AP"],
+                        chunk_bytes=40)
+    assert error.value.source == str(tmp_path / "run.parquet")
+
+
+def test_cli_reads_parquet_like_text(tmp_path):
+    q_txt, r_txt, q_pq, r_pq = _write(tmp_path, *_collection(2))
+
+    def cli(qrels, run):
+        out = subprocess.run([sys.executable, "-m", "rankwise", "evaluate", qrels, run, "-m",
+                              *MEASURES, "--per-query", "--format", "trec"],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    # the run is named after its file (as with --engine spark), the text run after its tag
+    assert cli(q_pq, r_pq).replace("\tsys.parquet", "\tsys") == cli(q_txt, r_txt)
