@@ -174,7 +174,7 @@ def _values_and_checks(lists, parsed: list[Measure]):
 
 #: Run files read ahead of the one being evaluated, in two threads, so that reading overlaps
 #: the evaluation; after a large run (one evaluated alone) only one, so that at most two large
-#: runs are in memory (10 runs of 10M rows: 2.6 GB instead of all ten at once).
+#: runs are in memory however many are given (reading every run first held all of them).
 READ_AHEAD = 2
 
 
