@@ -179,18 +179,6 @@ def run_read_floor(qrels_path: str, run_path: str) -> dict:
 # ---------------------------------------------------------------------------- Parquet
 
 
-def run_rankwise_parquet(qrels_path: str, run_path: str) -> dict:
-    """The Parquet paths given to evaluate(), as the CLI does: judgments read and indexed in
-    a second thread while the run is read (only the needed columns)."""
-    t0 = time.perf_counter()
-    import rankwise
-
-    t1 = time.perf_counter()
-    result = rankwise.evaluate(qrels_path, run_path, TREC_NAMES)
-    t2 = time.perf_counter()
-    return _rankwise_report(result, {"import": t1 - t0, "read+evaluate": t2 - t1})
-
-
 def run_rankwise_arrow(qrels_path: str, run_path: str) -> dict:
     """Arrow tables read by pyarrow.parquet first, then given to evaluate()."""
     t0 = time.perf_counter()
@@ -371,7 +359,8 @@ TOOLS = {
     "rankwise": run_rankwise, "rankwise_stream": run_rankwise_stream,
     "pytrec_eval": run_pytrec_eval, "ranx": run_ranx, "ir_measures": run_ir_measures,
     "read_floor": run_read_floor,
-    "rankwise_parquet": run_rankwise_parquet, "rankwise_arrow": run_rankwise_arrow,
+    "rankwise_parquet": run_rankwise,  # the Parquet paths given to evaluate()
+    "rankwise_arrow": run_rankwise_arrow,
     "read_floor_parquet": run_read_floor_parquet,
     "rankwise_many": run_rankwise_many, "pytrec_eval_many": run_pytrec_eval_many,
     "ranx_many": run_ranx_many, "ir_measures_many": run_ir_measures_many,

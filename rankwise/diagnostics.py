@@ -549,7 +549,8 @@ class TieBounds:
 
 
 def _tie_candidates(measures, values) -> list:
-    """The measures whose mean the tie order can change (order-based, mean, computed)."""
+    """The measures whose mean the tie order can change (order-based, averaged as a mean,
+    named in ``values``)."""
     return [m for m in measures if m.spec.order_based and not m.spec.tie_invariant
             and m.spec.aggregate == "mean" and str(m) in values]
 
@@ -588,7 +589,7 @@ def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None = None) -
                       "the order of tied documents", tuple(str(m) for m in candidates))]
     from .results import aggregate
 
-    mixed_ids = lists.query_ids[mixed]
+    mixed_queries = np.flatnonzero(mixed)
     out = []
     for m in candidates:
         name = str(m)
@@ -612,7 +613,8 @@ def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None = None) -
             f"{high:.4f} under another order of tied documents ({changed} queries have ties of "
             "different grades that change it); ties='expected' gives the order-free value",
             (name,), changed, lists.num_queries,
-            tuple(mixed_ids[best != worst][:EXAMPLES].tolist()), high - low))
+            tuple(lists.query_ids[mixed_queries[best != worst][:EXAMPLES]].tolist()),
+            high - low))
     return out
 
 

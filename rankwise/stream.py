@@ -60,13 +60,14 @@ from .conventions import Conventions, profile, resolve
 from .core.arrow import indices, to_numpy
 from .core.keys import fingerprints
 from .core.memory import large_arrays
-from .core.ranked import Diagnostics, RankedLists, index_judgments, rank
+from .core.ranked import Diagnostics, RankedLists, index_judgments, rank, stack_lists
 from .diagnostics import (
     JUDGED_WARNING,
     ORDERING_TIES,
     RANK_CUTOFF_FAMILIES,
     TIE_CHECK_MAX_ROWS,
     Check,
+    _tie_candidates,
     judged_at,
 )
 from .errors import InputError
@@ -466,7 +467,8 @@ class _QueryFacts:
     Most checks read per-query facts only (list lengths, grade counts, values, ids): they are
     run as they are, on a :class:`_Summary` of all queries. Three read the ranked rows (ties
     at a cutoff, unjudged documents in the top K, and the tie-order bounds): their per-query
-    outcomes are kept per chunk, and they are worded here as ``run_checks`` words them.
+    outcomes are kept per chunk; the first two are worded here as ``run_checks`` words them,
+    the third is ``run_checks``' own, given the bounds.
     """
 
     def __init__(self, measures: list[Measure], conv: Conventions) -> None:
@@ -481,8 +483,7 @@ class _QueryFacts:
         self.judged = _judged_groups(measures)
         self.judged_values: dict[int | None, list[np.ndarray]] = {k: [] for k in self.judged}
         self.pooled = False
-        self.tie_candidates = [m for m in measures if m.spec.order_based
-                               and not m.spec.tie_invariant and m.spec.aggregate == "mean"]
+        self.tie_candidates = _tie_candidates(measures, {str(m) for m in measures})
         #: per chunk, its queries whose tie groups mix grades and their lists; kept while all
         #: rows so far are within the check's limit (so at most that many rows), and measured
         #: at the end only if the whole run is
@@ -560,7 +561,7 @@ class _QueryFacts:
                 *self._judged_at_k(lists), *d._one_side(lists), *d._different_cutoffs(measures),
                 *d._exp_gain_levels(lists, measures),
                 *d._carried_by_few(lists, measures, values),
-                *self._tie_sensitivity(lists, values)]
+                *self._tie_sensitivity(lists, measures, values)]
 
     def _ties_at_cutoff(self, lists: _Summary) -> list[Check]:
         from .diagnostics import _TIE_VALUE
@@ -623,49 +624,20 @@ class _QueryFacts:
                              lists.num_queries, _examples_of(lists, incomplete), mean))
         return out
 
-    def _tie_sensitivity(self, lists: _Summary, values: dict[str, np.ndarray]) -> list[Check]:
-        candidates = [m for m in self.tie_candidates if str(m) in values]
-        if not candidates:
-            return []
-        if lists.num_rows > TIE_CHECK_MAX_ROWS:
-            return [Check("tie_sensitivity", "ok", f"not checked on {lists.num_rows} documents "
-                          f"(the limit is {TIE_CHECK_MAX_ROWS}); ties='optimistic' / "
-                          "'pessimistic' give the range, ties='expected' the order-free value")]
-        mixed = _concat(self.mixed, dtype=bool)
-        if not mixed.any():
-            return [Check("tie_sensitivity", "ok", "no tie group mixes grades: no value depends "
-                          "on the order of tied documents", tuple(str(m) for m in candidates))]
+    def _tie_sensitivity(self, lists: _Summary, measures: list[Measure],
+                         values: dict[str, np.ndarray]) -> list[Check]:
+        """The in-memory check, its bounds computed once on the kept mixed queries' lists
+        stacked (they are kept only while the run is within the check's row limit)."""
+        from .diagnostics import TieBounds, _tie_sensitivity
         from .measures.expected import tie_bounds
 
-        mixed_queries = np.flatnonzero(mixed)
-        out = []
-        for m in candidates:
-            name = str(m)
-            reported = values[name]
-            bounds = [tie_bounds(m, part) for part in self.mixed_lists]
-            best = _concat([b for b, _ in bounds])
-            worst = _concat([w for _, w in bounds])
-            means = []
-            for bound in (best, worst):
-                full = reported.copy()
-                full[mixed] = bound
-                means.append(aggregate(full, "mean", m.skips_undefined(lists.conventions)))
-            mean = aggregate(reported, "mean", m.skips_undefined(lists.conventions))
-            low, high = min(means), max(means)
-            if not high - low > 1e-12 * max(1.0, abs(high)):
-                continue
-            ties = m.conventions(lists).ties
-            severity = "warning" if ties in ORDERING_TIES else "note"
-            changed = int((best != worst).sum())
-            out.append(Check(
-                "tie_sensitivity", severity,
-                f"{name}: the mean {mean:.4f} (ties={ties}) would lie anywhere from {low:.4f} "
-                f"to {high:.4f} under another order of tied documents ({changed} queries have "
-                "ties of different grades that change it); ties='expected' gives the "
-                "order-free value", (name,), changed, lists.num_queries,
-                tuple(lists.query_ids[mixed_queries[best != worst][:_EXAMPLES]].tolist()),
-                high - low))
-        return out
+        bounds = {}
+        if self.mixed_lists and lists.num_rows <= TIE_CHECK_MAX_ROWS:
+            stacked = stack_lists(self.mixed_lists)
+            bounds = {str(m): tie_bounds(m, stacked)
+                      for m in _tie_candidates(self.tie_candidates, values)}
+        return _tie_sensitivity(lists, measures, values,
+                                TieBounds(_concat(self.mixed, dtype=bool), bounds))
 
 
 @dataclass
@@ -1023,7 +995,7 @@ class _ParquetRunReader:
         import pyarrow.dataset as ds
 
         from .io.parquet import rank_values
-        from .io.tables import _strings
+        from .io.tables import _numeric, _strings
 
         first = 0
         try:
@@ -1032,13 +1004,8 @@ class _ParquetRunReader:
             for batch in batches:
                 n = batch.num_rows
                 ids = [_strings(batch.column(c), self.path, c) for c in ("query", "doc")]
-                score = batch.column("score")
-                if not (pa.types.is_floating(score.type) or pa.types.is_integer(score.type)) \
-                        or score.null_count:
-                    raise InputError("scores must be numbers, without nulls", source=self.path,
-                                     value=str(score.type))
                 yield _Rows(pa.chunked_array([ids[0]]), pa.chunked_array([ids[1]]),
-                            to_numpy(score, np.float64),
+                            _numeric(batch.column("score"), self.path, "score", "row"),
                             rank_values(batch.column("rank")) if "rank" in self.columns
                             else None, np.arange(first, first + n, dtype=np.int64), "row")
                 first += n

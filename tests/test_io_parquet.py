@@ -172,3 +172,20 @@ def test_cli_reads_parquet_like_text(tmp_path):
 
     # the run is named after its file (as with --engine spark), the text run after its tag
     assert cli(q_pq, r_pq).replace("\tsys.parquet", "\tsys") == cli(q_txt, r_txt)
+
+
+def test_a_null_score_is_reported_at_the_same_row_streamed_or_not(tmp_path):
+    from rankwise.stream import evaluate_stream
+
+    pq.write_table(pa.table({"query": ["a", "b"], "doc": ["x", "y"], "relevance": [1, 1]}),
+                   tmp_path / "qrels.parquet")
+    pq.write_table(pa.table({"query": ["a", "a", "b"], "doc": ["x", "z", "y"],
+                             "score": [3.0, None, 1.0]}), tmp_path / "run.parquet")
+    qrels, run = str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet")
+    messages = []
+    for evaluate in (lambda: rankwise.evaluate(qrels, run, ["AP"]),
+                     lambda: evaluate_stream(qrels, run, ["AP"], chunk_bytes=40)):  # 1-row batches
+        with pytest.raises(InputError, match="score must be a finite number") as error:
+            evaluate()
+        messages.append(str(error.value))
+    assert messages[0] == messages[1] and "row 1" in messages[0]

@@ -10,7 +10,7 @@ Errors name the file and the row (0-based, in file order), as for in-memory tabl
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -59,8 +59,8 @@ def read_parquet_run(path: str | os.PathLike[str], name: str | None = None,
 
 
 def run_file_name(path: str | os.PathLike[str]) -> str:
-    """A Parquet run's default name: its file (or folder) name."""
-    return Path(str(path).rstrip("/")).name
+    """A run's default name when nothing inside names it: its file (or folder) name."""
+    return PurePosixPath(str(path).rstrip("/")).name or str(path)
 
 
 def parquet_columns(path, needed: tuple[str, ...], optional: tuple[str, ...], what: str,

@@ -15,10 +15,9 @@ runs, ``query``, ``doc``, ``relevance`` for judgments (ids as strings or integer
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import Any
 
-from ..io.parquet import is_parquet_path
+from ..io.parquet import is_parquet_path, run_file_name
 from ..io.trec import QRELS_FIELDS, RUN_FIELDS
 
 #: Column a reader fills, on lines it could not parse, with ``reason \x00 line``.
@@ -36,7 +35,7 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto"):
     (DataFrame, str)
     """
     if _format(path, format) == "parquet":
-        return spark.read.parquet(path), name or _file_name(path)
+        return spark.read.parquet(path), name or run_file_name(path)
     from pyspark.sql import functions as F
 
     fields, line = _fields()
@@ -55,7 +54,7 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto"):
     df = _data_lines(spark, path).select(
         F.get(fields, 0).alias("query"), F.get(fields, 2).alias("doc"), score.alias("score"),
         rank.alias("rank"), bad.alias(BAD_COLUMN))
-    return df, name or _run_tag(spark, path) or _file_name(path)
+    return df, name or _run_tag(spark, path) or run_file_name(path)
 
 
 def read_qrels(spark, path: str, format: str = "auto"):
@@ -117,10 +116,6 @@ def _format(path: str, format: str) -> str:
     if format != "auto":
         return format
     return "parquet" if is_parquet_path(path) else "trec"
-
-
-def _file_name(path: str) -> str:
-    return PurePosixPath(str(path).rstrip("/")).name or str(path)
 
 
 def columns_of(df) -> dict[str, Any]:
