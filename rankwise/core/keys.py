@@ -7,6 +7,10 @@ bits. Keys only *find candidates*: every match they produce is verified on the e
 strings, and if two different ids ever share a key the caller redoes the work with exact
 keys (:func:`exact_pair_keys`, dense codes from hashing the strings). Ids are never replaced
 by their fingerprints; results are exact either way.
+
+Integer doc ids (which the Spark engine keeps as they are, see :func:`integer_ids`) need no
+fingerprint: they go into the low bits of the key themselves (:func:`integer_pair_keys`), so
+their keys are exact and nothing is verified.
 """
 
 from __future__ import annotations
@@ -167,6 +171,38 @@ def pair_keys(query_codes: np.ndarray, doc_fingerprints: np.ndarray, num_queries
     return keys.view(np.int64)
 
 
+def integer_ids(docs) -> np.ndarray | None:
+    """The doc ids as int64 when ``docs`` is an Arrow integer array (or chunked array) without
+    nulls; else None (string ids)."""
+    import pyarrow as pa
+
+    from .arrow import to_numpy
+
+    if not pa.types.is_integer(docs.type) or docs.null_count or \
+            pa.types.is_uint64(docs.type):  # may not fit an int64
+        return None
+    return to_numpy(docs, np.int64)
+
+
+def integer_pair_keys(query_codes: np.ndarray, doc_ids: np.ndarray, num_queries: int,
+                      code_map: np.ndarray | None = None) -> np.ndarray:
+    """Exact int64 keys for integer doc ids, laid out as :func:`pair_keys` lays fingerprint
+    keys out for ``num_queries`` codes: query code in the high bits, the id itself below.
+
+    Raises :class:`KeyCollision` when an id is negative or too large for the low bits (the
+    caller then uses :func:`exact_pair_keys`).
+    """
+    query_bits = max(int(num_queries).bit_length(), 1)
+    doc_bits = 63 - query_bits
+    if len(doc_ids) and (int(doc_ids.min()) < 0 or int(doc_ids.max()) >> doc_bits):
+        raise KeyCollision
+    codes = np.arange(int(query_codes.max(initial=0)) + 1) if code_map is None else code_map
+    high = np.asarray(codes).astype(np.int64) << np.int64(doc_bits)
+    keys = high[query_codes]
+    keys |= doc_ids
+    return keys
+
+
 def exact_pair_keys(*pairs) -> list[np.ndarray]:
     """Dense exact codes for several (query ids per row, doc ids per row) Arrow pairs, sharing
     one code space: hashes the strings (slower, used after a fingerprint collision)."""
@@ -183,5 +219,9 @@ def exact_pair_keys(*pairs) -> list[np.ndarray]:
 
 
 def _single(strings):
-    """One Arrow array from an array or a chunked array."""
-    return strings.combine_chunks() if hasattr(strings, "chunks") else strings
+    """One Arrow string array from an array or a chunked array (integer ids as their decimal
+    strings)."""
+    import pyarrow as pa
+
+    strings = strings.combine_chunks() if hasattr(strings, "chunks") else strings
+    return strings.cast(pa.string()) if pa.types.is_integer(strings.type) else strings

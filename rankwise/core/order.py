@@ -76,6 +76,8 @@ def _order_ties(order: np.ndarray, tied: np.ndarray, in_group: np.ndarray, docs,
     rows = order[positions]
     group = np.cumsum(starts_group)
     tied_docs = docs.take(indices(rows))
+    if pa.types.is_integer(tied_docs.type):  # ordered as their decimal strings, as trec_eval
+        tied_docs = tied_docs.cast(pa.string())
     prefix, longest = byte_prefixes(tied_docs)
     if longest <= 8:  # short ids (the usual case): their 8-byte prefixes order them exactly
         perm = sort_within_groups(group, ~prefix if descending else prefix)

@@ -17,7 +17,8 @@ import numpy as np
 from ..conventions import Conventions
 from ..errors import InputError
 from .arrow import indices, to_numpy
-from .keys import KeyCollision, exact_pair_keys, fingerprints_and_words, pair_keys
+from .keys import (KeyCollision, exact_pair_keys, fingerprints_and_words, integer_ids,
+                   integer_pair_keys, pair_keys)
 from .order import ORDERING_TIES, ranking_order_and_ties, sort_within_groups
 from .segments import (positions, query_blocks, rank_within, segment_ids, starts_of_runs,
                        tie_groups)
@@ -283,8 +284,9 @@ class JudgmentIndex:
     """The judgments sorted by (query, doc) key for lookups; built once, shared by every run.
 
     With ``exact=False`` the keys come from doc-id fingerprints (see :mod:`.keys`, laid out for
-    ``key_queries`` query codes) and every match must be verified on the strings; with
-    ``exact=True`` they are exact pair codes.
+    ``key_queries`` query codes) and every match must be verified on the strings, unless
+    ``integer`` (the doc ids are integers, the keys hold them: exact, laid out the same way);
+    with ``exact=True`` they are exact pair codes.
     """
 
     qrels: Any
@@ -297,6 +299,12 @@ class JudgmentIndex:
     exact: bool
     key_queries: int
     key_words: np.ndarray | None = None  # the exact doc-id word of each key (short ids only)
+    integer: bool = False  # keys from integer doc ids (exact, laid out for key_queries)
+
+    @property
+    def verified(self) -> bool:
+        """Whether equal keys are equal (query, doc) pairs without looking at the ids."""
+        return self.exact or self.integer
 
     @cached_property
     def level_table(self) -> tuple[np.ndarray, np.ndarray]:
@@ -309,11 +317,18 @@ def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
     """Sort the judgments' (query, doc) keys once; identical duplicates are dropped and
     counted, a pair judged twice with different grades raises :class:`InputError`."""
     key_queries = key_queries or qrels.num_queries
+    ids = integer_ids(qrels.docs)
     try:
-        fingerprint, words = fingerprints_and_words(qrels.docs)
-        keys = pair_keys(qrels.query_code, fingerprint, key_queries, reuse=True)
-        index = _index_from_keys(qrels, keys, exact=False, key_queries=key_queries, words=words)
-        del fingerprint, words  # the index holds sorted copies
+        if ids is not None:
+            keys = integer_pair_keys(qrels.query_code, ids, key_queries)
+            index = _index_from_keys(qrels, keys, exact=False, key_queries=key_queries,
+                                     integer=True)
+        else:
+            fingerprint, words = fingerprints_and_words(qrels.docs)
+            keys = pair_keys(qrels.query_code, fingerprint, key_queries, reuse=True)
+            index = _index_from_keys(qrels, keys, exact=False, key_queries=key_queries,
+                                     words=words)
+            del fingerprint, words  # the index holds sorted copies
     except KeyCollision:
         (keys,) = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs))
         index = _index_from_keys(qrels, keys, exact=True)
@@ -323,14 +338,15 @@ def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
 
 
 def _index_from_keys(qrels, key: np.ndarray, exact: bool, key_queries: int = 0,
-                     words: np.ndarray | None = None) -> JudgmentIndex:
+                     words: np.ndarray | None = None, integer: bool = False) -> JudgmentIndex:
     sorter = np.argsort(key, kind="stable")
     key_sorted = key[sorter]
     dup = np.flatnonzero(key_sorted[1:] == key_sorted[:-1])
     rows = sorter
     if len(dup):
         first, second = sorter[dup], sorter[dup + 1]
-        if not exact and not _same_docs(qrels.docs, first, qrels.docs, second, words, words):
+        if not (exact or integer) and \
+                not _same_docs(qrels.docs, first, qrels.docs, second, words, words):
             raise KeyCollision
         conflict = np.flatnonzero(qrels.grade[first] != qrels.grade[second])
         if len(conflict):
@@ -346,7 +362,7 @@ def _index_from_keys(qrels, key: np.ndarray, exact: bool, key_queries: int = 0,
     grades = qrels.grade[rows]
     return JudgmentIndex(qrels, key_sorted, grades, rows, qrels.query_code[rows],
                          len(dup), int((grades < 0).sum()), exact, key_queries,
-                         None if words is None or exact else words[rows])
+                         None if words is None or exact else words[rows], integer)
 
 
 def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
@@ -424,8 +440,10 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
     from concurrent.futures import Future
 
     fingerprint = words = None
+    run_ids = integer_ids(run.docs)
     if isinstance(index, Future):  # the run's doc ids are fingerprinted while it is built
-        fingerprint, words = fingerprints_and_words(run.docs)
+        if run_ids is None:
+            fingerprint, words = fingerprints_and_words(run.docs)
         index = index.result()
     qrels = index.qrels
     run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
@@ -439,7 +457,11 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
     key_queries = qrels.num_queries + int(run_only.sum())
     if not index.exact and key_queries.bit_length() != index.key_queries.bit_length():
         index = index_judgments(qrels, key_queries)  # lay the keys out for more query codes
-    if not index.exact:
+    if index.integer != (run_ids is not None) and not index.exact:
+        raise KeyCollision  # integer ids on one side only: compared as strings, exactly
+    if index.integer:
+        run_keys = integer_pair_keys(run.query_code, run_ids, key_queries, code_map=shared_code)
+    elif not index.exact:
         if fingerprint is None:
             fingerprint, words = fingerprints_and_words(run.docs)
         # the fingerprints become the keys in place: no second array of that size
@@ -552,9 +574,10 @@ def _no_overlap(qrels, run) -> InputError:
         source=run.source)
 
 
-def _duplicates(run, sorter: np.ndarray, sorted_keys: np.ndarray, exact: bool,
+def _duplicates(run, sorter: np.ndarray, sorted_keys: np.ndarray, verified: bool,
                 words: np.ndarray | None = None):
-    """Pairs of run rows holding the same (query, doc), from the sorted keys.
+    """Pairs of run rows holding the same (query, doc), from the sorted keys (``verified``:
+    equal keys are equal pairs).
 
     Runs are written query by query, so sorting their keys is nearly linear (timsort); the
     same sort then drives the join. Equal fingerprint keys of different docs send the caller
@@ -562,7 +585,7 @@ def _duplicates(run, sorter: np.ndarray, sorted_keys: np.ndarray, exact: bool,
     """
     dup = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     first, second = sorter[dup], sorter[dup + 1]
-    if len(dup) and not exact and \
+    if len(dup) and not verified and \
             not _same_docs_mask(run.docs, first, run.docs, second, words, words).all():
         raise KeyCollision
     return first, second
@@ -620,7 +643,7 @@ def _join_by_blocks(index: JudgmentIndex, run, keys: np.ndarray, words: np.ndarr
         sorter = np.argsort(keys[start:end], kind="stable")
         sorted_keys = keys[start:end][sorter]
         sorter += start
-        first, second = _duplicates(run, sorter, sorted_keys, index.exact, words)
+        first, second = _duplicates(run, sorter, sorted_keys, index.verified, words)
         _join(index, run, sorter, sorted_keys, grade, words)
         return first, second
 
@@ -648,7 +671,7 @@ def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray
     np.minimum(at, len(index.keys) - 1, out=at)
     found = np.flatnonzero(index.keys[at] == sorted_keys)
     rows, at = sorter[found], at[found]
-    if index.exact:
+    if index.verified:
         pass
     elif words is not None:  # short ids: their words are the ids
         if not np.array_equal(words[rows], index.key_words[at]):

@@ -131,8 +131,8 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     ----------
     run : pyspark.sql.DataFrame or mapping of str to DataFrame
         One run (named ``"run"``) or several ``{name: DataFrame}``; columns ``query``, ``doc``,
-        ``score`` (renamable), ids as strings or integers (integers become their decimal
-        strings, as in the in-memory engine).
+        ``score`` (renamable), ids as strings or integers (integers give the numbers of their
+        decimal strings in the in-memory engine; integer doc ids are keyed as they are).
     qrels : pyspark.sql.DataFrame
         Judgments: columns ``query``, ``doc``, ``relevance`` (renamable).
     measures : str, Measure or sequence of them
@@ -287,8 +287,8 @@ def _sides(runs: dict[str, Any], qrels, query: str, doc: str, score: str, releva
            rank: str | None) -> list[Any]:
     """The judgments and every run as DataFrames of the same shape: q, d, v, r (row id in the
     input order), and where the input has them, rank and the reader's bad-line column. Ids
-    keep their type (integers stay integers; the kernel makes them strings) where every input
-    holds integers, else become strings."""
+    keep their type where every input holds integers (the kernel keys integer doc ids as they
+    are and makes strings of query ids only, one per query), else become strings."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 

@@ -302,10 +302,17 @@ class _Rows:
         return run, _first_rows(queries, first), rank is not None, dropped
 
     def _ids(self, s: int, at: np.ndarray | None):
+        """Doc ids of side ``s``: strings, or int64 where every side holds integers (the
+        engine keys them as they are: no decimal strings, no fingerprints)."""
+        import pyarrow as pa
+
         from ..core.arrow import indices
 
         docs = self.fields[s][DOC]
-        return _as_strings(docs if at is None else docs.take(indices(at)))
+        docs = docs if at is None else docs.take(indices(at))
+        if pa.types.is_int64(docs.type):
+            return docs
+        return _as_strings(docs)
 
     def _numbers(self, s: int, at: np.ndarray | None) -> np.ndarray:
         from ..core.arrow import to_numpy
@@ -422,7 +429,7 @@ def _only(table, query: str, value: float):
 
     changes: dict[str, Any] = {"query_code": np.zeros(1, dtype=np.int32),
                                "query_dict": pa.array([query], pa.string()),
-                               "docs": pa.array(["s"], pa.string()),
+                               "docs": _sentinel_doc(table.docs),
                                "row_lines": np.full(1, -1, dtype=np.int64)}
     if hasattr(table, "score"):
         changes["score"] = np.array([value])
@@ -433,7 +440,8 @@ def _only(table, query: str, value: float):
 
 
 def _add_row(table, query: str, value: float):
-    """``table`` (a Qrels or a Run) with one more row: query ``query``, doc ``"s"``."""
+    """``table`` (a Qrels or a Run) with one more row: query ``query``, doc ``"s"`` (0 for
+    integer ids)."""
     from dataclasses import replace
 
     import pyarrow as pa
@@ -442,7 +450,7 @@ def _add_row(table, query: str, value: float):
     changes: dict[str, Any] = {
         "query_code": np.append(table.query_code, np.int32(code)).astype(np.int32),
         "query_dict": pa.concat_arrays([table.query_dict, pa.array([query], pa.string())]),
-        "docs": pa.concat_arrays([table.docs, pa.array(["s"], pa.string())]),
+        "docs": pa.concat_arrays([table.docs, _sentinel_doc(table.docs)]),
         "row_lines": np.append(table.row_lines if table.row_lines is not None else
                                np.arange(len(table), dtype=np.int64), -1),
     }
@@ -453,6 +461,13 @@ def _add_row(table, query: str, value: float):
     else:
         changes["grade"] = np.append(table.grade, value)
     return replace(table, **changes)
+
+
+def _sentinel_doc(docs):
+    """The sentinel query's one doc id, of the same type as ``docs``: ``"s"`` or 0."""
+    import pyarrow as pa
+
+    return pa.array([0 if pa.types.is_integer(docs.type) else "s"], docs.type)
 
 
 def _sentinel_id(qrels, run) -> str:

@@ -192,3 +192,28 @@ def test_summary_is_json_with_exact_sums():
     n, e = summary["systems"][0]["sums"][0]
     memory = rankwise.evaluate(qrels, run, ["AP"], per_query=True).systems["run"].values["AP"]
     assert exact.to_float((n, e)) == math.fsum(memory.tolist())
+
+
+def _integer_docs(frame: pd.DataFrame, scale: int, offset: int) -> pd.DataFrame:
+    """Doc ids "d<k>" as the integers k·scale + offset (their decimal strings order ties
+    differently from the numbers: "98" > "102")."""
+    return frame.assign(doc=frame["doc"].str[1:].astype(np.int64) * scale + offset)
+
+
+@pytest.mark.parametrize("scale, offset", [
+    (1, 0),  # small ids: keyed as they are
+    (1 << 55, 7),  # too large for the keys' low bits: compared as strings instead
+    (1, -60),  # negative ids too
+])
+@pytest.mark.parametrize("conventions", [
+    resolve(None), resolve(None, ties="docid_asc", duplicates="max"),
+    resolve(None, ties="input_order", duplicates="last", missing_queries="zero"),
+])
+def test_integer_doc_ids_as_in_memory(scale, offset, conventions):
+    # Spark hands integer ids over as integers; the kernel keys them without strings
+    run, qrels = collection_frames(9, num_queries=50, negative_grades=True,
+                                   duplicates=0 if conventions.duplicates == "error" else 20)
+    run, qrels = _integer_docs(run, scale, offset), _integer_docs(qrels, scale, offset)
+    run["score"] = np.round(run["score"])  # many ties, ordered by the ids' strings
+    check_against_memory({"r": run, "s": run.assign(score=-run["score"])}, qrels, MEASURES,
+                         conventions, partitions=3, batch_rows=11, chunk_rows=150)
