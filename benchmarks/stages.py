@@ -62,16 +62,21 @@ def stages(qrels_path: str, run_path: str, cprofile: int) -> dict:
           lambda: rankwise.evaluate(qrels_path, run_path, MEASURES))
 
     def floor(path: str, names: list[str], types: dict):
+        if path.endswith(".parquet"):
+            import pyarrow.parquet as pq
+
+            return pq.read_table(path, memory_map=True)
         return csv.read_csv(path, read_options=csv.ReadOptions(column_names=names,
                                                                block_size=1 << 24),
                             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
                             convert_options=csv.ConvertOptions(column_types=types,
                                                                include_columns=list(types)))
 
-    timed("floor: pyarrow.csv reads the run alone", lambda: floor(
+    reader = "pyarrow.parquet" if run_path.endswith(".parquet") else "pyarrow.csv"
+    timed(f"floor: {reader} reads the run alone", lambda: floor(
         run_path, ["qid", "q0", "docid", "rank", "score", "tag"],
         {"qid": pa.string(), "docid": pa.string(), "rank": pa.int64(), "score": pa.float64()}))
-    timed("floor: pyarrow.csv reads the qrels alone", lambda: floor(
+    timed(f"floor: {reader} reads the qrels alone", lambda: floor(
         qrels_path, ["qid", "iter", "docid", "rel"],
         {"qid": pa.string(), "docid": pa.string(), "rel": pa.int64()}))
     report: dict = {"stages": out}
@@ -89,13 +94,13 @@ def _one_pass(qrels_path: str, run_path: str, timed) -> None:
     """The stages of one evaluation, each timed by ``timed(name, fn)``."""
     from rankwise.core.memory import large_arrays
     from rankwise.core.ranked import index_judgments, rank
-    from rankwise.io import read_qrels, read_run
+    from rankwise.io import to_qrels, to_run
     from rankwise.measures import parse_measures
 
     measures = parse_measures(MEASURES)
     with large_arrays():
-        run = timed("read run (parse + encode query ids)", lambda: read_run(run_path))
-        qrels = timed("read qrels", lambda: read_qrels(qrels_path))
+        run = timed("read run (parse, encode query ids)", lambda: to_run(run_path))
+        qrels = timed("read qrels", lambda: to_qrels(qrels_path))
         index = timed("index judgments (sort pair keys)", lambda: index_judgments(qrels))
         lists = timed("rank: fingerprints, sort, join, order, ties", lambda: rank(index, run))
         values = {str(m): timed(f"measure {m}", lambda m=m: m.compute(lists)) for m in measures}
@@ -126,10 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--source", default=None,
                    help="a rankwise checkout to profile instead of the installed one")
     p.add_argument("--cprofile", type=int, default=0, help="list the N most expensive functions")
+    p.add_argument("--parquet", action="store_true",
+                   help="read qrels.parquet and run.parquet (generate.py --parquet) instead")
     p.add_argument("--json", default=None, help="also write the medians here")
     p.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    qrels, run = os.path.join(args.data, "qrels.txt"), os.path.join(args.data, "run.txt")
+    suffix = ".parquet" if args.parquet else ".txt"
+    qrels, run = (os.path.join(args.data, name + suffix) for name in ("qrels", "run"))
     if args.once:
         print(json.dumps(stages(qrels, run, args.cprofile)))
         return 0
@@ -146,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
         interpreter = time.perf_counter() - t0
         done = subprocess.run([sys.executable, __file__, "--once", "--data", args.data,
-                               "--cprofile", str(args.cprofile)], env=env, check=True,
+                               "--cprofile", str(args.cprofile),
+                               *(["--parquet"] if args.parquet else [])], env=env, check=True,
                               capture_output=True, text=True)
         report = json.loads(done.stdout)
         report["stages"] = {"interpreter start (python -c pass)": interpreter,

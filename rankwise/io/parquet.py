@@ -37,7 +37,7 @@ def read_parquet_qrels(path: str | os.PathLike[str], query: str = "query", doc: 
                        relevance: str = "relevance") -> Qrels:
     """Judgments from Parquet: columns ``query``, ``doc``, ``relevance``."""
     columns = parquet_columns(path, (query, doc, relevance), (), "qrels", "relevance=")
-    table = _read(path, columns)
+    table = _read(path, columns, query)
     return Qrels.from_columns(table.column(query), table.column(doc), table.column(relevance),
                               source=str(path))
 
@@ -51,7 +51,7 @@ def read_parquet_run(path: str | os.PathLike[str], name: str | None = None,
     from dataclasses import replace
 
     columns = parquet_columns(path, (query, doc, score), (rank,), "run", "score=")
-    table = _read(path, columns)
+    table = _read(path, columns, query)
     run = Run.from_columns(table.column(query), table.column(doc), table.column(score),
                            name=name or run_file_name(path), source=str(path))
     ranks = rank_values(table.column(rank)) if rank in columns else None
@@ -87,12 +87,16 @@ def parquet_columns(path, needed: tuple[str, ...], optional: tuple[str, ...], wh
     return [*needed, *(c for c in optional if c in available)]
 
 
-def _read(path, columns: list[str]):
+def _read(path, columns: list[str], query: str):
+    """The columns, the query ids read as Parquet stores them, dictionary-encoded (a string
+    column is; the queries are then encoded from the dictionary indices, without making a
+    string per row)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        return pq.read_table(str(path), columns=columns, memory_map=True)
+        return pq.read_table(str(path), columns=columns, memory_map=True,
+                             read_dictionary=[query])
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"cannot read as Parquet ({exc})", source=str(path)) from None
 

@@ -20,7 +20,8 @@ from ..errors import InputError
 class _Encoded:
     query_code: np.ndarray  # int32, one per row, index into query_dict
     query_dict: Any  # pyarrow string array of distinct query ids
-    docs: Any  # Arrow string array (or chunked array): the document id of every row
+    docs: Any  # Arrow string array (or chunked array): the document id of every row; the
+    # Spark engine's partitions keep integer ids as an int64 array (see core.keys.integer_ids)
     source: str  # file name or a description of the in-memory object
     row_lines: np.ndarray | None  # 1-based line (or row) of each row in the source; None: row + 1
     row_unit: str  # "line" for files, "row"/"key" for in-memory inputs
@@ -50,7 +51,7 @@ class _Encoded:
 
     def ids_at(self, row: int) -> tuple[str, str]:
         """(query id, doc id) of one row."""
-        return (self.query_dict[int(self.query_code[row])].as_py(), self.docs[int(row)].as_py())
+        return (self.query_dict[int(self.query_code[row])].as_py(), str(self.docs[int(row)]))
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,7 +69,7 @@ class Qrels(_Encoded):
     def from_columns(cls, queries: Any, docs: Any, grades: Any, source: str = "qrels",
                      row_lines: np.ndarray | None = None, row_unit: str = "row") -> "Qrels":
         """Build from three equal-length columns (sequences, numpy or Arrow arrays)."""
-        q, d = encode_queries(_strings(queries, source, "query")), _strings(docs, source, "doc")
+        q, d = encode_queries(_strings(queries, source, "query", dictionary=True)), _strings(docs, source, "doc")
         grade = _numeric(grades, source, "relevance", row_unit)
         _same_length(source, q[0], d, grade)
         return cls(q[0], q[1], d, source, row_lines, row_unit, grade)
@@ -100,7 +101,7 @@ class Run(_Encoded):
                      source: str = "run", row_lines: np.ndarray | None = None,
                      row_unit: str = "row") -> "Run":
         """Build from three equal-length columns (sequences, numpy or Arrow arrays)."""
-        q, d = encode_queries(_strings(queries, source, "query")), _strings(docs, source, "doc")
+        q, d = encode_queries(_strings(queries, source, "query", dictionary=True)), _strings(docs, source, "doc")
         score = _numeric(scores, source, "score", row_unit)
         _same_length(source, q[0], d, score)
         run = cls(q[0], q[1], d, source, row_lines, row_unit, score, name)
@@ -116,22 +117,39 @@ def check_finite_scores(run: Run) -> None:
         raise run.error_at(row, "score must be a finite number", str(run.score[row]))
 
 
-def _strings(values: Any, source: str, what: str):
-    """A column of ids as one Arrow string array (integers become their decimal strings)."""
+def _strings(values: Any, source: str, what: str, dictionary: bool = False):
+    """A column of ids as an Arrow string array, or chunked array when given one (its chunks
+    kept: no copy); integers become their decimal strings. With ``dictionary``, a column
+    dictionary-encoded in every chunk (as Parquet's string columns read) stays encoded, for
+    :func:`encode_queries`."""
     import pyarrow as pa
 
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if not isinstance(values, pa.Array):
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
         arr = np.asarray(values) if not isinstance(values, (list, tuple)) else values
         try:
             values = pa.array(arr)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"{what} ids must be strings or integers ({exc})", source=source) from None
+    if dictionary and pa.types.is_dictionary(values.type) and \
+            pa.types.is_string(values.type.value_type) and not values.null_count:
+        return values
+    if isinstance(values, pa.Array):
+        return _string_chunk(values, source, what, 0)
+    chunks, at = [], 0
+    for chunk in values.chunks:
+        chunks.append(_string_chunk(chunk, source, what, at))
+        at += len(chunk)
+    return pa.chunked_array(chunks, type=pa.string())
+
+
+def _string_chunk(values, source: str, what: str, first_row: int):
+    """One Arrow array of ids as strings (``first_row``: its first row in the column)."""
+    import pyarrow as pa
+
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()
     if values.null_count:
-        row = int(np.flatnonzero(to_numpy(values.is_null(), bool))[0])
+        row = first_row + int(np.flatnonzero(to_numpy(values.is_null(), bool))[0])
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type) \
             or pa.types.is_null(values.type):  # no row at all: an empty string column
@@ -154,6 +172,8 @@ def encode_queries(ids) -> tuple[np.ndarray, Any]:
     n = len(ids)
     if n == 0:
         return np.zeros(0, dtype=np.int32), pa.array([], type=pa.string())
+    if pa.types.is_dictionary(ids.type):
+        return _encode_dictionary_queries(ids)
     change = np.ones(n, dtype=bool)
     if n > 1:
         change[1:] = to_numpy(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)), bool)
@@ -161,6 +181,27 @@ def encode_queries(ids) -> tuple[np.ndarray, Any]:
     encoded = pc.dictionary_encode(_take(ids, starts))
     codes = to_numpy(encoded.indices, np.int32)
     return np.repeat(codes, np.diff(np.append(starts, n))), encoded.dictionary
+
+
+def _encode_dictionary_queries(ids) -> tuple[np.ndarray, Any]:
+    """:func:`encode_queries` for dictionary-encoded ids (string values, no nulls): runs of
+    equal ids are found on the integer indices, and only the first id of each run is read."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    heads, lengths = [], []
+    for chunk in ids.chunks if hasattr(ids, "chunks") else [ids]:
+        if not len(chunk):
+            continue
+        at = to_numpy(chunk.indices, np.int64)
+        change = np.ones(len(at), dtype=bool)
+        change[1:] = at[1:] != at[:-1]
+        starts = np.flatnonzero(change)
+        heads.append(chunk.dictionary.take(indices(at[starts])))
+        lengths.append(np.diff(np.append(starts, len(at))))
+    encoded = pc.dictionary_encode(pa.concat_arrays(heads))
+    codes = to_numpy(encoded.indices, np.int32)
+    return np.repeat(codes, np.concatenate(lengths)), encoded.dictionary
 
 
 def _take(strings, rows: np.ndarray):
@@ -181,6 +222,12 @@ def _take(strings, rows: np.ndarray):
 
 
 def _numeric(values: Any, source: str, what: str, unit: str) -> np.ndarray:
+    import pyarrow as pa
+
+    if isinstance(values, (pa.Array, pa.ChunkedArray)) and not values.null_count and (
+            pa.types.is_floating(values.type) or pa.types.is_integer(values.type)) and \
+            not pa.types.is_float16(values.type):
+        return to_numpy(values, np.float64)  # on the buffers: no copy through pandas
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
