@@ -360,6 +360,7 @@ TOOLS = {
     "pytrec_eval": run_pytrec_eval, "ranx": run_ranx, "ir_measures": run_ir_measures,
     "read_floor": run_read_floor,
     "rankwise_parquet": run_rankwise,  # the Parquet paths given to evaluate()
+    "rankwise_parquet_int": run_rankwise,  # the same, doc ids stored as integers
     "rankwise_arrow": run_rankwise_arrow,
     "read_floor_parquet": run_read_floor_parquet,
     "rankwise_many": run_rankwise_many, "pytrec_eval_many": run_pytrec_eval_many,

@@ -34,7 +34,9 @@ Three more shapes of the same data, for the other benchmark cases:
     with every score perturbed by seeded noise and each query re-sorted, so the runs differ.
 ``--parquet``
     ``run.parquet`` (``query, doc, score``) and ``qrels.parquet`` (``query, doc,
-    relevance``): the same rows as the TREC files, as a binary columnar input.
+    relevance``): the same rows as the TREC files, as a binary columnar input; and
+    ``run-int.parquet`` / ``qrels-int.parquet``, the same with each doc id's number as an
+    integer (``d191800`` -> 191800), as recommender data usually holds item ids.
 ``--arrays``
     ``arrays.npz`` instead of TREC files: learning-to-rank arrays ``y_true`` (grades 0-3) and
     ``y_score`` (float32, no ties), ``--queries`` rows of ``--depth`` candidates, the input
@@ -268,6 +270,10 @@ def to_parquet(out: str) -> dict:
     qrels = read("qrels.txt", ["query", "iter", "doc", "relevance"],
                  {"query": pa.string(), "doc": pa.string(), "relevance": pa.int64()})
     pq.write_table(qrels.select(["query", "doc", "relevance"]), os.path.join(out, "qrels.parquet"))
+    for name, table, value in (("run-int", run, "score"), ("qrels-int", qrels, "relevance")):
+        numbers = pc.cast(pc.utf8_slice_codeunits(table["doc"], 1), pa.int64())  # "d17" -> 17
+        table = table.set_column(table.schema.get_field_index("doc"), "doc", numbers)
+        pq.write_table(table.select(["query", "doc", value]), os.path.join(out, f"{name}.parquet"))
     return {"parquet_run_mb": round(os.path.getsize(os.path.join(out, "run.parquet")) / 1e6, 1)}
 
 

@@ -70,6 +70,9 @@ class Case:
         """(qrels, run) arguments of the child for ``tool``."""
         if self.kind == "arrays":
             return "-", os.path.join(self.folder, "arrays.npz")
+        if tool.endswith("_parquet_int"):
+            return os.path.join(self.folder, "qrels-int.parquet"), os.path.join(
+                self.folder, "run-int.parquet")
         if tool.endswith(("_parquet", "_arrow")):
             return os.path.join(self.folder, "qrels.parquet"), os.path.join(self.folder,
                                                                            "run.parquet")
@@ -93,7 +96,8 @@ CASES = {c.name: c for c in [
         "rankwise_many": "rankwise_many", "pytrec_eval_many": "rankwise_many",
         "ranx_many": "rankwise_many", "ir_measures_many": "rankwise_many"}),
     Case("parquet", "parquet", 100_000, tools={
-        "rankwise_parquet": "rankwise_parquet", "rankwise_arrow": "rankwise_parquet",
+        "rankwise_parquet": "rankwise_parquet", "rankwise_parquet_int": "rankwise_parquet",
+        "rankwise_arrow": "rankwise_parquet",
         "rankwise": "rankwise_parquet", "read_floor_parquet": "rankwise_parquet",
         "read_floor": "rankwise_parquet"}),
     Case("arrays", "arrays", 10_000, tools={
@@ -110,6 +114,7 @@ LABELS = {
     "pytrec_eval": "pytrec_eval (reading included)", "ranx": "ranx (cold: fresh process)",
     "ir_measures": "ir_measures", "read_floor": "pyarrow.csv reading both files, no evaluation",
     "rankwise_parquet": "rankwise from Parquet files",
+    "rankwise_parquet_int": "rankwise from Parquet files, doc ids as integers",
     "rankwise_arrow": "rankwise from Arrow tables (pyarrow.parquet reads first)",
     "read_floor_parquet":
         "pyarrow.parquet reading both files, no evaluation",

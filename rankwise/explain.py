@@ -250,6 +250,7 @@ def _query_lists(qrels, run, query: str, conv) -> _Listed:
     """The query's ranked list under the conventions (engine order), and its judgments."""
     from .core.arrow import indices
     from .core.ranked import index_judgments, rank
+    from .io.tables import doc_strings
 
     judged_grades = qrels.grade[qrels.grade >= 0]
     max_grade = float(judged_grades.max()) if len(judged_grades) else 0.0
@@ -268,7 +269,7 @@ def _query_lists(qrels, run, query: str, conv) -> _Listed:
                         docs=qrels.docs.take(indices(q_rows)), grade=qrels.grade[q_rows],
                         row_lines=None if qrels.row_lines is None else qrels.row_lines[q_rows])
     judged = {}
-    for doc, grade in zip(sub_qrels.docs.to_pylist(), sub_qrels.grade.tolist()):
+    for doc, grade in zip(doc_strings(sub_qrels.docs), sub_qrels.grade.tolist()):
         if grade >= 0:
             judged[doc] = grade
     judgments = sorted(judged.items(), key=lambda item: (-item[1], item[0]))
@@ -281,7 +282,7 @@ def _query_lists(qrels, run, query: str, conv) -> _Listed:
                        ["the query is not in the run: an empty ranking (missing_queries='zero')"])
     sub_run = run.subset(np.flatnonzero(run.query_code == r_code))
     lists = rank(index_judgments(sub_qrels), sub_run, conv)
-    docs = sub_run.docs.take(indices(lists.run_row)).to_pylist()
+    docs = doc_strings(sub_run.docs.take(indices(lists.run_row)))
     d = lists.diagnostics
     notes = []
     if d.rows_beyond_depth:

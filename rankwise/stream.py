@@ -157,7 +157,7 @@ def evaluate_stream(qrels: Any, run: Any, measures: str | Measure | Sequence[str
                          value=repr(chunk_bytes))
     runs = _run_paths(run)
     with large_arrays():
-        judgments = _Judgments(to_qrels(qrels))
+        judgments = _Judgments(to_qrels(qrels).with_string_docs())  # chunks read strings
         systems = {}
         for name, path in runs:
             stream = _SystemStream(judgments, parsed, conv, per_query)

@@ -318,9 +318,13 @@ def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
     counted, a pair judged twice with different grades raises :class:`InputError`."""
     key_queries = key_queries or qrels.num_queries
     ids = integer_ids(qrels.docs)
+    if ids is not None:
+        try:
+            keys = integer_pair_keys(qrels.query_code, ids, key_queries)
+        except KeyCollision:  # negative ids, or too large for the keys: keyed as strings
+            return index_judgments(qrels.with_string_docs(), key_queries)
     try:
         if ids is not None:
-            keys = integer_pair_keys(qrels.query_code, ids, key_queries)
             index = _index_from_keys(qrels, keys, exact=False, key_queries=key_queries,
                                      integer=True)
         else:
@@ -457,19 +461,25 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
     key_queries = qrels.num_queries + int(run_only.sum())
     if not index.exact and key_queries.bit_length() != index.key_queries.bit_length():
         index = index_judgments(qrels, key_queries)  # lay the keys out for more query codes
-    if index.integer != (run_ids is not None) and not index.exact:
-        raise KeyCollision  # integer ids on one side only: compared as strings, exactly
     if index.integer:
-        run_keys = integer_pair_keys(run.query_code, run_ids, key_queries, code_map=shared_code)
-    elif not index.exact:
-        if fingerprint is None:
-            fingerprint, words = fingerprints_and_words(run.docs)
-        # the fingerprints become the keys in place: no second array of that size
-        run_keys = pair_keys(run.query_code, fingerprint, key_queries, code_map=shared_code,
-                             reuse=True)
-    elif run_keys is None:  # exact codes of the qrels come first, so they stay the same
-        _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
-                                      (_query_ids_per_row(run), run.docs))
+        try:
+            if run_ids is None:
+                raise KeyCollision
+            run_keys = integer_pair_keys(run.query_code, run_ids, key_queries,
+                                         code_map=shared_code)
+        except KeyCollision:  # string ids in the run, or integers that do not fit the keys
+            index = index_judgments(qrels.with_string_docs(), key_queries)
+    if not index.integer:
+        run = run.with_string_docs()  # integer ids where the judgments' are strings
+        if not index.exact:
+            if fingerprint is None:
+                fingerprint, words = fingerprints_and_words(run.docs)
+            # the fingerprints become the keys in place: no second array of that size
+            run_keys = pair_keys(run.query_code, fingerprint, key_queries,
+                                 code_map=shared_code, reuse=True)
+        elif run_keys is None:  # exact codes of the qrels come first, so they stay the same
+            _, run_keys = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs),
+                                          (_query_ids_per_row(run), run.docs))
     words = None if index.exact or index.key_words is None else words
     grade_of_row, first, second = _join_by_blocks(index, run, run_keys, words)
     del fingerprint, words  # the keys' memory and the words, freed before the ranked columns

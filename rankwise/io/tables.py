@@ -1,8 +1,11 @@
-"""The in-memory forms of judgments and rankings: columns with exact string ids.
+"""The in-memory forms of judgments and rankings: columns with exact ids.
 
-Query ids are dictionary-encoded (``query_code`` per row into the small ``query_dict``); doc
-ids stay one Arrow string column (``docs``), exact, never hashed away. Every reader and
-converter produces one of these two classes.
+Query ids are dictionary-encoded strings (``query_code`` per row into the small
+``query_dict``); doc ids stay one Arrow column (``docs``), exact, never hashed away: strings,
+or int64 where the input holds integers (Parquet, Arrow, pandas, numpy), which the one pass
+keys as they are (see :func:`rankwise.core.keys.integer_ids`) and which every output shows as
+their decimal strings, so the numbers and the output are those of the same ids as strings.
+Every reader and converter produces one of these two classes.
 """
 
 from __future__ import annotations
@@ -20,8 +23,7 @@ from ..errors import InputError
 class _Encoded:
     query_code: np.ndarray  # int32, one per row, index into query_dict
     query_dict: Any  # pyarrow string array of distinct query ids
-    docs: Any  # Arrow string array (or chunked array): the document id of every row; the
-    # Spark engine's partitions keep integer ids as an int64 array (see core.keys.integer_ids)
+    docs: Any  # Arrow string or int64 array (or chunked array): the doc id of every row
     source: str  # file name or a description of the in-memory object
     row_lines: np.ndarray | None  # 1-based line (or row) of each row in the source; None: row + 1
     row_unit: str  # "line" for files, "row"/"key" for in-memory inputs
@@ -53,6 +55,16 @@ class _Encoded:
         """(query id, doc id) of one row."""
         return (self.query_dict[int(self.query_code[row])].as_py(), str(self.docs[int(row)]))
 
+    def with_string_docs(self):
+        """The same rows with the doc ids as strings (integers become their decimal strings)."""
+        from dataclasses import replace
+
+        import pyarrow as pa
+
+        if pa.types.is_string(self.docs.type):
+            return self
+        return replace(self, docs=self.docs.cast(pa.string()))
+
 
 @dataclass(frozen=True, eq=False)
 class Qrels(_Encoded):
@@ -69,7 +81,7 @@ class Qrels(_Encoded):
     def from_columns(cls, queries: Any, docs: Any, grades: Any, source: str = "qrels",
                      row_lines: np.ndarray | None = None, row_unit: str = "row") -> "Qrels":
         """Build from three equal-length columns (sequences, numpy or Arrow arrays)."""
-        q, d = encode_queries(_strings(queries, source, "query", dictionary=True)), _strings(docs, source, "doc")
+        q, d = encode_queries(_strings(queries, source, "query", dictionary=True)), _doc_ids(docs, source)
         grade = _numeric(grades, source, "relevance", row_unit)
         _same_length(source, q[0], d, grade)
         return cls(q[0], q[1], d, source, row_lines, row_unit, grade)
@@ -101,7 +113,7 @@ class Run(_Encoded):
                      source: str = "run", row_lines: np.ndarray | None = None,
                      row_unit: str = "row") -> "Run":
         """Build from three equal-length columns (sequences, numpy or Arrow arrays)."""
-        q, d = encode_queries(_strings(queries, source, "query", dictionary=True)), _strings(docs, source, "doc")
+        q, d = encode_queries(_strings(queries, source, "query", dictionary=True)), _doc_ids(docs, source)
         score = _numeric(scores, source, "score", row_unit)
         _same_length(source, q[0], d, score)
         run = cls(q[0], q[1], d, source, row_lines, row_unit, score, name)
@@ -117,6 +129,38 @@ def check_finite_scores(run: Run) -> None:
         raise run.error_at(row, "score must be a finite number", str(run.score[row]))
 
 
+def doc_strings(docs) -> list[str]:
+    """Doc ids (an Arrow column of strings or integers) as Python strings, for output."""
+    import pyarrow as pa
+
+    return (docs if pa.types.is_string(docs.type) else docs.cast(pa.string())).to_pylist()
+
+
+def _doc_ids(values: Any, source: str):
+    """A column of doc ids as Arrow int64 when it holds integers (without nulls; unsigned 64-bit
+    ones may not fit and become strings), else as :func:`_strings` makes it."""
+    import pyarrow as pa
+
+    values = _arrow(values, source, "doc")
+    kind = values.type
+    if pa.types.is_integer(kind) and not pa.types.is_uint64(kind) and not values.null_count:
+        return values if pa.types.is_int64(kind) else values.cast(pa.int64())
+    return _strings(values, source, "doc")
+
+
+def _arrow(values: Any, source: str, what: str):
+    """``values`` as an Arrow array (Arrow arrays and chunked arrays as they are)."""
+    import pyarrow as pa
+
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values
+    arr = np.asarray(values) if not isinstance(values, (list, tuple)) else values
+    try:
+        return pa.array(arr)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(f"{what} ids must be strings or integers ({exc})", source=source) from None
+
+
 def _strings(values: Any, source: str, what: str, dictionary: bool = False):
     """A column of ids as an Arrow string array, or chunked array when given one (its chunks
     kept: no copy); integers become their decimal strings. With ``dictionary``, a column
@@ -124,12 +168,7 @@ def _strings(values: Any, source: str, what: str, dictionary: bool = False):
     :func:`encode_queries`."""
     import pyarrow as pa
 
-    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
-        arr = np.asarray(values) if not isinstance(values, (list, tuple)) else values
-        try:
-            values = pa.array(arr)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(f"{what} ids must be strings or integers ({exc})", source=source) from None
+    values = _arrow(values, source, what)
     if dictionary and pa.types.is_dictionary(values.type) and \
             pa.types.is_string(values.type.value_type) and not values.null_count:
         return values

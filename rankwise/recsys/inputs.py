@@ -213,7 +213,8 @@ def read_recommendations(recs: Any, user: str = "user", item: str = "item",
 
     if isinstance(recs, Run):
         return _lists_from_scored(_user_strings(recs.query_dict.take(_indices(recs.query_code)),
-                                                recs.source), recs.docs, recs.score, recs.source)
+                                                recs.source),
+                                  _item_values(recs.docs, recs.source), recs.score, recs.source)
     if isinstance(recs, np.ndarray):
         return _lists_from_array(recs, users, pad)
     if isinstance(recs, Mapping):

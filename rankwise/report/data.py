@@ -252,7 +252,9 @@ def _sample(query_ids: np.ndarray, eligible: np.ndarray, size: int) -> np.ndarra
 
 def _top(lists, depth: int) -> tuple[np.ndarray, Any]:
     """The grade at each of the first ``depth`` ranks of every query (NaN unjudged, -inf where
-    the list is shorter) and the doc ids there (row-major, present ranks only)."""
+    the list is shorter) and the doc ids there as strings (row-major, present ranks only)."""
+    import pyarrow as pa
+
     from ..core.arrow import indices
 
     q = lists.num_queries
@@ -261,7 +263,8 @@ def _top(lists, depth: int) -> tuple[np.ndarray, Any]:
     rows = (lists.offsets[:-1, None] + ranks[None, :])[present]
     grades = np.full((q, depth), -np.inf)
     grades[present] = lists.grade[rows]
-    return grades, lists.docs.take(indices(lists.run_row[rows]))
+    docs = lists.docs.take(indices(lists.run_row[rows]))
+    return grades, docs if pa.types.is_string(docs.type) else docs.cast(pa.string())
 
 
 def _reorder(docs, grades: np.ndarray, order: np.ndarray):
