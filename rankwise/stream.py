@@ -346,21 +346,19 @@ class _Judgments:
     """The judgments split by query, so that each chunk is joined with the judgments of its
     own queries only: the work per chunk grows with the chunk, not with all the judgments.
 
-    The judgments are indexed once as a whole first, which raises the errors an in-memory
-    evaluation raises (a document judged twice with different grades) and counts what it
-    counts; that index is then dropped.
+    All the judgments are indexed once first, block by block of whole queries (a pair of
+    rows holding the same query and doc is in one block), which raises the errors an
+    in-memory evaluation raises (a document judged twice with different grades: the first in
+    the order of the query codes, as in memory, since the readers number queries in order of
+    first appearance) and counts what it counts, in the memory of one block; those indexes
+    are then dropped.
     """
 
+    #: Judgments indexed at a time by that first check (whole queries; bounds its memory).
+    CHECK_BLOCK_ROWS = 1 << 22
+
     def __init__(self, qrels) -> None:
-        whole = index_judgments(qrels)
         self.qrels = qrels
-        self.duplicates_dropped = whole.duplicates_dropped
-        self.negative_grades = whole.negative_grades
-        grades = whole.grades[whole.grades >= 0]
-        del whole
-        #: every judged grade >= 0 once: the grade levels of the whole judgments, which a
-        #: subset must keep (they decide the largest grade and the ideal gains)
-        self.levels = np.unique(grades)
         codes = qrels.query_code
         n, queries = len(codes), qrels.num_queries
         starts = np.flatnonzero(np.diff(codes, prepend=-1)) if n else np.zeros(0, np.int64)
@@ -374,6 +372,36 @@ class _Judgments:
             self.order = np.argsort(codes, kind="stable")
             self.length = np.bincount(codes, minlength=queries).astype(np.int64)
             self.start = np.cumsum(self.length) - self.length
+            starts = self.start[self.length > 0]
+        self.duplicates_dropped = self.negative_grades = 0
+        levels = [np.zeros(0)]
+        for block in self._check_blocks(starts):
+            index = index_judgments(block, queries)
+            self.duplicates_dropped += index.duplicates_dropped
+            self.negative_grades += index.negative_grades
+            levels.append(np.unique(index.grades[index.grades >= 0]))
+            del index
+        #: every judged grade >= 0 once: the grade levels of the whole judgments, which a
+        #: subset must keep (they decide the largest grade and the ideal gains)
+        self.levels = np.unique(np.concatenate(levels))
+
+    def _check_blocks(self, starts: np.ndarray) -> Iterator[Any]:
+        """The judgments in blocks of whole queries, each a Qrels with the whole query
+        dictionary and its rows' own lines. ``starts``: where each query begins, in the rows
+        or, when the judgments are not grouped by query, in ``order`` (by query code)."""
+        qrels, n = self.qrels, len(self.qrels)
+        bounds = np.append(starts, n)  # a cut falls on the first query start past each step
+        cuts = np.unique(np.concatenate([[0], bounds[np.searchsorted(
+            bounds, np.arange(self.CHECK_BLOCK_ROWS, n, self.CHECK_BLOCK_ROWS))], [n]]))
+        lines = qrels.row_lines
+        for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+            rows = np.arange(a, b) if self.order is None else self.order[a:b]
+            docs = qrels.docs.slice(a, b - a) if self.order is None else \
+                qrels.docs.take(indices(rows))
+            yield replace(qrels, query_code=qrels.query_code[rows], docs=docs,
+                          grade=qrels.grade[rows],
+                          row_lines=lines[rows] if lines is not None else
+                          rows + (1 if qrels.row_unit == "line" else 0))
 
     def stand_in(self, codes: np.ndarray) -> tuple[str, str]:
         """A judged query that is not among ``codes``, and a doc id for it."""

@@ -280,3 +280,33 @@ def test_bounded_memory(tmp_path):
     assert grown_in_memory > 60, peaks
     assert grown_streamed < 25, peaks
     assert peaks[(large, "stream")] < peaks[(large, "memory")], peaks
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("block_rows", [1, 7, 10 ** 9])
+def test_judgments_checked_block_by_block(tmp_path, collection, monkeypatch, grouped,
+                                          block_rows):
+    """The first check of the judgments runs in blocks of whole queries: the same counts,
+    levels and numbers as one index of them all, and the same error for a document judged
+    twice with different grades, whether or not the judgments are grouped by query."""
+    from rankwise.stream import _Judgments
+
+    qrels, run = collection
+    lines = Path(qrels).read_text().splitlines()
+    if not grouped:
+        lines = [lines[i] for i in np.random.default_rng(5).permutation(len(lines))]
+    path = tmp_path / "qrels.txt"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(_Judgments, "CHECK_BLOCK_ROWS", block_rows)
+    expected = rankwise.evaluate(str(path), run, MEASURES, per_query=True).to_json()
+    assert evaluate_stream(str(path), run, MEASURES, per_query=True,
+                           chunk_bytes=300).to_json() == expected
+    conflicting = [lines[40].rsplit(" ", 1)[0] + " 7", lines[3].rsplit(" ", 1)[0] + " 9"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines[:100] + conflicting + lines[100:]) + "\n")
+    with pytest.raises(rankwise.InputError) as in_memory:
+        rankwise.evaluate(str(bad), run, ["AP"])
+    with pytest.raises(rankwise.InputError) as streamed:
+        evaluate_stream(str(bad), run, ["AP"])
+    assert "judged twice" in str(in_memory.value)
+    assert str(streamed.value) == str(in_memory.value)
