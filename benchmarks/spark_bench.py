@@ -28,6 +28,12 @@ repetition; the median is reported):
 ``RankingEvaluator, 5 metrics``
     the same arrays built once and cached, then the five metrics Spark offers (MAP, MAP@100,
     P@10, R@100, nDCG@10): the arrays' build time included once.
+``rankwise-arrays`` and ``one-arrays`` (with ``--arrays``)
+    the same data kept in RankingEvaluator's own layout (one row per user: the recommended
+    items in rank order and the held-out items, integer arrays; written once from the long
+    files, not timed): ``rankwise.spark.evaluate_ranking_columns`` (10 measures, the rows
+    evaluated where they lie) against ``RankingEvaluator(metricName="ndcgAtK", k=10)`` on
+    the arrays cast to the doubles it takes. Neither groups anything.
 ``in-memory rankwise``
     ``rankwise.evaluate`` on the same Parquet files read with pyarrow (up to ``--memory-max``
     users: it holds everything in this process).
@@ -40,6 +46,7 @@ every tool.
     python benchmarks/spark_bench.py --users 100000,1000000 --repeat 3
     python benchmarks/spark_bench.py --users 10000000 --repeat 1 --breakdown   # ~6 GB of data
     python benchmarks/spark_bench.py --users 10000 --repeat 1          # a quick check
+    python benchmarks/spark_bench.py --users 1000000 --arrays --skip five,memory
 
 Results: printed, and written to ``benchmarks/results/spark.json`` and ``spark.md``.
 """
@@ -162,6 +169,51 @@ def _arrays(spark, folder: str):
     return preds.join(labels, "user")
 
 
+def generate_arrays(spark, folder: str) -> str:
+    """Write the same data in RankingEvaluator's layout (not timed): one row per user, the
+    recommended items in rank order and the held-out items, as integer arrays; return the
+    folder."""
+    from pyspark.sql import functions as F
+
+    out = os.path.join(folder, "arrays")
+    if os.path.exists(os.path.join(out, "_SUCCESS")):
+        return out
+    run = spark.read.parquet(os.path.join(folder, "run"))
+    qrels = spark.read.parquet(os.path.join(folder, "qrels"))
+    preds = run.groupBy("user").agg(F.sort_array(F.collect_list(F.struct(
+        (-F.col("score")).alias("s"), F.col("item").alias("i")))).alias("p"))
+    preds = preds.select("user", F.transform("p", lambda x: x["i"]).alias("prediction"))
+    labels = qrels.groupBy("user").agg(F.collect_list("item").alias("label"))
+    preds.join(labels, "user").write.mode("overwrite").parquet(out)
+    return out
+
+
+def time_rankwise_arrays(spark, folder: str):
+    """rankwise on the array layout where it lies: no grouping, no shuffle."""
+    from rankwise.spark import evaluate_ranking_columns
+
+    df = spark.read.parquet(generate_arrays(spark, folder))
+    t0 = time.perf_counter()
+    result = evaluate_ranking_columns(df, TEN_MEASURES, query="user")
+    elapsed = time.perf_counter() - t0
+    return elapsed, {**result.aggregates["run"],
+                     "worker_seconds": {k: round(v, 2) for k, v in result.worker_seconds.items()}}
+
+
+def time_evaluator_arrays(spark, folder: str):
+    """RankingEvaluator's nDCG@10 on the same array layout (items cast to the doubles it
+    takes)."""
+    from pyspark.ml.evaluation import RankingEvaluator
+    from pyspark.sql import functions as F
+
+    df = spark.read.parquet(generate_arrays(spark, folder))
+    t0 = time.perf_counter()
+    df = df.select(F.col("prediction").cast("array<double>").alias("prediction"),
+                   F.col("label").cast("array<double>").alias("label"))
+    value = RankingEvaluator(metricName="ndcgAtK", k=10).evaluate(df)
+    return time.perf_counter() - t0, {"nDCG@10": value}
+
+
 def time_evaluator_one(spark, folder: str):
     from pyspark.ml.evaluation import RankingEvaluator
 
@@ -218,6 +270,9 @@ def main() -> int:
     parser.add_argument("--breakdown", action="store_true",
                         help="also time rankwise's reading alone (scan) and its grouping and "
                              "move to Python without the kernels (grouping)")
+    parser.add_argument("--arrays", action="store_true",
+                        help="also time both tools on the same data in RankingEvaluator's "
+                             "layout (one row per user with arrays), written once untimed")
     parser.add_argument("--data", default=os.path.join(HERE, "data", "spark"))
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
     args = parser.parse_args()
@@ -236,8 +291,11 @@ def main() -> int:
                      ("one", lambda: time_evaluator_one(spark, warm)),
                      ("five", lambda: time_evaluator_five(spark, warm)),
                      ("grouping", lambda: time_grouping(spark, warm, None)),
+                     ("rankwise-arrays", lambda: time_rankwise_arrays(spark, warm)),
+                     ("one-arrays", lambda: time_evaluator_arrays(spark, warm)),
                      ("scan", lambda: time_scan(spark, warm))):
-        if name not in skip and (args.breakdown or name not in ("grouping", "scan")):
+        if name not in skip and (args.breakdown or name not in ("grouping", "scan")) and \
+                (args.arrays or not name.endswith("-arrays")):
             fn()
     records = []
     for users in [int(u) for u in args.users.split(",")]:
@@ -249,6 +307,10 @@ def main() -> int:
         tools = [("rankwise", partial(time_rankwise, spark, folder, partitions)),
                  ("one", partial(time_evaluator_one, spark, folder)),
                  ("five", partial(time_evaluator_five, spark, folder))]
+        if args.arrays:
+            generate_arrays(spark, folder)
+            tools += [("rankwise-arrays", partial(time_rankwise_arrays, spark, folder)),
+                      ("one-arrays", partial(time_evaluator_arrays, spark, folder))]
         if args.breakdown:
             tools += [("grouping", partial(time_grouping, spark, folder, partitions)),
                       ("scan", partial(time_scan, spark, folder))]
@@ -270,7 +332,8 @@ def main() -> int:
                 if "worker_seconds" in got:
                     workers.append(got.pop("worker_seconds"))
                 values[name] = got
-                extra = f"  python workers: {workers[-1]}" if name == "rankwise" else ""
+                extra = f"  python workers: {workers[-1]}" if name.startswith("rankwise") \
+                    else ""
                 print(f"  {name:<8s} {elapsed:8.2f} s   load {before:.2f} -> {after:.2f}{extra}",
                       flush=True)
         record = {"users": users, "rows": users * RECS, "partitions": partitions,
@@ -297,7 +360,9 @@ def markdown(records) -> str:
              "one": "RankingEvaluator, nDCG@10 only", "five": "RankingEvaluator, its 5 metrics",
              "memory": "rankwise in memory, 10 measures",
              "grouping": "rankwise's Spark side only (grouping, join, move to Python)",
-             "scan": "reading the Parquet rows only"}
+             "scan": "reading the Parquet rows only",
+             "rankwise-arrays": "rankwise on Spark, 10 measures, from the array layout",
+             "one-arrays": "RankingEvaluator, nDCG@10 only, from the array layout"}
     lines = ["| users × 100 | tool | median s | s per million rows | vs rankwise on Spark |",
              "|---|---|---:|---:|---:|"]
     for r in records:

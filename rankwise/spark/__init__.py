@@ -10,9 +10,9 @@ DataFrames of any size::
 Importing this package does not import pyspark; the functions do. See docs/spark.md.
 """
 
-from .api import SparkResult, compare, evaluate
+from .api import SparkResult, compare, evaluate, evaluate_ranking_columns
 from .io import read_qrels, read_run
 from .session import get_session, java_available
 
-__all__ = ["SparkResult", "compare", "evaluate", "get_session", "java_available", "read_qrels",
-           "read_run"]
+__all__ = ["SparkResult", "compare", "evaluate", "evaluate_ranking_columns", "get_session",
+           "java_available", "read_qrels", "read_run"]

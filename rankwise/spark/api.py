@@ -171,17 +171,7 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     See docs/spark.md; the tests in tests/spark run every example in local mode.
     """
     per_query = per_query or per_query_path is not None
-    conv = resolve(conventions, **convention_overrides)
-    if isinstance(conventions, str):
-        measures = profile(conventions).measure_names(measures)
-    parsed = parse_measures(measures)
-    for m in parsed:
-        if m.spec.aggregate not in ("mean", "sum", "gmean"):
-            raise InputError(f"{m} is averaged as {m.spec.aggregate!r}, which the Spark engine "
-                             "cannot combine across partitions", source="measures", value=str(m))
-    if not isinstance(chunk_rows, int) or chunk_rows < 1:
-        raise InputError("chunk_rows must be a positive integer", source="chunk_rows",
-                         value=repr(chunk_rows))
+    conv, parsed = _measures(measures, conventions, chunk_rows, convention_overrides)
     runs = _named_runs(run)
     _check_columns(runs, qrels, query, doc, score, relevance, rank)
     sources = tuple((run_sources or {}).get(name) or (
@@ -192,8 +182,91 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     sides = _sides(runs, qrels, query, doc, score, relevance, rank)
     if partitions is None and sum(map(_estimated_bytes, sides)) <= SMALL_INPUT_BYTES:
         partitions = 1
-    out = _grouped(sides, plan, partitions).mapInArrow(partial(evaluate_partition, plan=plan),
-                                                       _schema(plan))
+    return _evaluate_grouped(_grouped(sides, plan, partitions), plan, per_query_path)
+
+
+def evaluate_ranking_columns(df: Any, measures: str | Measure | Sequence[str | Measure],
+                             conventions: Conventions | str | None = None,
+                             per_query: bool = False, *, prediction: str = "prediction",
+                             label: str = "label", relevance: str | None = None,
+                             query: str | None = None, name: str = "run",
+                             partitions: int | None = None, chunk_rows: int = CHUNK_ROWS,
+                             per_query_path: str | None = None,
+                             source: str = "ranking DataFrame",
+                             **convention_overrides: Any) -> SparkResult:
+    """Evaluate data in the layout of Spark's ``RankingEvaluator`` / ``RankingMetrics`` (one
+    row per query: the predicted items in rank order, the relevant items, optionally their
+    relevance values) where it lies: no shuffle, no grouping.
+
+    The numbers, diagnostics and warnings are those of :func:`evaluate` on
+    :func:`rankwise.spark.arrays.from_ranking_columns` of the same DataFrame (the predicted
+    items scored ``-position``; a label without a relevance value has relevance 1; items held
+    as floating-point numbers compared as their decimal text); each row already holds a whole
+    query, so the rows go to the kernels as they are.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        One row per query (user).
+    measures, conventions, per_query, chunk_rows, per_query_path
+        As for :func:`evaluate`.
+    prediction, label : str
+        Array columns: the predicted items in rank order, the relevant (held-out) items.
+    relevance : str, optional
+        Array column of the labels' relevance values (same length as ``label``).
+    query : str, optional
+        Column of query ids; default: a row number (``monotonically_increasing_id``).
+    name : str
+        The system's name.
+    partitions : int, optional
+        Spread the rows over this many partitions first; default: one partition for inputs
+        Spark estimates under 64 MiB (warnings word for word), else the input's own.
+    source : str
+        How error messages name the input.
+
+    Returns
+    -------
+    SparkResult
+    """
+    from .arrays import check_ranking_columns, from_ranking_columns, grouped_ranking_columns
+
+    per_query = per_query or per_query_path is not None
+    conv, parsed = _measures(measures, conventions, chunk_rows, convention_overrides)
+    check_ranking_columns(df, prediction, label, relevance, query, source)
+    _, qrels = from_ranking_columns(df, prediction, label, relevance, query)
+    plan = Plan(measures=tuple(parsed), computed=tuple(_computed(parsed, qrels, "relevance")),
+                conventions=conv, systems=(name,), run_sources=(source,), qrels_source=source,
+                per_query=per_query, chunk_rows=chunk_rows)
+    # the row ids (and default query ids) are numbered before any repartitioning, on the
+    # input's own partitions, as from_ranking_columns numbers them
+    grouped = grouped_ranking_columns(df, plan, prediction, label, relevance, query)
+    if partitions is not None:
+        grouped = grouped.repartition(partitions)
+    elif _estimated_bytes(df) <= SMALL_INPUT_BYTES:
+        grouped = grouped.coalesce(1)
+    return _evaluate_grouped(grouped, plan, per_query_path)
+
+
+def _measures(measures, conventions, chunk_rows: int, overrides: dict):
+    """The conventions and the parsed measures; InputError for what Spark cannot combine."""
+    conv = resolve(conventions, **overrides)
+    if isinstance(conventions, str):
+        measures = profile(conventions).measure_names(measures)
+    parsed = parse_measures(measures)
+    for m in parsed:
+        if m.spec.aggregate not in ("mean", "sum", "gmean"):
+            raise InputError(f"{m} is averaged as {m.spec.aggregate!r}, which the Spark engine "
+                             "cannot combine across partitions", source="measures", value=str(m))
+    if not isinstance(chunk_rows, int) or chunk_rows < 1:
+        raise InputError("chunk_rows must be a positive integer", source="chunk_rows",
+                         value=repr(chunk_rows))
+    return conv, parsed
+
+
+def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None) -> SparkResult:
+    """Run the kernels on the grouped rows (one per query) and combine what they return."""
+    parsed, per_query = list(plan.measures), plan.per_query
+    out = grouped.mapInArrow(partial(evaluate_partition, plan=plan), _schema(plan))
     cached = None
     if per_query:
         from pyspark import StorageLevel
@@ -219,7 +292,7 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
             cached.unpersist()
             cached = None
             frame = out.sparkSession.read.parquet(per_query_path)
-    return SparkResult([str(m) for m in parsed], systems, conv,
+    return SparkResult([str(m) for m in parsed], systems, plan.conventions,
                        {str(m): m.spec.aggregate for m in parsed}, frame, cached,
                        combine.seconds(parsed_summaries))
 

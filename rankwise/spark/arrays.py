@@ -63,3 +63,91 @@ def from_ranking_columns(df: Any, prediction: str = "prediction", label: str = "
             "query", item(F.col("_j._l"), "_l").alias("doc"),
             F.col("_j._r").cast("double").alias("relevance"))
     return run, qrels
+
+
+def check_ranking_columns(df: Any, prediction: str, label: str, relevance: str | None,
+                          query: str | None, source: str) -> None:
+    """InputError unless ``df`` has the array columns asked for, of usable element types."""
+    from pyspark.sql import types as T
+
+    from ..errors import InputError
+    from .io import columns_of
+
+    columns = columns_of(df)
+    wanted = [(prediction, "ids"), (label, "ids")] + ([(relevance, "numbers")] if relevance else [])
+    for column, kind in wanted:
+        if column not in columns:
+            raise InputError(f"no column {column!r} (columns: {', '.join(columns)})",
+                             source=source, value=column)
+        dtype = columns[column]
+        element = getattr(dtype, "elementType", None)
+        ok = (T.StringType, T.NumericType) if kind == "ids" else (T.NumericType,)
+        if not isinstance(dtype, T.ArrayType) or not isinstance(element, ok):
+            raise InputError(f"column {column!r} must be an array of {kind}", source=source,
+                             value=dtype.simpleString())
+    if query is not None:
+        if query not in columns:
+            raise InputError(f"no column {query!r} (columns: {', '.join(columns)})",
+                             source=source, value=query)
+        if not isinstance(columns[query], (T.StringType, T.IntegralType)):
+            raise InputError(f"column {query!r} must hold strings or integers", source=source,
+                             value=columns[query].simpleString())
+
+
+def grouped_ranking_columns(df: Any, plan: Any, prediction: str, label: str,
+                            relevance: str | None, query: str | None):
+    """The rows the kernels take (see :data:`rankwise.spark.partition.QUERY`), one per row of
+    ``df``, built in place: what grouping :func:`from_ranking_columns`'s run and judgments by
+    query gives (the same query and doc ids and types, scores ``-position``, relevance 1
+    without a relevance column, empty or null arrays as a side without rows), without
+    exploding or shuffling anything.
+
+    An array element that is null is left out of its list while still counted, as
+    ``collect_list`` leaves it out, so the kernel reports it. Row ids (needed only by
+    conventions that follow the input order) are the 1-based positions in the arrays.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from .io import columns_of
+    from .partition import COUNT, DOC, FIRST, QUERY, ROW, VALUE, side_column
+
+    columns = columns_of(df)
+    integral = {c: isinstance(columns[c].elementType, T.IntegralType) for c in (prediction, label)}
+    keep = {c: integral[c] or isinstance(columns[c].elementType, T.StringType)
+            for c in (prediction, label)}
+    item_type = "bigint" if all(integral.values()) else "string"
+
+    def items(column: str, values):  # as from_ranking_columns, then as evaluate's _sides
+        if not keep[column]:
+            values = F.transform(values, lambda x: x.cast("string"))
+        return F.transform(values, lambda x: x.cast(item_type))
+
+    if query is None:
+        qid = F.monotonically_increasing_id()
+    else:
+        qid = F.col(query).cast("bigint" if isinstance(columns[query], T.IntegralType)
+                                else "string")
+    rows = df.select(qid.alias(QUERY), F.monotonically_increasing_id().alias("_first"),
+                     F.col(prediction).alias("_p"),
+                     F.arrays_zip(F.col(label).alias("l"), *(
+                         [F.col(relevance).alias("r")] if relevance is not None else []))
+                     .alias("_j"))
+    judged = F.filter("_j", lambda e: e["l"].isNotNull())
+    valued = F.filter("_j", lambda e: e["r"].isNotNull()) if relevance is not None else judged
+    sides = [
+        ("_j", items(label, F.transform(judged, lambda e: e["l"])),
+         F.transform(valued, lambda e: e["r"].cast("double")) if relevance is not None
+         else F.transform(valued, lambda e: F.lit(1.0))),
+        ("_p", items(prediction, F.filter("_p", lambda x: x.isNotNull())),
+         F.transform("_p", lambda x, i: (-i).cast("double"))),
+    ]
+    out = [F.col(QUERY)]
+    for s, (array, docs, values) in enumerate(sides):
+        present = F.size(array) > 0  # null for a null array: the side has no rows
+        fields = [(COUNT, F.size(array).cast("bigint")), (FIRST, F.col("_first")),
+                  (DOC, docs), (VALUE, values)]
+        if plan.input_order:
+            fields.append((ROW, F.transform(array, lambda x, i: (i + 1).cast("bigint"))))
+        out += [F.when(present, value).alias(side_column(field, s)) for field, value in fields]
+    return rows.select(*out)

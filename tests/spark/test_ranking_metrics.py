@@ -74,7 +74,11 @@ def rankwise_means(spark, data, relevance: bool, conventions, measures):
     frame = spark.createDataFrame(data, "prediction array<double>, label array<double>, "
                                         "rel array<double>")
     run, qrels = from_ranking_columns(frame, relevance="rel" if relevance else None)
-    return rs.evaluate(run, qrels, measures, conventions).aggregates["run"]
+    means = rs.evaluate(run, qrels, measures, conventions).aggregates["run"]
+    in_place = rs.evaluate_ranking_columns(frame, measures, conventions,
+                                           relevance="rel" if relevance else None)
+    assert in_place.aggregates["run"] == means  # the array layout evaluated where it lies
+    return means
 
 
 def scala_ranking_metrics(spark, rows):
