@@ -54,7 +54,9 @@ from . import exact
 #: s + 1 the s-th run; see :func:`side_column`), the number of its rows (COUNT, null where the
 #: side has none), its smallest row id (FIRST) and one list per field of its rows: doc id,
 #: score or grade, and optionally the row id (input order), the rank column (NO_RANK where it
-#: is not an integer) and a reader's error ("" where none).
+#: is not an integer) and a reader's error ("" where none). Without a value list (the array
+#: layout of :func:`rankwise.spark.arrays.grouped_ranking_columns`), a run's rows score
+#: ``-position`` in their query's list and every judgment has grade 1.
 QUERY, COUNT, FIRST = "q", "n", "first"
 DOC, VALUE, ROW, RANK, BAD = "d", "v", "r", "rank", "bad"
 FIELDS = (DOC, VALUE, ROW, RANK, BAD)
@@ -315,9 +317,18 @@ class _Rows:
         return _as_strings(docs)
 
     def _numbers(self, s: int, at: np.ndarray | None) -> np.ndarray:
+        """Scores (runs) or grades (judgments) of side ``s``; without a value list, as the
+        array layout implies them: ``-position`` in the query's list, or 1."""
         from ..core.arrow import to_numpy
 
-        return _taken(to_numpy(self.fields[s][VALUE], np.float64), at)
+        if VALUE in self.fields[s]:
+            return _taken(to_numpy(self.fields[s][VALUE], np.float64), at)
+        owner = self.owner[s]
+        if s == 0:
+            return np.ones(len(owner))
+        counts = self._counts(s)
+        start = np.cumsum(counts) - counts
+        return _taken(-(np.arange(len(owner)) - start[owner]).astype(np.float64), at)
 
 
 def _taken(values: np.ndarray, at: np.ndarray | None) -> np.ndarray:
