@@ -2,7 +2,8 @@
 dict-of-dicts ``{qid: {docid: value}}`` (the form pytrec_eval and ranx take).
 
 Column names are configurable; defaults ``query``, ``doc``, ``score`` (runs) and
-``relevance`` (judgments). Integer ids become their decimal strings; ids are never hashed.
+``relevance`` (judgments). Integer query ids become their decimal strings; integer doc ids
+stay integers, joined as they are and shown as their decimal strings; ids are never hashed.
 """
 
 from __future__ import annotations

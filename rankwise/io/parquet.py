@@ -2,8 +2,9 @@
 Spark and pandas write them).
 
 Runs hold the columns ``query``, ``doc``, ``score`` and optionally ``rank``; judgments
-``query``, ``doc``, ``relevance`` (names configurable; ids as strings or integers, integers
-becoming their decimal strings). Only these columns are read, with pyarrow's own threads.
+``query``, ``doc``, ``relevance`` (names configurable; ids as strings or integers: integer
+query ids become their decimal strings, integer doc ids stay integers, see
+:mod:`rankwise.io.tables`). Only these columns are read, with pyarrow's own threads.
 Errors name the file and the row (0-based, in file order), as for in-memory tables.
 """
 
