@@ -273,6 +273,9 @@ def main() -> int:
     parser.add_argument("--arrays", action="store_true",
                         help="also time both tools on the same data in RankingEvaluator's "
                              "layout (one row per user with arrays), written once untimed")
+    parser.add_argument("--arrow-batch", type=int, default=100_000,
+                        help="spark.sql.execution.arrow.maxRecordsPerBatch: queries per Arrow "
+                             "batch sent to rankwise's kernels (Spark's own default: 10,000)")
     parser.add_argument("--data", default=os.path.join(HERE, "data", "spark"))
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
     args = parser.parse_args()
@@ -281,7 +284,7 @@ def main() -> int:
 
     spark = get_session(args.master, "rankwise-bench", {
         "spark.driver.memory": args.driver_memory,
-        "spark.sql.execution.arrow.maxRecordsPerBatch": "100000",
+        "spark.sql.execution.arrow.maxRecordsPerBatch": str(args.arrow_batch),
         "spark.ui.enabled": "false"})
     skip = set(filter(None, args.skip.split(",")))
     # warm-up, not timed: starts the Python workers and loads every class and module once
@@ -345,7 +348,8 @@ def main() -> int:
     os.makedirs(args.out, exist_ok=True)
     meta = {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
             "python": platform.python_version(), "master": args.master,
-            "driver_memory": args.driver_memory, "measures": TEN_MEASURES}
+            "driver_memory": args.driver_memory, "arrow_batch": args.arrow_batch,
+            "measures": TEN_MEASURES}
     with open(os.path.join(args.out, "spark.json"), "w") as out:
         json.dump({"meta": meta, "records": records}, out, indent=2)
     table = markdown(records)
