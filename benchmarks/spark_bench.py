@@ -106,7 +106,11 @@ def time_rankwise(spark, folder: str, partitions: int | None):
     t0 = time.perf_counter()
     result = evaluate(run, qrels, TEN_MEASURES, query="user", doc="item",
                       partitions=partitions)
-    elapsed = time.perf_counter() - t0
+    return _rankwise_record(time.perf_counter() - t0, result)
+
+
+def _rankwise_record(elapsed: float, result):
+    """(seconds, the means and the Python workers' seconds) of a rankwise evaluation."""
     return elapsed, {**result.aggregates["run"],
                      "worker_seconds": {k: round(v, 2) for k, v in result.worker_seconds.items()}}
 
@@ -155,17 +159,18 @@ def time_grouping(spark, folder: str, partitions: int | None):
     return time.perf_counter() - t0, {"queries": queries}
 
 
-def _arrays(spark, folder: str):
-    """Each user's recommendations as a score-ordered array, held-out items as another."""
+def _arrays(spark, folder: str, item: str = "double"):
+    """Each user's recommendations as a score-ordered array, held-out items as another (items
+    as ``item``: RankingEvaluator takes doubles)."""
     from pyspark.sql import functions as F
 
     run = spark.read.parquet(os.path.join(folder, "run"))
     qrels = spark.read.parquet(os.path.join(folder, "qrels"))
     preds = run.groupBy("user").agg(F.sort_array(F.collect_list(F.struct(
-        (-F.col("score")).alias("s"), F.col("item").cast("double").alias("i")))).alias("p"))
+        (-F.col("score")).alias("s"), F.col("item").cast(item).alias("i")))).alias("p"))
     preds = preds.select("user", F.transform("p", lambda x: x["i"]).alias("prediction"))
     labels = qrels.groupBy("user").agg(
-        F.collect_list(F.col("item").cast("double")).alias("label"))
+        F.collect_list(F.col("item").cast(item)).alias("label"))
     return preds.join(labels, "user")
 
 
@@ -173,18 +178,9 @@ def generate_arrays(spark, folder: str) -> str:
     """Write the same data in RankingEvaluator's layout (not timed): one row per user, the
     recommended items in rank order and the held-out items, as integer arrays; return the
     folder."""
-    from pyspark.sql import functions as F
-
     out = os.path.join(folder, "arrays")
-    if os.path.exists(os.path.join(out, "_SUCCESS")):
-        return out
-    run = spark.read.parquet(os.path.join(folder, "run"))
-    qrels = spark.read.parquet(os.path.join(folder, "qrels"))
-    preds = run.groupBy("user").agg(F.sort_array(F.collect_list(F.struct(
-        (-F.col("score")).alias("s"), F.col("item").alias("i")))).alias("p"))
-    preds = preds.select("user", F.transform("p", lambda x: x["i"]).alias("prediction"))
-    labels = qrels.groupBy("user").agg(F.collect_list("item").alias("label"))
-    preds.join(labels, "user").write.mode("overwrite").parquet(out)
+    if not os.path.exists(os.path.join(out, "_SUCCESS")):
+        _arrays(spark, folder, "long").write.mode("overwrite").parquet(out)
     return out
 
 
@@ -195,9 +191,7 @@ def time_rankwise_arrays(spark, folder: str):
     df = spark.read.parquet(generate_arrays(spark, folder))
     t0 = time.perf_counter()
     result = evaluate_ranking_columns(df, TEN_MEASURES, query="user")
-    elapsed = time.perf_counter() - t0
-    return elapsed, {**result.aggregates["run"],
-                     "worker_seconds": {k: round(v, 2) for k, v in result.worker_seconds.items()}}
+    return _rankwise_record(time.perf_counter() - t0, result)
 
 
 def time_evaluator_arrays(spark, folder: str):

@@ -393,15 +393,12 @@ class _Judgments:
         bounds = np.append(starts, n)  # a cut falls on the first query start past each step
         cuts = np.unique(np.concatenate([[0], bounds[np.searchsorted(
             bounds, np.arange(self.CHECK_BLOCK_ROWS, n, self.CHECK_BLOCK_ROWS))], [n]]))
-        lines = qrels.row_lines
         for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
             rows = np.arange(a, b) if self.order is None else self.order[a:b]
             docs = qrels.docs.slice(a, b - a) if self.order is None else \
                 qrels.docs.take(indices(rows))
             yield replace(qrels, query_code=qrels.query_code[rows], docs=docs,
-                          grade=qrels.grade[rows],
-                          row_lines=lines[rows] if lines is not None else
-                          rows + (1 if qrels.row_unit == "line" else 0))
+                          grade=qrels.grade[rows], row_lines=qrels.lines_of(rows))
 
     def stand_in(self, codes: np.ndarray) -> tuple[str, str]:
         """A judged query that is not among ``codes``, and a doc id for it."""

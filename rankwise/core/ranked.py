@@ -463,11 +463,11 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
         index = index_judgments(qrels, key_queries)  # lay the keys out for more query codes
     if index.integer:
         try:
-            if run_ids is None:
-                raise KeyCollision
-            run_keys = integer_pair_keys(run.query_code, run_ids, key_queries,
-                                         code_map=shared_code)
-        except KeyCollision:  # string ids in the run, or integers that do not fit the keys
+            run_keys = None if run_ids is None else integer_pair_keys(
+                run.query_code, run_ids, key_queries, code_map=shared_code)
+        except KeyCollision:  # integers that do not fit the keys
+            run_keys = None
+        if run_keys is None:  # string ids in the run, or integers that do not fit the keys
             index = index_judgments(qrels.with_string_docs(), key_queries)
     if not index.integer:
         run = run.with_string_docs()  # integer ids where the judgments' are strings

@@ -59,11 +59,14 @@ class _Encoded:
         """The same rows with the doc ids as strings (integers become their decimal strings)."""
         from dataclasses import replace
 
-        import pyarrow as pa
+        docs = string_docs(self.docs)
+        return self if docs is self.docs else replace(self, docs=docs)
 
-        if pa.types.is_string(self.docs.type):
-            return self
-        return replace(self, docs=self.docs.cast(pa.string()))
+    def lines_of(self, rows: np.ndarray) -> np.ndarray:
+        """The line (or row) of each of ``rows`` in the source, as :meth:`location` gives it."""
+        if self.row_lines is not None:
+            return self.row_lines[rows]
+        return rows + (1 if self.row_unit == "line" else 0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,10 +105,8 @@ class Run(_Encoded):
 
         from ..core.arrow import indices
 
-        lines = self.row_lines[rows] if self.row_lines is not None else \
-            rows + (1 if self.row_unit == "line" else 0)
         return replace(self, query_code=self.query_code[rows], docs=self.docs.take(indices(rows)),
-                       score=self.score[rows], row_lines=lines,
+                       score=self.score[rows], row_lines=self.lines_of(rows),
                        rank=None if self.rank is None else self.rank[rows])
 
     @classmethod
@@ -129,11 +130,17 @@ def check_finite_scores(run: Run) -> None:
         raise run.error_at(row, "score must be a finite number", str(run.score[row]))
 
 
-def doc_strings(docs) -> list[str]:
-    """Doc ids (an Arrow column of strings or integers) as Python strings, for output."""
+def string_docs(docs):
+    """Doc ids (an Arrow column of strings or integers) as an Arrow string column: integers
+    become their decimal strings; strings are returned as they are."""
     import pyarrow as pa
 
-    return (docs if pa.types.is_string(docs.type) else docs.cast(pa.string())).to_pylist()
+    return docs if pa.types.is_string(docs.type) else docs.cast(pa.string())
+
+
+def doc_strings(docs) -> list[str]:
+    """Doc ids (an Arrow column of strings or integers) as Python strings, for output."""
+    return string_docs(docs).to_pylist()
 
 
 def _doc_ids(values: Any, source: str):

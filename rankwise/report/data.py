@@ -253,9 +253,8 @@ def _sample(query_ids: np.ndarray, eligible: np.ndarray, size: int) -> np.ndarra
 def _top(lists, depth: int) -> tuple[np.ndarray, Any]:
     """The grade at each of the first ``depth`` ranks of every query (NaN unjudged, -inf where
     the list is shorter) and the doc ids there as strings (row-major, present ranks only)."""
-    import pyarrow as pa
-
     from ..core.arrow import indices
+    from ..io.tables import string_docs
 
     q = lists.num_queries
     ranks = np.arange(depth)
@@ -263,8 +262,7 @@ def _top(lists, depth: int) -> tuple[np.ndarray, Any]:
     rows = (lists.offsets[:-1, None] + ranks[None, :])[present]
     grades = np.full((q, depth), -np.inf)
     grades[present] = lists.grade[rows]
-    docs = lists.docs.take(indices(lists.run_row[rows]))
-    return grades, docs if pa.types.is_string(docs.type) else docs.cast(pa.string())
+    return grades, string_docs(lists.docs.take(indices(lists.run_row[rows])))
 
 
 def _reorder(docs, grades: np.ndarray, order: np.ndarray):

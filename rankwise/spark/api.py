@@ -232,7 +232,9 @@ def evaluate_ranking_columns(df: Any, measures: str | Measure | Sequence[str | M
 
     per_query = per_query or per_query_path is not None
     conv, parsed = _measures(measures, conventions, chunk_rows, convention_overrides)
-    check_ranking_columns(df, prediction, label, relevance, query, source)
+    check_ranking_columns(df, prediction, label, relevance, source)
+    if query is not None:
+        _need(df, source, query, "id")
     _, qrels = from_ranking_columns(df, prediction, label, relevance, query)
     plan = Plan(measures=tuple(parsed), computed=tuple(_computed(parsed, qrels, "relevance")),
                 conventions=conv, systems=(name,), run_sources=(source,), qrels_source=source,

@@ -66,7 +66,7 @@ def from_ranking_columns(df: Any, prediction: str = "prediction", label: str = "
 
 
 def check_ranking_columns(df: Any, prediction: str, label: str, relevance: str | None,
-                          query: str | None, source: str) -> None:
+                          source: str) -> None:
     """InputError unless ``df`` has the array columns asked for, of usable element types."""
     from pyspark.sql import types as T
 
@@ -85,13 +85,6 @@ def check_ranking_columns(df: Any, prediction: str, label: str, relevance: str |
         if not isinstance(dtype, T.ArrayType) or not isinstance(element, ok):
             raise InputError(f"column {column!r} must be an array of {kind}", source=source,
                              value=dtype.simpleString())
-    if query is not None:
-        if query not in columns:
-            raise InputError(f"no column {query!r} (columns: {', '.join(columns)})",
-                             source=source, value=query)
-        if not isinstance(columns[query], (T.StringType, T.IntegralType)):
-            raise InputError(f"column {query!r} must hold strings or integers", source=source,
-                             value=columns[query].simpleString())
 
 
 def grouped_ranking_columns(df: Any, plan: Any, prediction: str, label: str,
