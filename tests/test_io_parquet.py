@@ -189,3 +189,24 @@ def test_a_null_score_is_reported_at_the_same_row_streamed_or_not(tmp_path):
             evaluate()
         messages.append(str(error.value))
     assert messages[0] == messages[1] and "row 1" in messages[0]
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 16])
+def test_row_groups_read_side_by_side_keep_the_file_order(tmp_path, monkeypatch, cores):
+    """A file's row groups are split into contiguous ranges, one thread each: the columns are
+    pyarrow's own reading of the file, row for row, for any number of cores (more or fewer
+    than the row groups)."""
+    from rankwise.io import parquet
+
+    qrels, run = _collection(seed=3)
+    *_, r_pq = _write(tmp_path, qrels, run)  # row groups of 500 rows
+    groups = pq.ParquetFile(r_pq).metadata.num_row_groups
+    assert groups >= 3
+    monkeypatch.setattr(parquet.os, "cpu_count", lambda: cores)
+    columns = ["query", "doc", "score", "rank"]
+    table = parquet._read(r_pq, columns, "query")
+    expected = pq.read_table(r_pq, columns=columns)
+    assert table.num_rows == expected.num_rows == len(run)
+    for name in columns:
+        assert table.column(name).cast(expected.column(name).type).to_pylist() == \
+            expected.column(name).to_pylist(), name

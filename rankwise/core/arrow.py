@@ -1,14 +1,17 @@
-"""Conversions between Arrow and numpy that stay on the buffers.
+"""Conversions between Arrow and numpy that stay on the buffers, and Arrow's compute kernels
+called without importing ``pyarrow.compute``.
 
 pyarrow's own ``pa.array(ndarray)`` and ``Array.to_numpy()`` import pandas whenever it is
 installed (about 0.17 s, more than evaluating 10k queries); these helpers read and wrap the
 buffers directly. They accept null-free primitive arrays, as the readers produce.
+``import pyarrow.compute`` builds a documented Python wrapper for each of Arrow's ~290
+functions (about 27 ms, a tenth of evaluating 1,000 queries in a fresh process):
+:func:`compute` calls the kernels by name instead.
 """
 
 from __future__ import annotations
 
 import numpy as np
-
 
 
 def to_numpy(values, dtype, null=None) -> np.ndarray:
@@ -51,3 +54,58 @@ def indices(values: np.ndarray):
 
     values = np.ascontiguousarray(values, dtype=np.int64)
     return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
+def string_array(values: list):
+    """An Arrow string array of a list of ``str``, built from one joined buffer (about three
+    times faster than ``pa.array`` on a million ASCII ids, and without its import of pandas
+    where pandas is installed: about 0.3 s); raises ``TypeError`` when an item is not a string.
+
+    >>> string_array(["d1", "d22", "", "é"]).to_pylist()
+    ['d1', 'd22', '', 'é']
+    """
+    import pyarrow as pa
+
+    joined = "".join(values)
+    if joined.isascii():
+        data, sizes = joined.encode("ascii"), map(len, values)
+    else:
+        encoded = [value.encode("utf-8") for value in values]
+        data, sizes = b"".join(encoded), map(len, encoded)
+    if len(data) >= 2**31:  # beyond 32-bit offsets: Arrow's own builder splits it
+        return pa.array(values, type=pa.string())
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum(np.fromiter(sizes, dtype=np.int64, count=len(values)), out=offsets[1:])
+    return pa.StringArray.from_buffers(len(values), pa.py_buffer(offsets), pa.py_buffer(data))
+
+
+def compute(name: str, *args, options=None):
+    """Arrow's compute function ``name`` (e.g. ``"equal"``, ``"dictionary_encode"``) on
+    ``args``, with an options object from :func:`compute_options` where it takes one."""
+    return _kernels().call_function(name, list(args), options)
+
+
+def compute_options(kind: str, *args, **kwargs):
+    """An options object of Arrow's compute functions, e.g. ``compute_options("SetLookup",
+    value_set)`` for ``index_in`` or ``compute_options("Sort", sort_keys=[...])``."""
+    return getattr(_kernels(), f"{kind}Options")(*args, **kwargs)
+
+
+def take(values, rows):
+    """``values.take(rows)`` (``rows``: a numpy integer array or Arrow indices)."""
+    return compute("take", values, rows if hasattr(rows, "type") else indices(rows))
+
+
+def cast(values, arrow_type):
+    """``values.cast(arrow_type)``, checked as Arrow's default (safe) cast is."""
+    return compute("cast", values, options=compute_options("Cast", arrow_type))
+
+
+def _kernels():
+    """The module holding Arrow's kernel entry point and options classes (the one
+    ``pyarrow.compute`` wraps; that module itself where a pyarrow release moves them)."""
+    try:
+        from pyarrow import _compute
+    except ImportError:  # pragma: no cover - every pyarrow since 1.0 has it
+        import pyarrow.compute as _compute
+    return _compute

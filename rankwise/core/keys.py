@@ -207,12 +207,11 @@ def exact_pair_keys(*pairs) -> list[np.ndarray]:
     """Dense exact codes for several (query ids per row, doc ids per row) Arrow pairs, sharing
     one code space: hashes the strings (slower, used after a fingerprint collision)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    from .arrow import to_numpy
+    from .arrow import compute, to_numpy
 
-    joined = [pc.binary_join_element_wise(q, _single(d), "\x00") for q, d in pairs]
-    codes = pc.dictionary_encode(pa.chunked_array(joined)).combine_chunks().indices
+    joined = [compute("binary_join_element_wise", q, _single(d), "\x00") for q, d in pairs]
+    codes = compute("dictionary_encode", pa.chunked_array(joined)).combine_chunks().indices
     codes = to_numpy(codes, np.int64)
     bounds = np.cumsum([0] + [len(j) for j in joined])
     return [codes[bounds[i]:bounds[i + 1]] for i in range(len(joined))]
@@ -223,5 +222,7 @@ def _single(strings):
     strings)."""
     import pyarrow as pa
 
+    from .arrow import cast
+
     strings = strings.combine_chunks() if hasattr(strings, "chunks") else strings
-    return strings.cast(pa.string()) if pa.types.is_integer(strings.type) else strings
+    return cast(strings, pa.string()) if pa.types.is_integer(strings.type) else strings

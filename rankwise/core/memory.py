@@ -32,11 +32,10 @@ _LARGE = 1 << 30
 def _glibc():
     if not sys.platform.startswith("linux"):
         return None
-    import ctypes  # here, not at import: it costs 10 ms
-    import ctypes.util
+    import ctypes  # here, not at import (numpy has usually imported it already)
 
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    try:  # the symbols already loaded into the process (libc among them): no library search
+        libc = ctypes.CDLL(None)
         return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
     except OSError:
         return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrow import indices, to_numpy
+from .arrow import cast, compute, compute_options, indices, take, to_numpy
 from .keys import byte_prefixes
 from .segments import query_blocks, starts_of_runs
 
@@ -67,7 +67,6 @@ def _order_ties(order: np.ndarray, tied: np.ndarray, in_group: np.ndarray, docs,
 
     ``tied[i]``: position i+1 ties with position i; ``in_group``: the position is in a group."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     positions = np.flatnonzero(in_group)
     # a tie group starts at a position that is in a group but not tied to its predecessor
@@ -75,16 +74,16 @@ def _order_ties(order: np.ndarray, tied: np.ndarray, in_group: np.ndarray, docs,
     starts_group[1:] = ~tied[positions[1:] - 1]
     rows = order[positions]
     group = np.cumsum(starts_group)
-    tied_docs = docs.take(indices(rows))
+    tied_docs = take(docs, rows)
     if pa.types.is_integer(tied_docs.type):  # ordered as their decimal strings, as trec_eval
-        tied_docs = tied_docs.cast(pa.string())
+        tied_docs = cast(tied_docs, pa.string())
     prefix, longest = byte_prefixes(tied_docs)
     if longest <= 8:  # short ids (the usual case): their 8-byte prefixes order them exactly
         perm = sort_within_groups(group, ~prefix if descending else prefix)
     else:
-        table = pa.table({"group": indices(group), "doc": tied_docs.cast(pa.binary())})
-        perm = to_numpy(pc.sort_indices(table, sort_keys=[
-            ("group", "ascending"), ("doc", "descending" if descending else "ascending")]),
+        table = pa.table({"group": indices(group), "doc": cast(tied_docs, pa.binary())})
+        perm = to_numpy(compute("sort_indices", table, options=compute_options("Sort", sort_keys=[
+            ("group", "ascending"), ("doc", "descending" if descending else "ascending")])),
             np.int64)
     order[positions] = rows[perm]
 

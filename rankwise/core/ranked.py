@@ -16,12 +16,12 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..errors import InputError
-from .arrow import indices, to_numpy
+from .arrow import compute, compute_options, string_array, take, to_numpy
 from .keys import (KeyCollision, exact_pair_keys, fingerprints_and_words, integer_ids,
                    integer_pair_keys, pair_keys)
 from .order import ORDERING_TIES, ranking_order_and_ties, sort_within_groups
-from .segments import (positions, query_blocks, rank_within, segment_ids, starts_of_runs,
-                       tie_groups)
+from .segments import (distinct, positions, query_blocks, rank_within, segment_ids,
+                       starts_of_runs, tie_groups)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -502,16 +502,16 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
     block_query = run.query_code[order[offsets[:-1]]]
     if contradicting is not None:
         diag.queries_rank_contradicts_score = len(contradicting)
-        diag.examples["queries_rank_contradicts_score"] = run.query_dict.take(
-            _first(contradicting)).to_pylist()
+        diag.examples["queries_rank_contradicts_score"] = take(
+            run.query_dict, _first(contradicting)).to_pylist()
 
     block_qrels = run_to_qrels_query[block_query]
     keep_block = block_qrels >= 0
     lengths = np.diff(offsets)
     diag.queries_only_in_run = int((~keep_block).sum())
     diag.rows_in_run_only_queries = int(lengths[~keep_block].sum())
-    diag.examples["queries_only_in_run"] = run.query_dict.take(
-        _first(block_query[~keep_block])).to_pylist()
+    diag.examples["queries_only_in_run"] = take(
+        run.query_dict, _first(block_query[~keep_block])).to_pylist()
     if conv.run_only_queries == "zero" and diag.queries_only_in_run:
         # evaluated as queries without judgments: codes after the judged ones
         diag.queries_only_in_run_scored = diag.queries_only_in_run
@@ -522,24 +522,24 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
     rows = order if keep_block.all() else order[np.repeat(keep_block, lengths)]
     lengths = lengths[keep_block]
     query_codes = block_qrels[keep_block]
-    query_ids = run.query_dict.take(indices(block_query[keep_block])).to_pylist()
+    query_ids = take(run.query_dict, block_query[keep_block]).to_pylist()
 
     diag.queries_only_in_run += empty_unjudged
     diag.qrels_queries_without_judgments = len(qrels.empty_queries)
     if len(empty_judged):  # given with no document: evaluated as empty lists (as pytrec_eval)
         diag.queries_empty_in_run = len(empty_judged)
         query_codes = np.concatenate([query_codes, empty_judged])
-        query_ids += qrels.query_dict.take(indices(empty_judged)).to_pylist()
+        query_ids += take(qrels.query_dict, empty_judged).to_pylist()
         lengths = np.concatenate([lengths, np.zeros(len(empty_judged), dtype=lengths.dtype)])
     in_run = np.zeros(qrels.num_queries, dtype=bool)
     in_run[query_codes[query_codes < qrels.num_queries]] = True
     missing = np.flatnonzero(~in_run)
     diag.queries_only_in_qrels = len(missing)
-    diag.examples["queries_only_in_qrels"] = qrels.query_dict.take(_first(missing)).to_pylist()
+    diag.examples["queries_only_in_qrels"] = take(qrels.query_dict, _first(missing)).to_pylist()
     if conv.missing_queries == "zero" and len(missing):
         diag.queries_only_in_qrels_scored_zero = len(missing)
         query_codes = np.concatenate([query_codes, missing])
-        query_ids += qrels.query_dict.take(indices(missing)).to_pylist()
+        query_ids += take(qrels.query_dict, missing).to_pylist()
         lengths = np.concatenate([lengths, np.zeros(len(missing), dtype=lengths.dtype)])
 
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -693,9 +693,7 @@ def _join(index: JudgmentIndex, run, sorter: np.ndarray, sorted_keys: np.ndarray
 
 def _equal_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray):
     """Arrow booleans: is the doc id of ``rows_a`` in ``docs_a`` that of ``rows_b`` in ``docs_b``."""
-    import pyarrow.compute as pc
-
-    return pc.equal(docs_a.take(indices(rows_a)), docs_b.take(indices(rows_b)))
+    return compute("equal", take(docs_a, rows_a), take(docs_b, rows_b))
 
 
 def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray,
@@ -710,24 +708,22 @@ def _same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray,
 
 def _same_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray,
                words_a: np.ndarray | None = None, words_b: np.ndarray | None = None) -> bool:
-    import pyarrow.compute as pc
-
     if len(rows_a) == 0:
         return True
     if words_a is not None and words_b is not None:
         return bool(np.array_equal(words_a[rows_a], words_b[rows_b]))
-    return bool(pc.all(_equal_docs(docs_a, rows_a, docs_b, rows_b)).as_py())
+    return bool(compute("all", _equal_docs(docs_a, rows_a, docs_b, rows_b)).as_py())
 
 
 def _query_ids_per_row(table):
-    return table.query_dict.take(indices(table.query_code))
+    return take(table.query_dict, table.query_code)
 
 
 # ---------------------------------------------------------------------------- helpers
 
 
-def _first(codes: np.ndarray, limit: int = 5):
-    return indices(np.sort(codes)[:limit])
+def _first(codes: np.ndarray, limit: int = 5) -> np.ndarray:
+    return np.sort(codes)[:limit]
 
 
 def _empty_queries(run, qrels) -> tuple[np.ndarray, int]:
@@ -735,19 +731,15 @@ def _empty_queries(run, qrels) -> tuple[np.ndarray, int]:
     given with documents), and how many are not judged."""
     if not run.empty_queries:
         return np.zeros(0, dtype=np.int64), 0
-    import pyarrow as pa
-
-    names = pa.array(sorted(set(run.empty_queries) - set(run.query_dict.to_pylist())),
-                     type=pa.string())
+    names = string_array(sorted(set(run.empty_queries) - set(run.query_dict.to_pylist())))
     codes = _index_in(names, qrels.query_dict)
     return codes[codes >= 0], int((codes < 0).sum())
 
 
 def _index_in(values, value_set) -> np.ndarray:
     """Position of each of ``values`` in ``value_set`` (-1 when absent), for Arrow string arrays."""
-    import pyarrow.compute as pc
-
-    return to_numpy(pc.index_in(values, value_set=value_set), np.int64, null=-1)
+    return to_numpy(compute("index_in", values, options=compute_options("SetLookup", value_set)),
+                    np.int64, null=-1)
 
 
 def _rank_contradicts_score(run) -> np.ndarray:
@@ -763,7 +755,7 @@ def _rank_contradicts_score(run) -> np.ndarray:
         qc, score = qc[by_rank], score[by_rank]
         same_query = qc[1:] == qc[:-1]
     rises = (score[1:] > score[:-1]) & same_query
-    return np.unique(qc[1:][rises])
+    return distinct(qc[1:][rises])
 
 
 def _order_ties_by_grade(rows: np.ndarray, grade: np.ndarray, score: np.ndarray,

@@ -19,6 +19,13 @@ def starts_of_runs(values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(change)
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, ascending: ``np.unique(values)`` without its first call's import of
+    ``numpy.ma`` (8 ms, a few percent of a small evaluation)."""
+    ordered = np.sort(values)
+    return ordered[starts_of_runs(ordered)]
+
+
 def segment_ids(offsets: np.ndarray) -> np.ndarray:
     """The segment index of every element: ``[0, 0, 1, 1, 1, ...]``."""
     return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
@@ -103,9 +110,9 @@ def query_blocks(query_code: np.ndarray, size: int) -> list[tuple[int, int]]:
     if len(starts) == 0:
         return [(0, n)]
     heads = query_code[np.append(0, starts)]
-    if len(np.unique(heads)) != len(heads):
+    if len(distinct(heads)) != len(heads):
         return [(0, n)]  # a query in several pieces
-    cuts = np.unique(starts[np.minimum(np.searchsorted(starts, np.arange(size, n, size)),
+    cuts = distinct(starts[np.minimum(np.searchsorted(starts, np.arange(size, n, size)),
                                        len(starts) - 1)])
     bounds = [0, *cuts.tolist(), n]
     return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]

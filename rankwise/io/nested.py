@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core.arrow import string_array
+
 
 def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] | None:
     """(query code per row, distinct query ids, doc ids, values), or None when the dict needs
@@ -40,23 +42,4 @@ def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] |
     if values.dtype.kind not in "fiu" or values.shape != (total,):
         return None
     codes = np.repeat(np.arange(len(qids), dtype=np.int32), sizes)
-    return codes, pa.array(qids, type=pa.string()), docs, values.astype(np.float64, copy=False)
-
-
-def string_array(values: list):
-    """An Arrow string array of a list of ``str``, built from one joined buffer when every id is
-    ASCII (about three times faster than ``pa.array`` on a million ids); raises ``TypeError``
-    when an item is not a string.
-
-    >>> string_array(["d1", "d22", ""]).to_pylist()
-    ['d1', 'd22', '']
-    """
-    import pyarrow as pa
-
-    joined = "".join(values)
-    if not joined.isascii() or len(joined) >= 2**31:
-        return pa.array(values, type=pa.string())
-    offsets = np.zeros(len(values) + 1, dtype=np.int32)
-    np.cumsum(np.fromiter(map(len, values), dtype=np.int64, count=len(values)), out=offsets[1:])
-    return pa.StringArray.from_buffers(len(values), pa.py_buffer(offsets),
-                                       pa.py_buffer(joined.encode("ascii")))
+    return codes, string_array(qids), docs, values.astype(np.float64, copy=False)

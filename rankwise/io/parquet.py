@@ -96,10 +96,42 @@ def _read(path, columns: list[str], query: str):
     import pyarrow.parquet as pq
 
     try:
+        if os.path.isfile(str(path)):
+            return _read_file(str(path), columns, query)
         return pq.read_table(str(path), columns=columns, memory_map=True,
                              read_dictionary=[query])
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"cannot read as Parquet ({exc})", source=str(path)) from None
+
+
+def _read_file(path: str, columns: list[str], query: str):
+    """One Parquet file, its row groups split into contiguous ranges read side by side, one
+    thread each (in file order).
+
+    ``pq.read_table`` does the same through pyarrow's dataset layer, whose import also imports
+    pandas where it is installed (about 0.3 s); this reads the 100k run's ten row groups in
+    0.40 s against its 0.58 s.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def open_file():
+        return pq.ParquetFile(path, memory_map=True, read_dictionary=[query])
+
+    groups = open_file().metadata.num_row_groups
+    workers = min(os.cpu_count() or 1, groups)
+    if workers <= 1:
+        return open_file().read(columns=columns)
+    bounds = np.linspace(0, groups, workers + 1).astype(int)
+
+    def read_range(i: int):
+        return open_file().read_row_groups(range(bounds[i], bounds[i + 1]), columns=columns,
+                                           use_threads=False)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return pa.concat_tables(pool.map(read_range, range(workers)))
 
 
 def rank_values(column) -> np.ndarray | None:

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..core.arrow import indices, to_numpy
+from ..core.arrow import cast, compute, string_array, take, to_numpy
 from ..errors import InputError
 
 
@@ -103,9 +103,7 @@ class Run(_Encoded):
         """The given rows only (in that order), still pointing at their original lines."""
         from dataclasses import replace
 
-        from ..core.arrow import indices
-
-        return replace(self, query_code=self.query_code[rows], docs=self.docs.take(indices(rows)),
+        return replace(self, query_code=self.query_code[rows], docs=take(self.docs, rows),
                        score=self.score[rows], row_lines=self.lines_of(rows),
                        rank=None if self.rank is None else self.rank[rows])
 
@@ -135,7 +133,7 @@ def string_docs(docs):
     become their decimal strings; strings are returned as they are."""
     import pyarrow as pa
 
-    return docs if pa.types.is_string(docs.type) else docs.cast(pa.string())
+    return docs if pa.types.is_string(docs.type) else cast(docs, pa.string())
 
 
 def doc_strings(docs) -> list[str]:
@@ -151,7 +149,7 @@ def _doc_ids(values: Any, source: str):
     values = _arrow(values, source, "doc")
     kind = values.type
     if pa.types.is_integer(kind) and not pa.types.is_uint64(kind) and not values.null_count:
-        return values if pa.types.is_int64(kind) else values.cast(pa.int64())
+        return values if pa.types.is_int64(kind) else cast(values, pa.int64())
     return _strings(values, source, "doc")
 
 
@@ -199,7 +197,7 @@ def _string_chunk(values, source: str, what: str, first_row: int):
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type) \
             or pa.types.is_null(values.type):  # no row at all: an empty string column
-        values = values.cast(pa.string())
+        values = cast(values, pa.string())
     elif not pa.types.is_string(values.type):
         raise InputError(f"{what} ids must be strings or integers", source=source,
                          value=str(values.type))
@@ -213,18 +211,17 @@ def encode_queries(ids) -> tuple[np.ndarray, Any]:
     equal ids (one vectorised comparison) and only the first id of each run is hashed.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     n = len(ids)
     if n == 0:
-        return np.zeros(0, dtype=np.int32), pa.array([], type=pa.string())
+        return np.zeros(0, dtype=np.int32), string_array([])
     if pa.types.is_dictionary(ids.type):
         return _encode_dictionary_queries(ids)
     change = np.ones(n, dtype=bool)
     if n > 1:
-        change[1:] = to_numpy(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)), bool)
+        change[1:] = to_numpy(compute("not_equal", ids.slice(1), ids.slice(0, n - 1)), bool)
     starts = np.flatnonzero(change)
-    encoded = pc.dictionary_encode(_take(ids, starts))
+    encoded = compute("dictionary_encode", _take(ids, starts))
     codes = to_numpy(encoded.indices, np.int32)
     return np.repeat(codes, np.diff(np.append(starts, n))), encoded.dictionary
 
@@ -233,7 +230,6 @@ def _encode_dictionary_queries(ids) -> tuple[np.ndarray, Any]:
     """:func:`encode_queries` for dictionary-encoded ids (string values, no nulls): runs of
     equal ids are found on the integer indices, and only the first id of each run is read."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     heads, lengths = [], []
     for chunk in ids.chunks if hasattr(ids, "chunks") else [ids]:
@@ -243,9 +239,9 @@ def _encode_dictionary_queries(ids) -> tuple[np.ndarray, Any]:
         change = np.ones(len(at), dtype=bool)
         change[1:] = at[1:] != at[:-1]
         starts = np.flatnonzero(change)
-        heads.append(chunk.dictionary.take(indices(at[starts])))
+        heads.append(take(chunk.dictionary, at[starts]))
         lengths.append(np.diff(np.append(starts, len(at))))
-    encoded = pc.dictionary_encode(pa.concat_arrays(heads))
+    encoded = compute("dictionary_encode", pa.concat_arrays(heads))
     codes = to_numpy(encoded.indices, np.int32)
     return np.repeat(codes, np.concatenate(lengths)), encoded.dictionary
 
@@ -256,13 +252,13 @@ def _take(strings, rows: np.ndarray):
     import pyarrow as pa
 
     if not hasattr(strings, "chunks"):
-        return strings.take(indices(rows))
+        return take(strings, rows)
     ends = np.cumsum([len(chunk) for chunk in strings.chunks])
     cuts = np.searchsorted(rows, ends)
     parts, first, start = [], 0, 0
     for chunk, end, cut in zip(strings.chunks, ends, cuts):
         if cut > first:
-            parts.append(chunk.take(indices(rows[first:cut] - start)))
+            parts.append(take(chunk, rows[first:cut] - start))
         first, start = cut, end
     return pa.concat_arrays(parts) if parts else pa.array([], type=strings.type)
 

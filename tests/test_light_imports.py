@@ -1,0 +1,69 @@
+"""A fresh process evaluating TREC text, Parquet files or dicts imports only what it needs:
+not pandas (about 0.3 s where it is installed, pulled in by ``pa.array`` on a list and by
+pyarrow's dataset layer), not ``pyarrow.compute`` (27 ms of generated wrappers), not
+``numpy.ma`` (8 ms, imported by ``np.unique``), not ``ctypes.util`` (a library search). Each
+of these was once imported on the way and cost a small evaluation a third of its time; the
+checks are on ``sys.modules``, not on timings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+HEAVY = ["pandas", "pyarrow.compute", "pyarrow.dataset", "numpy.ma", "ctypes.util"]
+
+SCRIPT = """
+import json, sys
+import rankwise
+after_import = sorted(m for m in {heavy!r} + ["pyarrow"] if m in sys.modules)
+result = rankwise.evaluate({qrels!r}, {run!r}, ["P@2", "AP", "nDCG", "RR", "Bpref"],
+                           per_query=True)
+print(json.dumps({{"after_import": after_import, "mean": result.mean("AP"),
+                  "loaded": sorted(m for m in {heavy!r} if m in sys.modules)}}))
+"""
+
+
+def _fresh(qrels, run) -> dict:
+    code = SCRIPT.format(heavy=HEAVY, qrels=qrels, run=run)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    return json.loads(done.stdout)
+
+
+def _files(tmp_path):
+    qrels = {"query": ["q1", "q1", "q2", "q3"], "doc": ["a", "b", "c", "é"],
+             "relevance": [1, 0, 2, 1]}
+    run = {"query": ["q1", "q1", "q1", "q2", "q2", "q4"], "doc": ["b", "a", "x", "c", "d", "a"],
+           "score": [3.0, 2.0, 2.0, 1.0, 1.0, 1.0]}
+    (tmp_path / "qrels.txt").write_text("".join(
+        f"{q} 0 {d} {g}\n" for q, d, g in zip(*qrels.values())), encoding="utf-8")
+    (tmp_path / "run.txt").write_text("".join(
+        f"{q} Q0 {d} {i} {s} sys\n" for i, (q, d, s) in enumerate(zip(*run.values()))))
+    pq.write_table(pa.table(qrels), tmp_path / "qrels.parquet")
+    pq.write_table(pa.table(run), tmp_path / "run.parquet", row_group_size=2)
+    nested_qrels, nested_run = {}, {}
+    for q, d, g in zip(*qrels.values()):
+        nested_qrels.setdefault(q, {})[d] = g
+    for q, d, s in zip(*run.values()):
+        nested_run.setdefault(q, {})[d] = s
+    nested_run["q5"] = {}  # a query given with no document
+    return {"text": (str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")),
+            "parquet": (str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet")),
+            "dict": (nested_qrels, nested_run)}
+
+
+@pytest.mark.parametrize("form", ["text", "parquet", "dict"])
+def test_an_evaluation_imports_nothing_heavy(tmp_path, form):
+    import pandas  # noqa: F401  (installed: otherwise the check below proves nothing)
+
+    files = _files(tmp_path)
+    seen = _fresh(*files[form])
+    assert seen["after_import"] == []  # import rankwise loads neither pyarrow nor the rest
+    assert seen["loaded"] == []
+    reference = _fresh(*files["text"])["mean"]
+    assert seen["mean"] == pytest.approx(reference) and reference > 0
