@@ -57,10 +57,11 @@ from typing import Any
 import numpy as np
 
 from .conventions import Conventions, profile, resolve
-from .core.arrow import indices, to_numpy
+from .core.arrow import compute, compute_options, indices, string_array, take, to_numpy
 from .core.keys import fingerprints
 from .core.memory import large_arrays
 from .core.ranked import Diagnostics, RankedLists, index_judgments, rank, stack_lists
+from .core.segments import distinct
 from .diagnostics import (
     JUDGED_WARNING,
     ORDERING_TIES,
@@ -305,8 +306,8 @@ class _SystemStream:
         if self.rank_column:
             diag.examples["queries_rank_contradicts_score"] = self.contradiction_examples
         diag.examples["queries_only_in_run"] = self.run_only_examples
-        diag.examples["queries_only_in_qrels"] = self.qrels.query_dict.take(
-            indices(missing[:_EXAMPLES])).to_pylist()
+        diag.examples["queries_only_in_qrels"] = take(self.qrels.query_dict,
+                                                      missing[:_EXAMPLES]).to_pylist()
 
         values = {k: _concat(v) for k, v in self.values.items()}
         self.values.clear()
@@ -379,11 +380,11 @@ class _Judgments:
             index = index_judgments(block, queries)
             self.duplicates_dropped += index.duplicates_dropped
             self.negative_grades += index.negative_grades
-            levels.append(np.unique(index.grades[index.grades >= 0]))
+            levels.append(distinct(index.grades[index.grades >= 0]))
             del index
         #: every judged grade >= 0 once: the grade levels of the whole judgments, which a
         #: subset must keep (they decide the largest grade and the ideal gains)
-        self.levels = np.unique(np.concatenate(levels))
+        self.levels = distinct(np.concatenate(levels))
 
     def _check_blocks(self, starts: np.ndarray) -> Iterator[Any]:
         """The judgments in blocks of whole queries, each a Qrels with the whole query
@@ -391,19 +392,20 @@ class _Judgments:
         or, when the judgments are not grouped by query, in ``order`` (by query code)."""
         qrels, n = self.qrels, len(self.qrels)
         bounds = np.append(starts, n)  # a cut falls on the first query start past each step
-        cuts = np.unique(np.concatenate([[0], bounds[np.searchsorted(
+        cuts = distinct(np.concatenate([[0], bounds[np.searchsorted(
             bounds, np.arange(self.CHECK_BLOCK_ROWS, n, self.CHECK_BLOCK_ROWS))], [n]]))
         for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
             rows = np.arange(a, b) if self.order is None else self.order[a:b]
             docs = qrels.docs.slice(a, b - a) if self.order is None else \
-                qrels.docs.take(indices(rows))
+                take(qrels.docs, rows)
             yield replace(qrels, query_code=qrels.query_code[rows], docs=docs,
                           grade=qrels.grade[rows], row_lines=qrels.lines_of(rows))
 
     def stand_in(self, codes: np.ndarray) -> tuple[str, str]:
         """A judged query that is not among ``codes``, and a doc id for it."""
-        free = np.setdiff1d(np.arange(min(len(codes) + 1, self.qrels.num_queries)), codes)
-        return self.qrels.query_dict[int(free[0])].as_py(), "-"
+        free = np.ones(min(len(codes) + 1, self.qrels.num_queries), dtype=bool)
+        free[codes[codes < len(free)]] = False
+        return self.qrels.query_dict[int(np.flatnonzero(free)[0])].as_py(), "-"
 
     def subset(self, codes: np.ndarray, run_only: int, widen: bool = True):
         """The index of the judgments of the queries ``codes`` (ascending), laid out for a
@@ -438,18 +440,18 @@ class _Judgments:
             rows = _ranges(self.start[codes], lengths)
             if self.order is not None:
                 rows = self.order[rows]
-            docs = _chunks_of(self._whole_docs().take(indices(rows)))
+            docs = _chunks_of(take(self._whole_docs(), rows))
             grade = qrels.grade[rows]
         query_code = np.repeat(np.arange(len(codes), dtype=np.int32), lengths)
         stand_in, _ = self.stand_in(codes)
         level_docs = [f"level {g!r}" for g in self.levels.tolist()]
-        query_dict = pa.concat_arrays([qrels.query_dict.take(indices(codes)),
-                                       pa.array([stand_in], type=pa.string())])
+        query_dict = pa.concat_arrays([take(qrels.query_dict, codes),
+                                       string_array([stand_in])])
         subset = Qrels(
             query_code=np.concatenate([query_code, np.full(len(self.levels), len(codes),
                                                            dtype=np.int32)]),
             query_dict=query_dict,
-            docs=pa.chunked_array(docs + [pa.array(level_docs, type=pa.string())],
+            docs=pa.chunked_array(docs + [string_array(level_docs)],
                                   type=pa.string()),
             source=qrels.source, row_lines=None, row_unit=qrels.row_unit,
             grade=np.concatenate([grade, self.levels]))
@@ -477,7 +479,7 @@ def _with_row(chunk: Run, extra: Run) -> Run:
     """``chunk`` with the one row of ``extra`` appended (as line 0)."""
     import pyarrow as pa
 
-    qids = pa.concat_arrays([chunk.query_dict.take(indices(chunk.query_code)), extra.query_dict])
+    qids = pa.concat_arrays([take(chunk.query_dict, chunk.query_code), extra.query_dict])
     codes, query_dict = encode_queries(qids)
     docs = pa.chunked_array(_chunks_of(chunk.docs) + _chunks_of(extra.docs))
     return replace(chunk, query_code=codes, query_dict=query_dict, docs=docs,
@@ -702,9 +704,7 @@ class _Ids:
         self.parts: list = []
 
     def append(self, ids: np.ndarray) -> None:
-        import pyarrow as pa
-
-        self.parts.append(pa.array(ids.tolist(), type=pa.string()))
+        self.parts.append(string_array(ids.tolist()))
 
     def __len__(self) -> int:
         return sum(len(p) for p in self.parts)
@@ -713,8 +713,8 @@ class _Ids:
         import pyarrow as pa
 
         at = np.arange(len(self))[index]
-        return np.asarray(pa.chunked_array(self.parts, type=pa.string()).take(
-            indices(np.atleast_1d(at))).to_pylist(), dtype=object)
+        return np.asarray(take(pa.chunked_array(self.parts, type=pa.string()),
+                               np.atleast_1d(at)).to_pylist(), dtype=object)
 
     def all(self) -> np.ndarray:
         import pyarrow as pa
@@ -781,13 +781,11 @@ class _SeenQueries:
             found = self.sorted_fp[at] == fp
             codes = np.where(found, self.order[at], -1)
             hit = np.flatnonzero(found)
-            if not len(hit) or _equal(query_dict.take(indices(hit)),
-                                      self.qrels.query_dict.take(indices(codes[hit]))):
+            if not len(hit) or _equal(take(query_dict, hit),
+                                      take(self.qrels.query_dict, codes[hit])):
                 return codes
-        import pyarrow.compute as pc
-
-        return to_numpy(pc.index_in(query_dict, value_set=self.qrels.query_dict), np.int64,
-                        null=-1)
+        return to_numpy(compute("index_in", query_dict, options=compute_options(
+            "SetLookup", self.qrels.query_dict)), np.int64, null=-1)
 
     def add(self, chunk: Run) -> np.ndarray:
         """Record the chunk's queries; raise if one of them was met before. Returns the
@@ -818,7 +816,7 @@ class _SeenQueries:
         self.judged_first_line[codes[judged]] = first_line[judged]
         others = np.flatnonzero(codes < 0)
         if len(others):
-            ids = chunk.query_dict.take(indices(others)).to_pylist()
+            ids = take(chunk.query_dict, others).to_pylist()
             for qid, line in zip(ids, first_line[others].tolist()):
                 if qid in self.other_first_line:
                     raise _regrouped(chunk, qid, line, self.other_first_line[qid])
@@ -840,9 +838,7 @@ def _regrouped(run: Run, qid: str, line: int, first: int, end: int | None = None
 
 
 def _equal(a, b) -> bool:
-    import pyarrow.compute as pc
-
-    return bool(pc.all(pc.equal(a, b)).as_py())
+    return bool(compute("all", compute("equal", a, b)).as_py())
 
 
 # ---------------------------------------------------------------------------- reading
@@ -872,9 +868,9 @@ class _Rows:
         """The rows from ``n`` on, copied (so that the block they came from can be freed)."""
         import pyarrow as pa
 
-        take = indices(np.arange(n, len(self)))
-        return _Rows(pa.chunked_array([self.qid.take(take).combine_chunks()]),
-                     pa.chunked_array([self.doc.take(take).combine_chunks()]),
+        rows = indices(np.arange(n, len(self)))
+        return _Rows(pa.chunked_array([take(self.qid, rows).combine_chunks()]),
+                     pa.chunked_array([take(self.doc, rows).combine_chunks()]),
                      self.score[n:].copy(), None if self.rank is None else self.rank[n:].copy(),
                      self.line[n:].copy(), self.unit)
 
@@ -890,9 +886,7 @@ class _Rows:
 
     def last_query_start(self) -> int:
         """The first row of the trailing run of rows with the last row's query id."""
-        import pyarrow.compute as pc
-
-        same = to_numpy(pc.equal(self.qid, self.qid[len(self) - 1]), bool)
+        same = to_numpy(compute("equal", self.qid, self.qid[len(self) - 1]), bool)
         other = np.flatnonzero(~same)
         return int(other[-1]) + 1 if len(other) else 0
 
@@ -988,7 +982,7 @@ class _RunReader:
                                  value=exc.value, unit=exc.unit) from None
         n = len(run)
         lines = run.row_lines if run.row_lines is not None else np.arange(1, n + 1)
-        qids = run.query_dict.take(indices(run.query_code))
+        qids = take(run.query_dict, run.query_code)
         return _Rows(pa.chunked_array([qids]), pa.chunked_array(_chunks_of(run.docs)),
                      run.score, run.rank, np.asarray(lines, dtype=np.int64) + first_line - 1)
 

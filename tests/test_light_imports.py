@@ -1,4 +1,5 @@
-"""A fresh process evaluating TREC text, Parquet files or dicts imports only what it needs:
+"""A fresh process evaluating TREC text, Parquet files or dicts, or streaming a TREC run,
+imports only what it needs:
 not pandas (about 0.3 s where it is installed, pulled in by ``pa.array`` on a list and by
 pyarrow's dataset layer), not ``pyarrow.compute`` (27 ms of generated wrappers), not
 ``numpy.ma`` (8 ms, imported by ``np.unique``), not ``ctypes.util`` (a library search). Each
@@ -21,15 +22,20 @@ SCRIPT = """
 import json, sys
 import rankwise
 after_import = sorted(m for m in {heavy!r} + ["pyarrow"] if m in sys.modules)
-result = rankwise.evaluate({qrels!r}, {run!r}, ["P@2", "AP", "nDCG", "RR", "Bpref"],
-                           per_query=True)
+if {stream!r}:
+    from rankwise.stream import evaluate_stream
+    result = evaluate_stream({qrels!r}, {run!r}, ["P@2", "AP", "nDCG", "RR", "Bpref"],
+                             chunk_bytes=64)
+else:
+    result = rankwise.evaluate({qrels!r}, {run!r}, ["P@2", "AP", "nDCG", "RR", "Bpref"],
+                               per_query=True)
 print(json.dumps({{"after_import": after_import, "mean": result.mean("AP"),
                   "loaded": sorted(m for m in {heavy!r} if m in sys.modules)}}))
 """
 
 
-def _fresh(qrels, run) -> dict:
-    code = SCRIPT.format(heavy=HEAVY, qrels=qrels, run=run)
+def _fresh(qrels, run, stream: bool = False) -> dict:
+    code = SCRIPT.format(heavy=HEAVY, qrels=qrels, run=run, stream=stream)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     return json.loads(done.stdout)
@@ -57,12 +63,12 @@ def _files(tmp_path):
             "dict": (nested_qrels, nested_run)}
 
 
-@pytest.mark.parametrize("form", ["text", "parquet", "dict"])
+@pytest.mark.parametrize("form", ["text", "parquet", "dict", "stream"])
 def test_an_evaluation_imports_nothing_heavy(tmp_path, form):
     import pandas  # noqa: F401  (installed: otherwise the check below proves nothing)
 
     files = _files(tmp_path)
-    seen = _fresh(*files[form])
+    seen = _fresh(*files["text" if form == "stream" else form], stream=form == "stream")
     assert seen["after_import"] == []  # import rankwise loads neither pyarrow nor the rest
     assert seen["loaded"] == []
     reference = _fresh(*files["text"])["mean"]

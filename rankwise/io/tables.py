@@ -159,6 +159,11 @@ def _arrow(values: Any, source: str, what: str):
 
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return values
+    if isinstance(values, (list, tuple)):
+        try:
+            return string_array(values)  # a list of strings, built on its buffers
+        except TypeError:  # not all strings: Arrow's own conversion (and its errors)
+            pass
     arr = np.asarray(values) if not isinstance(values, (list, tuple)) else values
     try:
         return pa.array(arr)
