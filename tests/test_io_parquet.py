@@ -202,7 +202,7 @@ def test_row_groups_read_side_by_side_keep_the_file_order(tmp_path, monkeypatch,
     *_, r_pq = _write(tmp_path, qrels, run)  # row groups of 500 rows
     groups = pq.ParquetFile(r_pq).metadata.num_row_groups
     assert groups >= 3
-    monkeypatch.setattr(parquet.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(pa, "cpu_count", lambda: cores)  # the threads the reader uses
     columns = ["query", "doc", "score", "rank"]
     table = parquet._read(r_pq, columns, "query")
     expected = pq.read_table(r_pq, columns=columns)

@@ -4,7 +4,8 @@ Spark and pandas write them).
 Runs hold the columns ``query``, ``doc``, ``score`` and optionally ``rank``; judgments
 ``query``, ``doc``, ``relevance`` (names configurable; ids as strings or integers: integer
 query ids become their decimal strings, integer doc ids stay integers, see
-:mod:`rankwise.io.tables`). Only these columns are read, with pyarrow's own threads.
+:mod:`rankwise.io.tables`). Only these columns are read; a file's row groups are read in
+ranges side by side, one thread per core Arrow uses.
 Errors name the file and the row (0-based, in file order), as for in-memory tables.
 """
 
@@ -119,7 +120,7 @@ def _read_file(path: str, columns: list[str], query: str):
         return pq.ParquetFile(path, memory_map=True, read_dictionary=[query])
 
     groups = open_file().metadata.num_row_groups
-    workers = min(os.cpu_count() or 1, groups)
+    workers = min(pa.cpu_count(), groups)  # Arrow's own thread count (pa.set_cpu_count)
     if workers <= 1:
         return open_file().read(columns=columns)
     bounds = np.linspace(0, groups, workers + 1).astype(int)
