@@ -10,7 +10,7 @@ import pytest
 import rankwise
 import rankwise.core.ranked as ranked
 from rankwise.core import segments
-from rankwise.core.order import sort_within_groups
+from rankwise.core.order import sort_within_groups, sort_within_tie_groups
 from rankwise.errors import InputError
 
 MEASURES = ["P@5", "R@20", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref", "ERR@10", "NumRet",
@@ -87,6 +87,19 @@ def test_packedsort_within_groups_is_lexsort():
     for key in (rng.integers(0, 2**63, 5000, dtype=np.uint64),
                 rng.integers(0, 4, 5000).astype(np.uint64)):  # equal keys keep input order
         assert np.array_equal(sort_within_groups(group, key), np.lexsort((key, group)))
+
+
+def test_sorting_only_the_tied_rows_is_lexsort():
+    """Tie groups re-ordered by grade touch only the rows of groups of two or more rows: the
+    same permutation as one lexsort by (group, key), singletons and empty lists included."""
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        n = int(rng.integers(0, 80))
+        score = rng.integers(0, 5 if trial % 3 else 1000, n).astype(float)
+        offsets = np.unique(np.r_[0, rng.integers(0, n + 1, 4), n])
+        group = segments.tie_groups(score, offsets)
+        key = rng.integers(-1, 4, n).astype(float)
+        assert np.array_equal(sort_within_tie_groups(group, key), np.lexsort((key, group)))
 
 
 def test_blockwise_sort_by_query_then_score_is_lexsort(monkeypatch):

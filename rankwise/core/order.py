@@ -101,6 +101,24 @@ def sort_within_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
     return np.argsort((group.astype(np.int64) << bits) | rank, kind="stable")
 
 
+def sort_within_tie_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """:func:`sort_within_groups` for groups numbered in row order (each one contiguous, as
+    :func:`.segments.tie_groups` numbers them): only the rows of groups of two or more rows
+    are sorted, the others keep their place (a few percent of a run's rows, usually)."""
+    n = len(group)
+    perm = np.arange(n)
+    if n < 2:
+        return perm
+    same = group[1:] == group[:-1]
+    tied = np.zeros(n, dtype=bool)
+    tied[1:] = same
+    tied[:-1] |= same
+    rows = np.flatnonzero(tied)
+    if len(rows):
+        perm[rows] = rows[sort_within_groups(group[rows], key[rows])]
+    return perm
+
+
 #: Rows per block when a run's rows must be sorted: sorts stay in cache.
 SORT_BLOCK_ROWS = 1 << 16
 

@@ -19,7 +19,7 @@ from ..errors import InputError
 from .arrow import compute, compute_options, string_array, take, to_numpy
 from .keys import (KeyCollision, exact_pair_keys, fingerprints_and_words, integer_ids,
                    integer_pair_keys, pair_keys)
-from .order import ORDERING_TIES, ranking_order_and_ties, sort_within_groups
+from .order import ORDERING_TIES, ranking_order_and_ties, sort_within_tie_groups
 from .segments import (distinct, positions, query_blocks, rank_within, segment_ids,
                        starts_of_runs, tie_groups)
 
@@ -194,7 +194,7 @@ class RankedLists:
         """The same lists with each tie group re-ordered by grade, best (or worst) first: the
         optimistic (pessimistic) order, for a family that overrides the ties convention."""
         key = np.where(self.grade >= 0, self.grade, -1.0)
-        perm = sort_within_groups(self.tie_group, -key if best_first else key)
+        perm = sort_within_tie_groups(self.tie_group, -key if best_first else key)
         other = replace(self, grade=self.grade[perm], score=self.score[perm],
                         run_row=self.run_row[perm])
         for name in ("segment", "position", "num_retrieved", "tie_group"):
@@ -763,7 +763,7 @@ def _order_ties_by_grade(rows: np.ndarray, grade: np.ndarray, score: np.ndarray,
     """Within each tie group, higher grades first (``best_first``) or last; unjudged documents
     rank as grade -1 (below every judged one when best first). Stable otherwise."""
     key = np.where(grade >= 0, grade, -1.0)
-    return rows[sort_within_groups(tie_groups(score, offsets), -key if best_first else key)]
+    return rows[sort_within_tie_groups(tie_groups(score, offsets), -key if best_first else key)]
 
 
 def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnostics):
