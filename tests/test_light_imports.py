@@ -73,3 +73,34 @@ def test_an_evaluation_imports_nothing_heavy(tmp_path, form):
     assert seen["loaded"] == []
     reference = _fresh(*files["text"])["mean"]
     assert seen["mean"] == pytest.approx(reference) and reference > 0
+
+
+RECSYS_SCRIPT = """
+import json, sys
+import numpy as np
+import rankwise.recsys as rr
+recs = {recs}
+test = {test}
+result = rr.evaluate(recs, test, ["HR@2", "P@2", "nDCG@3", "AP@3", "RR@3"], threshold=4)
+print(json.dumps({{"mean": result.mean("nDCG@3"),
+                  "loaded": sorted(m for m in {heavy!r} if m in sys.modules)}}))
+"""
+
+
+@pytest.mark.parametrize("recs, test", [
+    ("np.array([[1, 2, 3], [4, 5, 6], [7, 1, 2]])", "{0: [2, 9], 1: [6], 2: [7, 2]}"),
+    ("{'u1': ['a', 'b'], 'u2': ['c', 'a'], 'u3': ['b']}",
+     "{'u1': {'a': 5, 'c': 3}, 'u2': {'c': 4}, 'u4': {'a': 5}}"),
+    ("{'u1': {'a': 0.9, 'b': 0.9}, 'u2': {'c': 0.5, 'a': 0.7}}", "{'u1': ['b'], 'u2': ['c']}"),
+])
+def test_a_recommender_evaluation_imports_nothing_heavy(recs, test):
+    """Recommendation lists as a 2-D array or dicts, test data as dicts: no pandas (there is
+    no frame in sight), no pyarrow.compute, no numpy.ma."""
+    import pandas  # noqa: F401  (installed: otherwise the check below proves nothing)
+
+    code = RECSYS_SCRIPT.format(recs=recs, test=test, heavy=HEAVY)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    seen = json.loads(done.stdout)
+    assert seen["loaded"] == []
+    assert 0 < seen["mean"] <= 1

@@ -79,6 +79,39 @@ def string_array(values: list):
     return pa.StringArray.from_buffers(len(values), pa.py_buffer(offsets), pa.py_buffer(data))
 
 
+def to_arrow(values):
+    """A list, tuple or 1-D numpy array as an Arrow array, without ``pa.array`` where the
+    values are strings, integers, floats or booleans (``pa.array`` imports pandas where it is
+    installed); anything else (nulls, mixed types) goes through ``pa.array``, its result and
+    errors unchanged.
+
+    >>> to_arrow(["a", "b"]).type, to_arrow([3, 4]).to_pylist(), to_arrow(np.array([True])).type
+    (DataType(string), [3, 4], DataType(bool))
+    """
+    import pyarrow as pa
+
+    if isinstance(values, (list, tuple)):
+        try:
+            return string_array(values)
+        except TypeError:
+            values = np.asarray(values)
+    values = np.asarray(values)
+    kind = values.dtype.kind
+    if values.ndim == 1 and kind in "iufb":
+        data = np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("="))
+        if kind == "b":
+            data = np.packbits(data, bitorder="little")
+            return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(data)])
+        return pa.Array.from_buffers(pa.from_numpy_dtype(data.dtype), len(data),
+                                     [None, pa.py_buffer(data)])
+    if values.ndim == 1 and kind in "UO":
+        try:
+            return string_array(values.tolist())
+        except TypeError:
+            pass
+    return pa.array(values)
+
+
 def compute(name: str, *args, options=None):
     """Arrow's compute function ``name`` (e.g. ``"equal"``, ``"dictionary_encode"``) on
     ``args``, with an options object from :func:`compute_options` where it takes one."""

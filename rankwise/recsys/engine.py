@@ -12,11 +12,10 @@ path). Both give the same numbers; ``tests/recsys`` checks that they do.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..conventions import Conventions
+from ..core.arrow import take
 from ..core.ranked import Diagnostics, RankedLists, index_judgments, rank
 from .inputs import Prepared
 
@@ -101,7 +100,7 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
     diag.examples["queries_only_in_run"] = _examples(prep, np.flatnonzero(run_only))
     diag.examples["queries_only_in_qrels"] = _examples(prep, missing)
     ranked = RankedLists(
-        query_ids=np.asarray(prep.user_ids.take(_indices(query_users)).to_pylist(), dtype=object),
+        query_ids=np.asarray(take(prep.user_ids, query_users).to_pylist(), dtype=object),
         offsets=offsets, grade=row_grade, score=scores, run_row=items, docs=prep.item_ids,
         levels=levels, level_counts=level_counts, conventions=conv, diagnostics=diag)
     if rows is None:  # the lists' own row structure: no need to recompute it
@@ -140,7 +139,7 @@ def _examples(prep: Prepared, users: np.ndarray, limit: int = 5) -> list[str]:
     chosen = users[:limit]
     if len(chosen) == 0:
         return []
-    ids = sorted(prep.user_ids.take(_indices(chosen)).to_pylist())
+    ids = sorted(take(prep.user_ids, chosen).to_pylist())
     return ids
 
 
@@ -150,7 +149,7 @@ def to_run(prep: Prepared, name: str = "run"):
 
     lists = prep.lists
     segment = lists.segment().astype(np.int32)
-    return Run(segment, lists.users, prep.item_ids.take(_indices(lists.items)), lists.source,
+    return Run(segment, lists.users, take(prep.item_ids, lists.items), lists.source,
                None, "row", lists.scores, name)
 
 
@@ -159,12 +158,7 @@ def to_qrels(prep: Prepared):
     from ..io.tables import Qrels, encode_queries
 
     user, item, grade = _judgments(prep)
-    code, dictionary = encode_queries(prep.user_ids.take(_indices(user)))
-    return Qrels(code, dictionary, prep.item_ids.take(_indices(item)), prep.test.source, None,
+    code, dictionary = encode_queries(take(prep.user_ids, user))
+    return Qrels(code, dictionary, take(prep.item_ids, item), prep.test.source, None,
                  "row", grade.astype(np.float64))
 
-
-def _indices(values: np.ndarray) -> Any:
-    from ..core.arrow import indices
-
-    return indices(values)

@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core.arrow import (cast, compute, compute_options, string_array, take, to_arrow,
+                          to_numpy)
 from ..errors import InputError
 
 #: How explicit ratings become relevance grades.
@@ -212,7 +214,7 @@ def read_recommendations(recs: Any, user: str = "user", item: str = "item",
     from ..io.tables import Run
 
     if isinstance(recs, Run):
-        return _lists_from_scored(_user_strings(recs.query_dict.take(_indices(recs.query_code)),
+        return _lists_from_scored(_user_strings(take(recs.query_dict, recs.query_code),
                                                 recs.source),
                                   _item_values(recs.docs, recs.source), recs.score, recs.source)
     if isinstance(recs, np.ndarray):
@@ -299,7 +301,6 @@ def prepare(recs: _RawLists, test: _RawPairs, train: _RawPairs | None = None,
 
     conv = conventions or Conventions()
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     _check_choice("relevance", relevance, RELEVANCE_POLICIES)
     _check_choice("impute", impute, IMPUTATION_POLICIES)
@@ -326,11 +327,12 @@ def prepare(recs: _RawLists, test: _RawPairs, train: _RawPairs | None = None,
             at = _index_in_numbers(ints, numbers)
         else:  # as strings (integer ids: only the distinct ones become strings)
             distinct = _user_strings(distinct, pairs.source)
-            at = _to_int(pc.index_in(distinct, value_set=user_ids), -1)
+            at = _to_int(compute("index_in", distinct,
+                                 options=compute_options("SetLookup", user_ids)), -1)
         new = np.flatnonzero(at < 0)
         if len(new):
             at[new] = len(user_ids) + np.arange(len(new))
-            user_ids = pa.concat_arrays([user_ids, _user_strings(distinct.take(_indices(new)),
+            user_ids = pa.concat_arrays([user_ids, _user_strings(take(distinct, new),
                                                                  pairs.source)])
             numbers = np.concatenate([numbers, ints[new]]) \
                 if ints is not None and numbers is not None else None
@@ -416,8 +418,8 @@ def order_ties(lists: TopLists, item_ids: Any, conv: Any) -> TopLists:
         return TopLists(lists.users, lists.offsets, lists.items, scores, ties, lists.source)
     policy = conv.ties if conv.ties in ORDERING_TIES else "docid_desc"
     segment = lists.segment().astype(np.int32)
-    run = Run(segment, pa.array(np.arange(lists.num_lists)).cast(pa.string()),
-              item_ids.take(_indices(lists.items)), lists.source, None, "row", scores)
+    run = Run(segment, cast(to_arrow(np.arange(lists.num_lists)), pa.string()),
+              take(item_ids, lists.items), lists.source, None, "row", scores)
     order, _ = ranking_order(run, policy)
     return TopLists(lists.users, lists.offsets, lists.items[order], scores[order], ties,
                     lists.source)
@@ -678,7 +680,6 @@ def _catalogue(columns: list[Any]) -> tuple[Any, list[np.ndarray]]:
     Columns of non-negative integers (the usual item indices) are their own codes; anything
     else is dictionary-encoded as strings."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if all(isinstance(c, np.ndarray) for c in columns):
         top = max((int(c.max()) for c in columns if len(c)), default=-1)
@@ -690,14 +691,16 @@ def _catalogue(columns: list[Any]) -> tuple[Any, list[np.ndarray]]:
                 present[c] = True
             ids = np.flatnonzero(present)
             if len(ids) == top + 1:  # dense ids: the id is the code
-                return pa.array(ids).cast(pa.string()), [c.astype(np.int64, copy=False)
+                return cast(to_arrow(ids), pa.string()), [c.astype(np.int64, copy=False)
                                                          for c in columns]
             remap = np.cumsum(present) - 1
-            return pa.array(ids).cast(pa.string()), [remap[c].astype(np.int64) for c in columns]
+            return cast(to_arrow(ids), pa.string()), [remap[c].astype(np.int64) for c in columns]
     strings = [_as_strings(c) for c in columns]
-    dictionaries = [pc.unique(s) for s in strings]
-    catalogue = pc.unique(pa.concat_arrays(dictionaries)) if dictionaries else pa.array([], pa.string())
-    codes = [_to_int(pc.index_in(s, value_set=catalogue), 0) for s in strings]
+    dictionaries = [compute("unique", s) for s in strings]
+    catalogue = compute("unique", pa.concat_arrays(dictionaries)) if dictionaries else \
+        string_array([])
+    codes = [_to_int(compute("index_in", s, options=compute_options("SetLookup", catalogue)), 0)
+             for s in strings]
     return catalogue, codes
 
 
@@ -715,7 +718,7 @@ def _lists_from_array(array: np.ndarray, users: Any, pad: Any) -> _RawLists:
     numbers = None
     if users is None:  # 0..n-1
         numbers = np.arange(n_users, dtype=np.int64)
-        user_ids = pa.array(numbers).cast(pa.string())
+        user_ids = cast(to_arrow(numbers), pa.string())
     else:
         user_ids = _user_strings(users, "users")
         if len(user_ids) != n_users:
@@ -773,8 +776,6 @@ def _lists_from_scored(user_col, item_col, score: np.ndarray, source: str) -> _R
 
     Rows already grouped by user (each user's rows together) keep their order of users, and
     rows already best first within each user are not moved at all."""
-    import pyarrow.compute as pc
-
     if not np.isfinite(score).all():
         row = int(np.flatnonzero(~np.isfinite(score))[0])
         raise InputError("score must be a finite number", source=source, line=row, unit="row",
@@ -794,7 +795,7 @@ def _lists_from_scored(user_col, item_col, score: np.ndarray, source: str) -> _R
         score = score[within]
     if order is not None:
         item_col = item_col[order] if isinstance(item_col, np.ndarray) else \
-            pc.take(item_col, _indices(order))
+            take(item_col, order)
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return _RawLists(_user_strings(users, source), lengths, item_col,
@@ -825,9 +826,9 @@ def _lists_in_input_order(user_col, item_col, source: str) -> _RawLists:
     n = len(codes)
     if n and np.any(codes[1:] < codes[:-1]):
         order = np.argsort(codes, kind="stable")
-        user_col = user_col.take(_indices(order))
+        user_col = take(user_col, order)
         item_col = item_col[order] if isinstance(item_col, np.ndarray) else \
-            item_col.take(_indices(order))
+            take(item_col, order)
         codes = codes[order]
     lengths = np.diff(np.append(_run_starts(codes), n)).astype(np.int64)
     return _lists_from_scored(user_col, item_col, _list_scores(lengths), source)
@@ -911,16 +912,16 @@ def _user_strings(values: Any, source: str):
         values = values.combine_chunks()
     if not isinstance(values, pa.Array):
         try:
-            values = pa.array(values if isinstance(values, np.ndarray) else list(values))
+            values = to_arrow(values if isinstance(values, np.ndarray) else list(values))
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"user ids must be strings or integers ({exc})", source=source) from None
     if pa.types.is_dictionary(values.type):
-        values = values.dictionary_decode()
+        values = take(values.dictionary, values.indices)
     if values.null_count:
-        row = int(np.flatnonzero(_to_bool(values.is_null()))[0])
+        row = int(np.flatnonzero(_to_bool(compute("is_null", values)))[0])
         raise InputError("missing user id", source=source, line=row, unit="row")
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type):
-        values = values.cast(pa.string())
+        values = cast(values, pa.string())
     elif not pa.types.is_string(values.type):
         raise InputError("user ids must be strings or integers", source=source,
                          value=str(values.type))
@@ -937,18 +938,18 @@ def _item_values(values: Any, source: str):
         values = values.combine_chunks()
     if not isinstance(values, pa.Array):
         try:
-            values = pa.array(values if isinstance(values, np.ndarray) else list(values))
+            values = to_arrow(values if isinstance(values, np.ndarray) else list(values))
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"item ids must be strings or integers ({exc})", source=source) from None
     if pa.types.is_dictionary(values.type):
-        values = values.dictionary_decode()
+        values = take(values.dictionary, values.indices)
     if values.null_count:
-        row = int(np.flatnonzero(_to_bool(values.is_null()))[0])
+        row = int(np.flatnonzero(_to_bool(compute("is_null", values)))[0])
         raise InputError("missing item id", source=source, line=row, unit="row")
     if pa.types.is_integer(values.type):
         return _to_int(values, 0)
     if pa.types.is_large_string(values.type):
-        values = values.cast(pa.string())
+        values = cast(values, pa.string())
     if not pa.types.is_string(values.type):
         raise InputError("item ids must be strings or integers", source=source,
                          value=str(values.type))
@@ -959,7 +960,7 @@ def _as_strings(values: Any):
     import pyarrow as pa
 
     if isinstance(values, np.ndarray):
-        return pa.array(values).cast(pa.string())
+        return cast(to_arrow(values), pa.string())
     return values
 
 
@@ -969,12 +970,12 @@ def _numbers(values: Any, source: str, what: str) -> np.ndarray:
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if values.null_count:
-        row = int(np.flatnonzero(_to_bool(values.is_null()))[0])
+        row = int(np.flatnonzero(_to_bool(compute("is_null", values)))[0])
         raise InputError(f"missing {what}", source=source, line=row, unit="row")
     if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
             or pa.types.is_decimal(values.type)):
         raise InputError(f"{what} must be a number", source=source, value=str(values.type))
-    return np.asarray(values.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+    return to_numpy(cast(values, pa.float64()), np.float64)
 
 
 def _check_number(value: Any, source: str, user: Any, item: Any) -> float:
@@ -994,10 +995,8 @@ def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
 
 
 def _check_distinct(ids, source: str) -> None:
-    import pyarrow.compute as pc
-
-    if len(pc.unique(ids)) != len(ids):
-        counts = pc.value_counts(ids)
+    if len(compute("unique", ids)) != len(ids):
+        counts = compute("value_counts", ids)
         twice = [v["values"] for v in counts.to_pylist() if v["counts"] > 1][:1]
         raise InputError("a user has two recommendation lists", source=source,
                          value=str(twice[0]) if twice else None)
@@ -1018,9 +1017,7 @@ def _encode(ids) -> tuple[np.ndarray, Any]:
 
 def _hashed_codes(ids) -> tuple[np.ndarray, Any]:
     """:func:`_encode` for ids in any order."""
-    import pyarrow.compute as pc
-
-    encoded = pc.dictionary_encode(ids)
+    encoded = compute("dictionary_encode", ids)
     return _to_int(encoded.indices, 0), encoded.dictionary
 
 
@@ -1028,7 +1025,6 @@ def _runs(ids) -> tuple[np.ndarray, Any]:
     """Where every run of equal consecutive ids starts (an Arrow array of integers or
     strings), and the id of each run."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     n = len(ids)
     if n == 0:
@@ -1036,10 +1032,10 @@ def _runs(ids) -> tuple[np.ndarray, Any]:
     if pa.types.is_integer(ids.type):
         starts = _run_starts(_to_int(ids, 0))
     else:
-        change = _to_bool(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)))
+        change = _to_bool(compute("not_equal", ids.slice(1), ids.slice(0, n - 1)))
         starts = np.zeros(int(np.count_nonzero(change)) + 1, dtype=np.int64)
         starts[1:] = np.flatnonzero(change) + 1
-    return starts, ids.take(_indices(starts))
+    return starts, take(ids, starts)
 
 
 def _run_starts(values: np.ndarray) -> np.ndarray:
@@ -1053,9 +1049,7 @@ def _run_starts(values: np.ndarray) -> np.ndarray:
 
 
 def _count_distinct(ids) -> int:
-    import pyarrow.compute as pc
-
-    return pc.count_distinct(ids).as_py() if len(ids) else 0
+    return compute("count_distinct", ids).as_py() if len(ids) else 0
 
 
 def _integers(ids) -> np.ndarray | None:
@@ -1082,18 +1076,9 @@ def _index_in_numbers(values: np.ndarray, numbers: np.ndarray) -> np.ndarray:
 
 
 def _to_int(values, null: int) -> np.ndarray:
-    from ..core.arrow import to_numpy
-
     return to_numpy(values, np.int64, null=null)
 
 
 def _to_bool(values) -> np.ndarray:
-    from ..core.arrow import to_numpy
-
     return to_numpy(values, bool)
 
-
-def _indices(values: np.ndarray):
-    from ..core.arrow import indices
-
-    return indices(values)
