@@ -87,6 +87,23 @@ print(json.dumps({{"mean": result.mean("nDCG@3"),
 """
 
 
+def test_learning_to_rank_arrays_import_nothing_heavy():
+    """y_true / y_score arrays (``from_arrays``), as scikit-learn and torchmetrics take them."""
+    import pandas  # noqa: F401
+
+    code = ("import json, sys\nimport numpy as np\nimport rankwise\n"
+            "from rankwise.io.arrays import from_arrays\n"
+            "qrels, run = from_arrays(np.array([[2, 0, 1], [0, 1, 0]]), "
+            "np.array([[0.3, 0.2, 0.1], [0.5, 0.9, 0.1]]))\n"
+            "mean = rankwise.evaluate(qrels, run, ['nDCG@2', 'RR']).mean('RR')\n"
+            f"print(json.dumps({{'mean': mean, 'loaded': sorted(m for m in {HEAVY!r} "
+            "if m in sys.modules)}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    seen = json.loads(done.stdout)
+    assert seen == {"mean": 1.0, "loaded": []}  # both top-scored documents are relevant
+
+
 @pytest.mark.parametrize("recs, test", [
     ("np.array([[1, 2, 3], [4, 5, 6], [7, 1, 2]])", "{0: [2, 9], 1: [6], 2: [7, 2]}"),
     ("{'u1': ['a', 'b'], 'u2': ['c', 'a'], 'u3': ['b']}",

@@ -94,7 +94,9 @@ def to_arrow(values):
         try:
             return string_array(values)
         except TypeError:
-            values = np.asarray(values)
+            kinds = set(map(type, values))
+            if not kinds or not kinds <= {int, float}:  # mixed or other types: as Arrow does
+                return pa.array(values)
     values = np.asarray(values)
     kind = values.dtype.kind
     if values.ndim == 1 and kind in "iufb":

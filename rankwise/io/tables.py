@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..core.arrow import cast, compute, string_array, take, to_numpy
+from ..core.arrow import cast, compute, string_array, take, to_arrow, to_numpy
 from ..errors import InputError
 
 
@@ -159,14 +159,8 @@ def _arrow(values: Any, source: str, what: str):
 
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return values
-    if isinstance(values, (list, tuple)):
-        try:
-            return string_array(values)  # a list of strings, built on its buffers
-        except TypeError:  # not all strings: Arrow's own conversion (and its errors)
-            pass
-    arr = np.asarray(values) if not isinstance(values, (list, tuple)) else values
     try:
-        return pa.array(arr)
+        return to_arrow(values)  # strings and numbers on their buffers, the rest as Arrow does
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(f"{what} ids must be strings or integers ({exc})", source=source) from None
 
