@@ -95,7 +95,7 @@ def to_arrow(values):
             return string_array(values)
         except TypeError:
             kinds = set(map(type, values))
-            if not kinds or not kinds <= {int, float}:  # mixed or other types: as Arrow does
+            if not kinds <= {int, float}:  # mixed or other types: as Arrow does
                 return pa.array(values)
     values = np.asarray(values)
     kind = values.dtype.kind
