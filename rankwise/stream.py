@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from .conventions import Conventions, profile, resolve
-from .core.arrow import compute, compute_options, indices, string_array, take, to_numpy
+from .core.arrow import all_equal, compute, index_in, indices, string_array, take, to_numpy
 from .core.keys import fingerprints
 from .core.memory import large_arrays
 from .core.ranked import Diagnostics, RankedLists, index_judgments, rank, stack_lists
@@ -781,11 +781,10 @@ class _SeenQueries:
             found = self.sorted_fp[at] == fp
             codes = np.where(found, self.order[at], -1)
             hit = np.flatnonzero(found)
-            if not len(hit) or _equal(take(query_dict, hit),
-                                      take(self.qrels.query_dict, codes[hit])):
+            if not len(hit) or all_equal(take(query_dict, hit),
+                                         take(self.qrels.query_dict, codes[hit])):
                 return codes
-        return to_numpy(compute("index_in", query_dict, options=compute_options(
-            "SetLookup", self.qrels.query_dict)), np.int64, null=-1)
+        return index_in(query_dict, self.qrels.query_dict)
 
     def add(self, chunk: Run) -> np.ndarray:
         """Record the chunk's queries; raise if one of them was met before. Returns the
@@ -835,10 +834,6 @@ def _regrouped(run: Run, qid: str, line: int, first: int, end: int | None = None
         f"run by query ({how}; the order of queries does not matter) or evaluate it in "
         "memory (rankwise.evaluate, or rankwise evaluate without --stream)",
         source=run.source, line=line, value=qid, unit=run.row_unit)
-
-
-def _equal(a, b) -> bool:
-    return bool(compute("all", compute("equal", a, b)).as_py())
 
 
 # ---------------------------------------------------------------------------- reading

@@ -126,6 +126,17 @@ def compute_options(kind: str, *args, **kwargs):
     return getattr(_kernels(), f"{kind}Options")(*args, **kwargs)
 
 
+def index_in(values, value_set) -> np.ndarray:
+    """Position of each of ``values`` in ``value_set`` (Arrow arrays), -1 where absent."""
+    return to_numpy(compute("index_in", values, options=compute_options("SetLookup", value_set)),
+                    np.int64, null=-1)
+
+
+def all_equal(a, b) -> bool:
+    """Whether two Arrow arrays of one length hold the same values, element by element."""
+    return bool(compute("all", compute("equal", a, b)).as_py())
+
+
 def take(values, rows):
     """``values.take(rows)`` (``rows``: a numpy integer array or Arrow indices)."""
     return compute("take", values, rows if hasattr(rows, "type") else indices(rows))

@@ -51,9 +51,7 @@ def ranking_order_and_ties(run, ties: str) -> tuple[np.ndarray, np.ndarray, int]
     del new_query
     tied_rows = 0
     if tied.any():
-        in_group = np.zeros(n, dtype=bool)
-        in_group[1:] |= tied
-        in_group[:-1] |= tied
+        in_group = _in_tie_group(tied)
         tied_rows = int(np.count_nonzero(in_group))
         if ties != "input_order":
             _order_ties(order, tied, in_group, run.docs, descending=ties == "docid_desc")
@@ -105,18 +103,19 @@ def sort_within_tie_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
     """:func:`sort_within_groups` for groups numbered in row order (each one contiguous, as
     :func:`.segments.tie_groups` numbers them): only the rows of groups of two or more rows
     are sorted, the others keep their place (a few percent of a run's rows, usually)."""
-    n = len(group)
-    perm = np.arange(n)
-    if n < 2:
-        return perm
-    same = group[1:] == group[:-1]
-    tied = np.zeros(n, dtype=bool)
-    tied[1:] = same
-    tied[:-1] |= same
-    rows = np.flatnonzero(tied)
+    perm = np.arange(len(group))
+    rows = np.flatnonzero(_in_tie_group(group[1:] == group[:-1]))
     if len(rows):
         perm[rows] = rows[sort_within_groups(group[rows], key[rows])]
     return perm
+
+
+def _in_tie_group(tied: np.ndarray) -> np.ndarray:
+    """Per row, whether it ties with a neighbour; ``tied[i]``: row i+1 ties with row i."""
+    out = np.zeros(len(tied) + 1, dtype=bool)
+    out[1:] |= tied
+    out[:-1] |= tied
+    return out
 
 
 #: Rows per block when a run's rows must be sorted: sorts stay in cache.

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..errors import InputError
-from .arrow import compute, compute_options, string_array, take, to_numpy
+from .arrow import all_equal, compute, index_in, string_array, take, to_numpy
 from .keys import (KeyCollision, exact_pair_keys, fingerprints_and_words, integer_ids,
                    integer_pair_keys, pair_keys)
 from .order import ORDERING_TIES, ranking_order_and_ties, sort_within_tie_groups
@@ -450,7 +450,7 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
             fingerprint, words = fingerprints_and_words(run.docs)
         index = index.result()
     qrels = index.qrels
-    run_to_qrels_query = _index_in(run.query_dict, qrels.query_dict)
+    run_to_qrels_query = index_in(run.query_dict, qrels.query_dict)
     empty_judged, empty_unjudged = _empty_queries(run, qrels)
     if not (run_to_qrels_query >= 0).any() and not len(empty_judged):
         raise _no_overlap(qrels, run)
@@ -712,7 +712,7 @@ def _same_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray,
         return True
     if words_a is not None and words_b is not None:
         return bool(np.array_equal(words_a[rows_a], words_b[rows_b]))
-    return bool(compute("all", _equal_docs(docs_a, rows_a, docs_b, rows_b)).as_py())
+    return all_equal(take(docs_a, rows_a), take(docs_b, rows_b))
 
 
 def _query_ids_per_row(table):
@@ -732,14 +732,8 @@ def _empty_queries(run, qrels) -> tuple[np.ndarray, int]:
     if not run.empty_queries:
         return np.zeros(0, dtype=np.int64), 0
     names = string_array(sorted(set(run.empty_queries) - set(run.query_dict.to_pylist())))
-    codes = _index_in(names, qrels.query_dict)
+    codes = index_in(names, qrels.query_dict)
     return codes[codes >= 0], int((codes < 0).sum())
-
-
-def _index_in(values, value_set) -> np.ndarray:
-    """Position of each of ``values`` in ``value_set`` (-1 when absent), for Arrow string arrays."""
-    return to_numpy(compute("index_in", values, options=compute_options("SetLookup", value_set)),
-                    np.int64, null=-1)
 
 
 def _rank_contradicts_score(run) -> np.ndarray:

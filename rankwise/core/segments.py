@@ -113,6 +113,6 @@ def query_blocks(query_code: np.ndarray, size: int) -> list[tuple[int, int]]:
     if len(distinct(heads)) != len(heads):
         return [(0, n)]  # a query in several pieces
     cuts = distinct(starts[np.minimum(np.searchsorted(starts, np.arange(size, n, size)),
-                                       len(starts) - 1)])
+                                      len(starts) - 1)])
     bounds = [0, *cuts.tolist(), n]
     return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]

@@ -39,8 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.arrow import (cast, compute, compute_options, string_array, take, to_arrow,
-                          to_numpy)
+from ..core.arrow import cast, compute, index_in, string_array, take, to_arrow, to_numpy
 from ..errors import InputError
 
 #: How explicit ratings become relevance grades.
@@ -327,8 +326,7 @@ def prepare(recs: _RawLists, test: _RawPairs, train: _RawPairs | None = None,
             at = _index_in_numbers(ints, numbers)
         else:  # as strings (integer ids: only the distinct ones become strings)
             distinct = _user_strings(distinct, pairs.source)
-            at = _to_int(compute("index_in", distinct,
-                                 options=compute_options("SetLookup", user_ids)), -1)
+            at = index_in(distinct, user_ids)
         new = np.flatnonzero(at < 0)
         if len(new):
             at[new] = len(user_ids) + np.arange(len(new))
@@ -699,8 +697,7 @@ def _catalogue(columns: list[Any]) -> tuple[Any, list[np.ndarray]]:
     dictionaries = [compute("unique", s) for s in strings]
     catalogue = compute("unique", pa.concat_arrays(dictionaries)) if dictionaries else \
         string_array([])
-    codes = [_to_int(compute("index_in", s, options=compute_options("SetLookup", catalogue)), 0)
-             for s in strings]
+    codes = [index_in(s, catalogue) for s in strings]  # every id is in the catalogue
     return catalogue, codes
 
 

@@ -580,15 +580,11 @@ class SystemSummary:
 
 def _first_of(ids: list[str], side: dict[str, Any]) -> dict[str, int]:
     """``{id: first row id}`` for the ids found on one side (a chunk's run or judgments)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ..core.arrow import to_numpy
+    from ..core.arrow import index_in, string_array
 
     if not ids or not len(side["ids"]):
         return {}
-    at = to_numpy(pc.index_in(pa.array(ids, pa.string()), value_set=side["ids"]), np.int64,
-                  null=-1)
+    at = index_in(string_array(ids), side["ids"])
     return {ids[i]: int(side["first"][at[i]]) for i in np.flatnonzero(at >= 0).tolist()}
 
 
