@@ -559,7 +559,8 @@ def tie_order_bounds(lists, measures, values) -> TieBounds:
     """The tie-order check's bounds (:class:`TieBounds`) for ``lists``; per query they depend
     on that query's rows only, so the bounds of stacked lists (``stack_lists``) split into
     each system's with :meth:`TieBounds.part`."""
-    from .measures.expected import tie_bounds
+    from .core.ranked import THREAD_MIN_ROWS
+    from .measures.expected import tie_bound
 
     candidates = _tie_candidates(measures, values)
     mixed = lists.queries_with_mixed_ties() if candidates else \
@@ -567,7 +568,20 @@ def tie_order_bounds(lists, measures, values) -> TieBounds:
     if not mixed.any():
         return TieBounds(mixed, {})
     subset = lists.select_queries(np.flatnonzero(mixed))
-    return TieBounds(mixed, {str(m): tie_bounds(m, subset) for m in candidates})
+
+    def side(best_first: bool) -> list[np.ndarray]:
+        return [tie_bound(m, subset, best_first) for m in candidates]
+
+    if subset.num_rows < THREAD_MIN_ROWS:
+        best, worst = side(True), side(False)
+    else:  # the two orders side by side: separate lists, numpy releases the interpreter lock
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(side, False)
+            best = side(True)
+            worst = pending.result()
+    return TieBounds(mixed, {str(m): (b, w) for m, b, w in zip(candidates, best, worst)})
 
 
 def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None = None) -> list[Check]:

@@ -139,6 +139,32 @@ def test_checks_alongside_the_measures_give_the_same_result(monkeypatch):
         "binary_judgments", "ties_at_cutoff", "no_relevant", "judged_at_k", "carried_by_few"}
 
 
+def test_tie_order_bounds_side_by_side_equal_one_after_the_other(monkeypatch):
+    """On large lists the best and worst tie orders are evaluated in two threads: the bounds
+    are those of one thread, and the tie-order check's messages with them."""
+    from rankwise.core.ranked import rank
+    from rankwise.diagnostics import tie_order_bounds
+    from rankwise.io.frames import to_qrels, to_run
+    from rankwise.measures import parse_measures
+
+    qrels, run = _frames(*_collection(4))
+    lists = rank(to_qrels(qrels), to_run(run))
+    parsed = list(parse_measures(MEASURES))
+    values = {str(m): m.compute(lists) for m in parsed}
+    in_turn = tie_order_bounds(lists, parsed, values)
+    report = rankwise.evaluate(qrels, run, MEASURES, ties="input_order").to_json()
+    monkeypatch.setattr(ranked, "THREAD_MIN_ROWS", 0)
+    side_by_side = tie_order_bounds(rank(to_qrels(qrels), to_run(run)), parsed, values)
+    assert rankwise.evaluate(qrels, run, MEASURES, ties="input_order").to_json() == report
+    assert "would lie anywhere from" in report
+    assert in_turn.mixed.any() and set(in_turn.bounds) == set(side_by_side.bounds)
+    assert {"AP", "nDCG@10", "RR"} <= set(in_turn.bounds)
+    for name, (best, worst) in in_turn.bounds.items():
+        np.testing.assert_array_equal(side_by_side.bounds[name][0], best)
+        np.testing.assert_array_equal(side_by_side.bounds[name][1], worst)
+        assert (best != worst).any()
+
+
 def test_several_run_files_read_side_by_side_keep_their_order_and_first_error(tmp_path):
     """Run files are read two at a time: names and results follow the given order, and the
     first bad file in that order is the one reported."""

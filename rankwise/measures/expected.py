@@ -921,16 +921,22 @@ def tie_bounds(measure, lists, params: dict[str, Any] | None = None
     if not spec.order_based or spec.tie_invariant:
         values = measure.compute(lists)
         return values, values.copy()
-    conv = measure.conventions(lists)
-    out = []
-    for best_first, policy in ((True, "optimistic"), (False, "pessimistic")):
-        bound = reorder_ties(lists, best_first, _with_ties(conv, policy))
-        if params is None:
-            out.append(measure.compute(bound))
-        else:
-            values = np.asarray(spec.compute(bound, measure.cutoff, **params), dtype=np.float64)
-            out.append(measure._undefined(bound, values, params))
-    return out[0], out[1]
+    return (tie_bound(measure, lists, True, params), tie_bound(measure, lists, False, params))
+
+
+def tie_bound(measure, lists, best_first: bool, params: dict[str, Any] | None = None
+              ) -> np.ndarray:
+    """One side of :func:`tie_bounds`: per query, the value of ``measure`` with every tie
+    group ordered best first (``best_first``, optimistic) or worst first (pessimistic)."""
+    spec = measure.spec
+    if not spec.order_based or spec.tie_invariant:
+        return measure.compute(lists)
+    policy = "optimistic" if best_first else "pessimistic"
+    bound = reorder_ties(lists, best_first, _with_ties(measure.conventions(lists), policy))
+    if params is None:
+        return measure.compute(bound)
+    values = np.asarray(spec.compute(bound, measure.cutoff, **params), dtype=np.float64)
+    return measure._undefined(bound, values, params)
 
 
 @functools.lru_cache(maxsize=64)
