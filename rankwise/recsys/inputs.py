@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arrow import cast, compute, index_in, string_array, take, to_arrow, to_numpy
+from ..core.segments import starts_of_runs
 from ..errors import InputError
 
 #: How explicit ratings become relevance grades.
@@ -783,7 +784,7 @@ def _lists_from_scored(user_col, item_col, score: np.ndarray, source: str) -> _R
     if len(starts) != _count_distinct(users):  # some user's rows are apart: bring them together
         codes, users = _hashed_codes(user_col)  # users in order of first appearance
         order = np.argsort(codes, kind="stable")
-        starts = _run_starts(codes[order])
+        starts = starts_of_runs(codes[order])
         score = score[order]
     lengths = np.diff(np.append(starts, n)).astype(np.int64)
     within = _best_first(score, starts, lengths)
@@ -827,7 +828,7 @@ def _lists_in_input_order(user_col, item_col, source: str) -> _RawLists:
         item_col = item_col[order] if isinstance(item_col, np.ndarray) else \
             take(item_col, order)
         codes = codes[order]
-    lengths = np.diff(np.append(_run_starts(codes), n)).astype(np.int64)
+    lengths = np.diff(np.append(starts_of_runs(codes), n)).astype(np.int64)
     return _lists_from_scored(user_col, item_col, _list_scores(lengths), source)
 
 
@@ -1027,22 +1028,12 @@ def _runs(ids) -> tuple[np.ndarray, Any]:
     if n == 0:
         return np.zeros(0, dtype=np.int64), ids
     if pa.types.is_integer(ids.type):
-        starts = _run_starts(_to_int(ids, 0))
+        starts = starts_of_runs(_to_int(ids, 0))
     else:
         change = _to_bool(compute("not_equal", ids.slice(1), ids.slice(0, n - 1)))
         starts = np.zeros(int(np.count_nonzero(change)) + 1, dtype=np.int64)
         starts[1:] = np.flatnonzero(change) + 1
     return starts, take(ids, starts)
-
-
-def _run_starts(values: np.ndarray) -> np.ndarray:
-    """Where every run of equal consecutive values starts."""
-    if len(values) == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = values[1:] != values[:-1]
-    starts = np.zeros(int(np.count_nonzero(change)) + 1, dtype=np.int64)
-    starts[1:] = np.flatnonzero(change) + 1
-    return starts
 
 
 def _count_distinct(ids) -> int:
