@@ -108,3 +108,32 @@ def test_fingerprints_do_not_depend_on_the_slice_size(monkeypatch):
                 assert np.array_equal(words, whole[1])
         assert [keys.fingerprints(pa.array([text]))[0] for text in ids[-5:]] == \
             whole[0][-5:].tolist()
+
+
+def test_take_from_a_chunked_array_is_arrows_take():
+    """Chunked columns are taken from chunk by chunk (Arrow's own take joins every chunk
+    first): the same values in the order asked for, whatever the rows; Arrow's answer where
+    it must give one (no rows, a row out of range, dictionary chunks)."""
+    from rankwise.core.arrow import take
+
+    rng = np.random.default_rng(5)
+    for case in range(200):
+        n = int(rng.integers(1, 50))
+        values = [f"id{i}" * int(rng.integers(0, 4)) for i in range(n)]
+        cuts = np.sort(rng.integers(0, n + 1, int(rng.integers(1, 5))))
+        column = pa.chunked_array([pa.array(values[a:b], pa.string()) for a, b in
+                                   zip(np.r_[0, cuts], np.r_[cuts, n])], type=pa.string())
+        rows = rng.integers(0, n, int(rng.integers(1, 60)))
+        if case % 3 == 0:
+            rows = np.sort(rows)
+        taken = take(column, rows)
+        assert taken.num_chunks == 1 and taken.type == pa.string()
+        assert taken.to_pylist() == [values[i] for i in rows]
+        assert take(column, rows).equals(column.take(pa.array(rows)))
+    column = pa.chunked_array([["a", "b"], ["c"]])
+    assert take(column, np.zeros(0, dtype=np.int64)).to_pylist() == []
+    with pytest.raises(IndexError):
+        take(column, np.array([0, 3]))
+    encoded = pa.chunked_array([pa.array(["x", "y"]).dictionary_encode(),
+                                pa.array(["y", "z"]).dictionary_encode()])
+    assert take(encoded, np.array([3, 0, 2])).to_pylist() == ["z", "x", "y"]

@@ -138,8 +138,45 @@ def all_equal(a, b) -> bool:
 
 
 def take(values, rows):
-    """``values.take(rows)`` (``rows``: a numpy integer array or Arrow indices)."""
+    """``values.take(rows)`` (``rows``: a numpy integer array or Arrow indices).
+
+    A chunked array of several chunks is taken from chunk by chunk, into one chunk: Arrow's
+    own take first joins all the chunks (a copy of the whole column per call: 31 ms for a
+    10M-row column of 22-byte ids, against 3 ms for 400k rows taken chunk by chunk).
+    """
+    if hasattr(values, "chunks") and values.num_chunks > 1 and not hasattr(rows, "type"):
+        taken = _take_from_chunks(values, np.asarray(rows))
+        if taken is not None:
+            return taken
     return compute("take", values, rows if hasattr(rows, "type") else indices(rows))
+
+
+def _take_from_chunks(values, rows: np.ndarray):
+    """:func:`take` on a chunked array, chunk by chunk; None where Arrow's own take must
+    answer (no rows, rows out of range: its error; dictionary chunks, whose dictionaries may
+    differ; more string data than one chunk holds)."""
+    import pyarrow as pa
+
+    lengths = np.array([len(chunk) for chunk in values.chunks], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    if len(rows) == 0 or pa.types.is_dictionary(values.type) or values.nbytes >= 1 << 31 \
+            or int(rows.min()) < 0 or int(rows.max()) >= int(ends[-1]):
+        return None
+    chunk = np.searchsorted(ends, rows, side="right")
+    order = None
+    if np.any(chunk[1:] < chunk[:-1]):  # not grouped by chunk (ascending rows are)
+        order = np.argsort(chunk, kind="stable")
+        rows, chunk = rows[order], chunk[order]
+    cuts = np.searchsorted(chunk, np.arange(len(lengths) + 1))
+    parts = [compute("take", values.chunk(c), indices(rows[cuts[c]:cuts[c + 1]] - ends[c]
+                                                      + lengths[c]))
+             for c in range(len(lengths)) if cuts[c + 1] > cuts[c]]
+    taken = parts[0] if len(parts) == 1 else pa.concat_arrays(parts)
+    if order is not None:  # back to the order asked for
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(len(order))
+        taken = compute("take", taken, indices(inverse))
+    return pa.chunked_array([taken], type=values.type)
 
 
 def cast(values, arrow_type):

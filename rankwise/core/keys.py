@@ -88,6 +88,7 @@ def _fingerprints(strings, out: np.ndarray, words: np.ndarray | None) -> bool:
     starts, lengths = offsets[:-1], np.diff(offsets)
     h = lengths.astype(np.uint64) * _MULTIPLIER
     longest = int(lengths.max()) if len(lengths) else 0
+    shortest = int(lengths.min()) if len(lengths) else 0
     short = words is not None and longest <= 8 and \
         not np.any(data[int(offsets[0]):int(offsets[-1])] == 0)
     if longest == 0:
@@ -98,13 +99,13 @@ def _fingerprints(strings, out: np.ndarray, words: np.ndarray | None) -> bool:
     read = _word_reader(data, int(offsets[-1]))
     for step in range(0, longest, 8):
         remaining = lengths - step
-        word = read(starts + step, remaining)
+        word = read(starts + step, remaining, shortest - step)
         if short:
             words[:] = word
         word ^= h
         word *= _MULTIPLIER
         word ^= word >> np.uint64(29)
-        h = word if step == 0 else np.where(remaining > 0, word, h)  # ended ids keep theirs
+        h = word if step == 0 or shortest > step else np.where(remaining > 0, word, h)
     _finalise(h, out)
     return short
 
@@ -123,8 +124,9 @@ def byte_prefixes(strings) -> tuple[np.ndarray, int]:
 
 
 def _word_reader(data: np.ndarray, end: int):
-    """A function (ascending positions, bytes left) -> the 8 bytes at each position as a
-    little-endian uint64, keeping only the bytes left of each string (the rest zero).
+    """A function (ascending positions, bytes left, optionally the fewest bytes left) -> the
+    8 bytes at each position as a little-endian uint64, keeping only the bytes left of each
+    string (the rest zero; nothing to mask when every string has 8 bytes or more left).
 
     Reads through an unaligned view of ``data`` (no copy); positions in the last 8 bytes read
     from a small zero-padded copy of that tail instead.
@@ -135,11 +137,12 @@ def _word_reader(data: np.ndarray, end: int):
     tail[: end - body] = data[body:end]
     tail_words = np.ndarray(shape=(9,), dtype="<u8", buffer=tail, strides=(1,))
 
-    def read(at: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+    def read(at: np.ndarray, remaining: np.ndarray, shortest: int | None = None) -> np.ndarray:
         late = int(np.searchsorted(at, body))  # positions ascend: the late ones come last
         word = words[at] if late == len(at) else np.concatenate(
             [words[at[:late]], tail_words[np.clip(at[late:] - body, 0, 8)]])
-        word &= _BYTE_MASKS.take(np.clip(remaining, 0, 8))  # the bytes left of each string
+        if shortest is None or shortest < 8:  # keep only the bytes left of each string
+            word &= _BYTE_MASKS.take(np.clip(remaining, 0, 8))
         return word
 
     return read

@@ -220,7 +220,9 @@ def encode_queries(ids) -> tuple[np.ndarray, Any]:
     if n > 1:
         change[1:] = to_numpy(compute("not_equal", ids.slice(1), ids.slice(0, n - 1)), bool)
     starts = np.flatnonzero(change)
-    encoded = compute("dictionary_encode", _take(ids, starts))
+    heads = take(ids, starts)
+    encoded = compute("dictionary_encode",
+                      heads.combine_chunks() if hasattr(heads, "chunks") else heads)
     codes = to_numpy(encoded.indices, np.int32)
     return np.repeat(codes, np.diff(np.append(starts, n))), encoded.dictionary
 
@@ -243,23 +245,6 @@ def _encode_dictionary_queries(ids) -> tuple[np.ndarray, Any]:
     encoded = compute("dictionary_encode", pa.concat_arrays(heads))
     codes = to_numpy(encoded.indices, np.int32)
     return np.repeat(codes, np.concatenate(lengths)), encoded.dictionary
-
-
-def _take(strings, rows: np.ndarray):
-    """``strings.take(rows)`` as one array, for ascending ``rows``; a chunked array is taken
-    from chunk by chunk (Arrow's own take on a chunked array first joins all its chunks)."""
-    import pyarrow as pa
-
-    if not hasattr(strings, "chunks"):
-        return take(strings, rows)
-    ends = np.cumsum([len(chunk) for chunk in strings.chunks])
-    cuts = np.searchsorted(rows, ends)
-    parts, first, start = [], 0, 0
-    for chunk, end, cut in zip(strings.chunks, ends, cuts):
-        if cut > first:
-            parts.append(take(chunk, rows[first:cut] - start))
-        first, start = cut, end
-    return pa.concat_arrays(parts) if parts else pa.array([], type=strings.type)
 
 
 def _numeric(values: Any, source: str, what: str, unit: str) -> np.ndarray:
