@@ -18,7 +18,8 @@ Query sets: the run holds exactly ``--queries`` queries; about 2% of them have n
 0.5% of the judged queries have judgments but no relevant document.
 
 Document ids look like ``d1234567`` and come from a collection of a few million documents;
-within a query they are distinct.
+within a query they are distinct. ``--doc-prefix`` writes another prefix instead of ``d``
+(``msmarco_doc_00_`` gives ids of 16 to 22 bytes, as large collections write them).
 
 The output depends only on the arguments (numpy ``default_rng(seed)``). Everything is
 vectorised; 100k queries x depth 100 (10M run lines) takes a few seconds.
@@ -118,14 +119,17 @@ def _write(path: str, columns: list[pa.Array], append: bool = False) -> None:
 BATCH = 100_000
 
 
-def generate(queries: int, depth: int, seed: int, out: str, tag: str = "synthetic") -> dict:
-    """Write ``run.txt`` and ``qrels.txt`` into ``out``; return a few counts."""
+def generate(queries: int, depth: int, seed: int, out: str, tag: str = "synthetic",
+             doc_prefix: str = "d") -> dict:
+    """Write ``run.txt`` and ``qrels.txt`` into ``out`` (doc ids ``doc_prefix`` + a number);
+    return a few counts."""
     os.makedirs(out, exist_ok=True)
     totals: dict = {}
     first_id = 0
     for b, start in enumerate(range(0, queries, BATCH)):
         rng = np.random.default_rng(seed if b == 0 else (seed, b))
-        stats = _batch(rng, min(BATCH, queries - start), depth, out, tag, first_id, b > 0)
+        stats = _batch(rng, min(BATCH, queries - start), depth, out, tag, first_id, b > 0,
+                       doc_prefix)
         first_id += stats.pop("universe")
         for k, v in stats.items():
             totals[k] = totals.get(k, 0) + v
@@ -133,7 +137,7 @@ def generate(queries: int, depth: int, seed: int, out: str, tag: str = "syntheti
 
 
 def _batch(rng, queries: int, depth: int, out: str, tag: str, first_id: int,
-           append: bool) -> dict:
+           append: bool, doc_prefix: str = "d") -> dict:
     """One batch of queries (ids from ``first_id + 1``), appended to the files if ``append``."""
     n_docs = _collection_size()
     n_qrels_only = round(queries * QRELS_ONLY_SHARE)
@@ -196,7 +200,7 @@ def _batch(rng, queries: int, depth: int, out: str, tag: str, first_id: int,
     run_cols = [
         pa.array(qid_text).take(pa.array(rows_q)),
         pa.array(np.full(1, "Q0")).take(pa.array(np.zeros(len(rows_q), dtype=np.int64))),
-        _strings("d", docs[rows_q, rows_pos]),
+        _strings(doc_prefix, docs[rows_q, rows_pos]),
         _strings("", rows_pos + 1),
         _scores_text(units[rows_q, rows_pos], decimals[rows_q]),
         pa.array(np.full(1, tag)).take(pa.array(np.zeros(len(rows_q), dtype=np.int64))),
@@ -211,7 +215,7 @@ def _batch(rng, queries: int, depth: int, out: str, tag: str, first_id: int,
     qrels_cols = [
         pa.array(qid_text).take(pa.array(jq)),
         pa.array(np.full(1, "0")).take(pa.array(np.zeros(len(jq), dtype=np.int64))),
-        _strings("d", docs[jq, jpos]),
+        _strings(doc_prefix, docs[jq, jpos]),
         _strings("", grade[jq, jpos]),
     ]
     _write(os.path.join(out, "qrels.txt"), qrels_cols, append)
@@ -298,6 +302,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=10_000, help="queries in the run")
     parser.add_argument("--depth", type=int, default=100, help="documents per query in the run")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--doc-prefix", default="d",
+                        help="doc ids are this prefix and a number (default: d)")
     parser.add_argument("--out", required=True, help="output folder")
     parser.add_argument("--runs", type=int, default=0,
                         help="also write this many perturbed runs into OUT/runs/")
@@ -310,7 +316,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.arrays:
         stats = arrays(args.queries, args.depth, args.seed, args.out)
     else:
-        stats = generate(args.queries, args.depth, args.seed, args.out)
+        stats = generate(args.queries, args.depth, args.seed, args.out,
+                         doc_prefix=args.doc_prefix)
         if args.runs:
             stats.update(many_runs(args.runs, args.seed, args.out))
         if args.parquet:

@@ -58,6 +58,7 @@ class Case:
     depth: int = 100
     runs: int = 0
     tools: dict = field(default_factory=dict)
+    doc_prefix: str = "d"  # doc ids: this prefix and a number
 
     @property
     def folder(self) -> str:
@@ -66,6 +67,8 @@ class Case:
         if self.kind == "many":
             return os.path.join(DATA, f"many-{self.runs}x{_label(self.queries)}")
         suffix = "" if self.depth == 100 else f"-d{self.depth}"
+        if self.doc_prefix != "d":
+            suffix += "-long"
         return os.path.join(DATA, _label(self.queries) + suffix)
 
     def inputs(self, tool: str) -> tuple[str, str]:
@@ -94,6 +97,8 @@ CASES = {c.name: c for c in [
     Case("100k", "trec", 100_000, tools=_TREC_TOOLS),
     Case("1M", "trec", 1_000_000, tools=_TREC_TOOLS),
     Case("10k-d1000", "trec", 10_000, depth=1000, tools=_TREC_TOOLS),
+    Case("100k-long", "trec", 100_000, doc_prefix="msmarco_doc_00_", tools={
+        "rankwise": "rankwise", "pytrec_eval": "rankwise", "read_floor": "rankwise"}),
     Case("many", "many", 50, runs=1000, tools={
         "rankwise_many": "rankwise_many", "pytrec_eval_many": "rankwise_many",
         "ranx_many": "rankwise_many", "ir_measures_many": "rankwise_many"}),
@@ -107,7 +112,7 @@ CASES = {c.name: c for c in [
         "rankwise_torchmetrics": "rankwise_torchmetrics",
         "torchmetrics": "rankwise_torchmetrics"}),
 ]}
-DEFAULT_CASES = "1k,10k,100k,10k-d1000,many,parquet,arrays"
+DEFAULT_CASES = "1k,10k,100k,10k-d1000,100k-long,many,parquet,arrays"
 #: The distribution each peer comes from (a peer that is not installed is skipped).
 PEERS = {"pytrec_eval": "pytrec_eval-terrier", "ranx": "ranx", "ir_measures": "ir-measures",
          "sklearn": "scikit-learn", "torchmetrics": "torchmetrics"}
@@ -156,7 +161,8 @@ def ensure_data(case: Case) -> None:
         return
     print(f"generating {os.path.relpath(folder, ROOT)} ...", flush=True)
     cmd = [sys.executable, os.path.join(HERE, "generate.py"), "--queries", str(case.queries),
-           "--depth", str(case.depth), "--seed", str(SEED), "--out", folder]
+           "--depth", str(case.depth), "--seed", str(SEED), "--out", folder,
+           "--doc-prefix", case.doc_prefix]
     if case.kind == "arrays":
         cmd.append("--arrays")
     if case.kind == "many":
@@ -583,7 +589,8 @@ def _agreement(name: str, case: Case, runs: dict) -> list[str]:
 
 def plot(results: dict, mach: dict, path: str) -> str | None:
     """Log-log plot of median wall time against run lines for the depth-100 TREC cases."""
-    scales = [n for n in results if CASES[n].kind == "trec" and CASES[n].depth == 100]
+    scales = [n for n in results if CASES[n].kind == "trec" and CASES[n].depth == 100
+              and CASES[n].doc_prefix == "d"]
     if len(scales) < 3:
         return None
     import matplotlib
