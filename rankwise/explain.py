@@ -248,7 +248,7 @@ class _Listed:
 
 def _query_lists(qrels, run, query: str, conv) -> _Listed:
     """The query's ranked list under the conventions (engine order), and its judgments."""
-    from .core.arrow import indices
+    from .core.arrow import take
     from .core.ranked import index_judgments, rank
     from .io.tables import doc_strings
 
@@ -266,7 +266,7 @@ def _query_lists(qrels, run, query: str, conv) -> _Listed:
                          "judged queries are)", source="query", value=query)
     q_rows = np.flatnonzero(qrels.query_code == q_code)
     sub_qrels = replace(qrels, query_code=qrels.query_code[q_rows],
-                        docs=qrels.docs.take(indices(q_rows)), grade=qrels.grade[q_rows],
+                        docs=take(qrels.docs, q_rows), grade=qrels.grade[q_rows],
                         row_lines=None if qrels.row_lines is None else qrels.row_lines[q_rows])
     judged = {}
     for doc, grade in zip(doc_strings(sub_qrels.docs), sub_qrels.grade.tolist()):
@@ -282,7 +282,7 @@ def _query_lists(qrels, run, query: str, conv) -> _Listed:
                        ["the query is not in the run: an empty ranking (missing_queries='zero')"])
     sub_run = run.subset(np.flatnonzero(run.query_code == r_code))
     lists = rank(index_judgments(sub_qrels), sub_run, conv)
-    docs = doc_strings(sub_run.docs.take(indices(lists.run_row)))
+    docs = doc_strings(take(sub_run.docs, lists.run_row))
     d = lists.diagnostics
     notes = []
     if d.rows_beyond_depth:

@@ -137,6 +137,16 @@ def all_equal(a, b) -> bool:
     return bool(compute("all", compute("equal", a, b)).as_py())
 
 
+def starts_of_equal_runs(values) -> np.ndarray:
+    """Where each run of equal consecutive values of an Arrow array or chunked array (no
+    nulls) starts, 0 first: one comparison of the column with itself shifted by a row."""
+    n = len(values)
+    change = np.ones(n, dtype=bool)
+    if n > 1:
+        change[1:] = to_numpy(compute("not_equal", values.slice(1), values.slice(0, n - 1)), bool)
+    return np.flatnonzero(change)
+
+
 def take(values, rows):
     """``values.take(rows)`` (``rows``: a numpy integer array or Arrow indices).
 

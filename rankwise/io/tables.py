@@ -15,7 +15,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..core.arrow import cast, compute, string_array, take, to_arrow, to_numpy
+from ..core.arrow import (cast, compute, starts_of_equal_runs, string_array, take, to_arrow,
+                          to_numpy)
+from ..core.segments import starts_of_runs
 from ..errors import InputError
 
 
@@ -216,10 +218,7 @@ def encode_queries(ids) -> tuple[np.ndarray, Any]:
         return np.zeros(0, dtype=np.int32), string_array([])
     if pa.types.is_dictionary(ids.type):
         return _encode_dictionary_queries(ids)
-    change = np.ones(n, dtype=bool)
-    if n > 1:
-        change[1:] = to_numpy(compute("not_equal", ids.slice(1), ids.slice(0, n - 1)), bool)
-    starts = np.flatnonzero(change)
+    starts = starts_of_equal_runs(ids)
     heads = take(ids, starts)
     encoded = compute("dictionary_encode",
                       heads.combine_chunks() if hasattr(heads, "chunks") else heads)
@@ -237,9 +236,7 @@ def _encode_dictionary_queries(ids) -> tuple[np.ndarray, Any]:
         if not len(chunk):
             continue
         at = to_numpy(chunk.indices, np.int64)
-        change = np.ones(len(at), dtype=bool)
-        change[1:] = at[1:] != at[:-1]
-        starts = np.flatnonzero(change)
+        starts = starts_of_runs(at)
         heads.append(take(chunk.dictionary, at[starts]))
         lengths.append(np.diff(np.append(starts, len(at))))
     encoded = compute("dictionary_encode", pa.concat_arrays(heads))

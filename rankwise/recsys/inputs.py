@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.arrow import cast, compute, index_in, string_array, take, to_arrow, to_numpy
+from ..core.arrow import (cast, compute, index_in, starts_of_equal_runs, string_array, take,
+                          to_arrow, to_numpy)
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 
@@ -906,18 +907,7 @@ def _user_strings(values: Any, source: str):
     """User ids as an Arrow string array (integers become their decimal strings)."""
     import pyarrow as pa
 
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if not isinstance(values, pa.Array):
-        try:
-            values = to_arrow(values if isinstance(values, np.ndarray) else list(values))
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(f"user ids must be strings or integers ({exc})", source=source) from None
-    if pa.types.is_dictionary(values.type):
-        values = take(values.dictionary, values.indices)
-    if values.null_count:
-        row = int(np.flatnonzero(_to_bool(compute("is_null", values)))[0])
-        raise InputError("missing user id", source=source, line=row, unit="row")
+    values = _id_array(values, source, "user")
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type):
         values = cast(values, pa.string())
     elif not pa.types.is_string(values.type):
@@ -932,18 +922,7 @@ def _item_values(values: Any, source: str):
 
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         return values.astype(np.int64, copy=False)
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if not isinstance(values, pa.Array):
-        try:
-            values = to_arrow(values if isinstance(values, np.ndarray) else list(values))
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(f"item ids must be strings or integers ({exc})", source=source) from None
-    if pa.types.is_dictionary(values.type):
-        values = take(values.dictionary, values.indices)
-    if values.null_count:
-        row = int(np.flatnonzero(_to_bool(compute("is_null", values)))[0])
-        raise InputError("missing item id", source=source, line=row, unit="row")
+    values = _id_array(values, source, "item")
     if pa.types.is_integer(values.type):
         return _to_int(values, 0)
     if pa.types.is_large_string(values.type):
@@ -951,6 +930,27 @@ def _item_values(values: Any, source: str):
     if not pa.types.is_string(values.type):
         raise InputError("item ids must be strings or integers", source=source,
                          value=str(values.type))
+    return values
+
+
+def _id_array(values: Any, source: str, what: str):
+    """User or item ids (``what``) as one Arrow array without nulls or dictionary encoding;
+    the caller checks the type."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        try:
+            values = to_arrow(values if isinstance(values, np.ndarray) else list(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(f"{what} ids must be strings or integers ({exc})",
+                             source=source) from None
+    if pa.types.is_dictionary(values.type):
+        values = take(values.dictionary, values.indices)
+    if values.null_count:
+        row = int(np.flatnonzero(_to_bool(compute("is_null", values)))[0])
+        raise InputError(f"missing {what} id", source=source, line=row, unit="row")
     return values
 
 
@@ -1024,15 +1024,10 @@ def _runs(ids) -> tuple[np.ndarray, Any]:
     strings), and the id of each run."""
     import pyarrow as pa
 
-    n = len(ids)
-    if n == 0:
+    if len(ids) == 0:
         return np.zeros(0, dtype=np.int64), ids
-    if pa.types.is_integer(ids.type):
-        starts = starts_of_runs(_to_int(ids, 0))
-    else:
-        change = _to_bool(compute("not_equal", ids.slice(1), ids.slice(0, n - 1)))
-        starts = np.zeros(int(np.count_nonzero(change)) + 1, dtype=np.int64)
-        starts[1:] = np.flatnonzero(change) + 1
+    starts = starts_of_runs(_to_int(ids, 0)) if pa.types.is_integer(ids.type) else \
+        starts_of_equal_runs(ids)
     return starts, take(ids, starts)
 
 

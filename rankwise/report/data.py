@@ -253,7 +253,7 @@ def _sample(query_ids: np.ndarray, eligible: np.ndarray, size: int) -> np.ndarra
 def _top(lists, depth: int) -> tuple[np.ndarray, Any]:
     """The grade at each of the first ``depth`` ranks of every query (NaN unjudged, -inf where
     the list is shorter) and the doc ids there as strings (row-major, present ranks only)."""
-    from ..core.arrow import indices
+    from ..core.arrow import take
     from ..io.tables import string_docs
 
     q = lists.num_queries
@@ -262,18 +262,18 @@ def _top(lists, depth: int) -> tuple[np.ndarray, Any]:
     rows = (lists.offsets[:-1, None] + ranks[None, :])[present]
     grades = np.full((q, depth), -np.inf)
     grades[present] = lists.grade[rows]
-    return grades, string_docs(lists.docs.take(indices(lists.run_row[rows])))
+    return grades, string_docs(take(lists.docs, lists.run_row[rows]))
 
 
 def _reorder(docs, grades: np.ndarray, order: np.ndarray):
     """The top doc ids (row-major over present ranks) with the queries in ``order``."""
-    from ..core.arrow import indices
+    from ..core.arrow import take
 
     present = grades != -np.inf  # NaN (unjudged) is a document
     position = np.full(grades.shape, -1, dtype=np.int64)
     position[present] = np.arange(int(present.sum()))
     reordered = position[order]
-    return docs.take(indices(reordered[reordered >= 0]))
+    return take(docs, reordered[reordered >= 0])
 
 
 def _summary(result, comparison, confidence: float) -> dict[str, dict[str, dict[str, Any]]]:

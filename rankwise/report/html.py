@@ -274,7 +274,7 @@ def _drill(data, queries: np.ndarray, where: dict[str, np.ndarray], blocks: _Blo
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..core.arrow import indices, to_numpy
+    from ..core.arrow import take, to_numpy
     from ..core.segments import positions
 
     names = list(data.systems)
@@ -305,7 +305,7 @@ def _drill(data, queries: np.ndarray, where: dict[str, np.ndarray], blocks: _Blo
         offsets = np.concatenate(([0], np.cumsum(count))).astype(np.int64)
         rank = positions(offsets)
         source = np.repeat(starts[q[rows]], count) + rank
-        arrays.append(s.top_docs.take(indices(source)))
+        arrays.append(take(s.top_docs, source))
         targets.append((np.repeat(rows, count), i, rank))
     dictionary: list[str] = []
     if arrays and sum(len(a) for a in arrays):

@@ -308,10 +308,10 @@ class _Rows:
         engine keys them as they are: no decimal strings, no fingerprints)."""
         import pyarrow as pa
 
-        from ..core.arrow import indices
+        from ..core.arrow import take
 
         docs = self.fields[s][DOC]
-        docs = docs if at is None else docs.take(indices(at))
+        docs = docs if at is None else take(docs, at)
         if pa.types.is_int64(docs.type):
             return docs
         return _as_strings(docs)
@@ -407,7 +407,7 @@ def _encode(owner: np.ndarray, first: np.ndarray, queries):
     """
     import pyarrow as pa
 
-    from ..core.arrow import indices
+    from ..core.arrow import take
 
     n = len(owner)
     if n == 0:
@@ -421,7 +421,7 @@ def _encode(owner: np.ndarray, first: np.ndarray, queries):
     code_of_block = np.empty(len(starts), dtype=np.int32)
     code_of_block[by_first] = np.arange(len(starts), dtype=np.int32)
     codes = np.repeat(code_of_block, np.diff(np.append(starts, n)))
-    ids = queries.take(indices(block_query[by_first]))
+    ids = take(queries, block_query[by_first])
     if ids.null_count:
         raise InputError("missing query id", source="input")
     return codes, _as_strings(ids), block_first[by_first]
