@@ -107,16 +107,19 @@ class Plan:
 def evaluate_partition(batches: Iterable[Any], plan: Plan) -> Iterator[Any]:
     """Evaluate one partition: per-query record batches (with ``plan.per_query``), then one
     summary batch. Used through ``DataFrame.mapInArrow``."""
+    from ..core.memory import large_arrays
+
     summary = PartitionSummary(plan)
     clock = summary.seconds
     wall, cpu = time.perf_counter(), time.process_time()
     try:
-        for chunk in chunks(_timed(batches, clock), plan.chunk_rows):
-            for per_query in evaluate_chunk(chunk, plan, summary):
-                if per_query.num_rows:
-                    returned = time.perf_counter()
-                    yield per_query
-                    clock["returning"] += time.perf_counter() - returned
+        with large_arrays():  # each chunk's temporaries reuse the previous chunk's memory
+            for chunk in chunks(_timed(batches, clock), plan.chunk_rows):
+                for per_query in evaluate_chunk(chunk, plan, summary):
+                    if per_query.num_rows:
+                        returned = time.perf_counter()
+                        yield per_query
+                        clock["returning"] += time.perf_counter() - returned
     except InputError as exc:
         summary.error = {"message": exc.reason, "source": exc.source, "line": exc.line,
                          "value": exc.value, "unit": exc.unit}
