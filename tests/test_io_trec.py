@@ -186,3 +186,16 @@ def test_write_and_read_back(tmp_path):
                               per_query=True)
     assert again.per_query() == rankwise.evaluate(qrels, run, ["AP"], per_query=True).per_query()
     assert np.array_equal(rankwise.read_run(tmp_path / "out.run").score, run.score)
+
+
+@pytest.mark.parametrize("text, tag", [
+    (RUN, "sys"),
+    ("# a comment\n\n   \n" + RUN, "sys"),
+    ("\r\n# q1 Q0 dX 1 9.0 commented\r\n" + RUN.replace("\n", "\r\n"), "sys"),
+    ("#" * 70_000 + "\n" + RUN, "run"),  # no data line in the first 64 KiB: the file's name
+    ("q1 Q0 d1 1 3.0 last", "last"),  # one line, no newline at the end
+])
+def test_the_run_is_named_by_the_tag_of_its_first_data_line(tmp_path, text, tag):
+    run = write(tmp_path, "run", text)
+    result = rankwise.evaluate(write(tmp_path, "qrels", QRELS), run, ["NumRet"])
+    assert list(result.systems) == [tag]

@@ -151,10 +151,15 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
 
 
 def _first_data_line(data: bytes) -> str:
-    for raw in data[:1 << 16].split(b"\n"):
-        line = raw.strip()
+    """The first line of ``data`` (its first 64 KiB) that is neither blank nor a comment."""
+    end, start = min(len(data), 1 << 16), 0
+    while start < end:  # line by line: no list of every line of the block
+        stop = data.find(b"\n", start, end)
+        stop = end if stop < 0 else stop
+        line = data[start:stop].strip()
         if line and not line.startswith(b"#"):
             return line.decode("utf-8", "replace")
+        start = stop + 1
     return ""
 
 

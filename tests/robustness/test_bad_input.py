@@ -178,6 +178,7 @@ def test_input_too_large_for_memory_is_refused_with_a_way_around(tmp_path, monke
     many = "".join(f"q1 Q0 d{i} {i + 1} {1 / (i + 1)} sys\n" for i in range(300))
     qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", many)
     monkeypatch.setattr("rankwise.core.memory.available_bytes", lambda: 1000)
+    monkeypatch.setattr("rankwise.core.memory.ALWAYS_FITS_BYTES", 0)  # this file is small
     with pytest.raises(InputError, match=r"needs about .* GB of memory.*split the run by query") \
             as info:
         rankwise.evaluate(qrels, run, ["AP"])
@@ -186,6 +187,15 @@ def test_input_too_large_for_memory_is_refused_with_a_way_around(tmp_path, monke
     assert "RANKWISE_SKIP_MEMORY_CHECK=1" in capsys.readouterr().err
     monkeypatch.setenv("RANKWISE_SKIP_MEMORY_CHECK", "1")
     assert rankwise.evaluate(qrels, run, ["NumRet"]).mean("NumRet") == 300
+
+
+def test_small_inputs_do_not_read_the_memory_figures(tmp_path, monkeypatch):
+    def unavailable():
+        raise AssertionError("read the system's memory figures for a small file")
+
+    monkeypatch.setattr("rankwise.core.memory.available_bytes", unavailable)
+    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+    assert rankwise.evaluate(qrels, run, ["AP"]).mean("AP") == 1.0
 
 
 @pytest.mark.parametrize("policy, kept_score", [("first", 2.0), ("last", 0.5), ("max", 3.0)])
