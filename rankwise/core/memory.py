@@ -92,7 +92,9 @@ def available_bytes() -> int | None:
 
 
 def check_fits(source: str, text_bytes: int) -> None:
-    """Refuse, with a clear message, an input that cannot be evaluated in the memory left.
+    """Refuse, with a clear message, an input that cannot be evaluated in the memory left
+    (about :data:`BYTES_PER_INPUT_BYTE` times its text; needs up to
+    :data:`ALWAYS_FITS_BYTES` pass unchecked).
 
     Set ``RANKWISE_SKIP_MEMORY_CHECK=1`` to try anyway.
     """
