@@ -924,7 +924,7 @@ def _item_values(values: Any, source: str):
         return values.astype(np.int64, copy=False)
     values = _id_array(values, source, "item")
     if pa.types.is_integer(values.type):
-        return _to_int(values, 0)
+        return to_numpy(values, np.int64, null=0)
     if pa.types.is_large_string(values.type):
         values = cast(values, pa.string())
     if not pa.types.is_string(values.type):
@@ -949,7 +949,7 @@ def _id_array(values: Any, source: str, what: str):
     if pa.types.is_dictionary(values.type):
         values = take(values.dictionary, values.indices)
     if values.null_count:
-        row = int(np.flatnonzero(_to_bool(compute("is_null", values)))[0])
+        row = int(np.flatnonzero(to_numpy(compute("is_null", values), bool))[0])
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
     return values
 
@@ -968,7 +968,7 @@ def _numbers(values: Any, source: str, what: str) -> np.ndarray:
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if values.null_count:
-        row = int(np.flatnonzero(_to_bool(compute("is_null", values)))[0])
+        row = int(np.flatnonzero(to_numpy(compute("is_null", values), bool))[0])
         raise InputError(f"missing {what}", source=source, line=row, unit="row")
     if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
             or pa.types.is_decimal(values.type)):
@@ -1016,7 +1016,7 @@ def _encode(ids) -> tuple[np.ndarray, Any]:
 def _hashed_codes(ids) -> tuple[np.ndarray, Any]:
     """:func:`_encode` for ids in any order."""
     encoded = compute("dictionary_encode", ids)
-    return _to_int(encoded.indices, 0), encoded.dictionary
+    return to_numpy(encoded.indices, np.int64, null=0), encoded.dictionary
 
 
 def _runs(ids) -> tuple[np.ndarray, Any]:
@@ -1026,8 +1026,10 @@ def _runs(ids) -> tuple[np.ndarray, Any]:
 
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64), ids
-    starts = starts_of_runs(_to_int(ids, 0)) if pa.types.is_integer(ids.type) else \
-        starts_of_equal_runs(ids)
+    if pa.types.is_integer(ids.type):
+        starts = starts_of_runs(to_numpy(ids, np.int64, null=0))
+    else:
+        starts = starts_of_equal_runs(ids)
     return starts, take(ids, starts)
 
 
@@ -1042,7 +1044,7 @@ def _integers(ids) -> np.ndarray | None:
 
     if not pa.types.is_integer(ids.type) or pa.types.is_uint64(ids.type):
         return None
-    return _to_int(ids, 0)
+    return to_numpy(ids, np.int64, null=0)
 
 
 def _index_in_numbers(values: np.ndarray, numbers: np.ndarray) -> np.ndarray:
@@ -1056,12 +1058,3 @@ def _index_in_numbers(values: np.ndarray, numbers: np.ndarray) -> np.ndarray:
     found = ordered[at] == values
     out[found] = at[found] if order is None else order[at[found]]
     return out
-
-
-def _to_int(values, null: int) -> np.ndarray:
-    return to_numpy(values, np.int64, null=null)
-
-
-def _to_bool(values) -> np.ndarray:
-    return to_numpy(values, bool)
-
