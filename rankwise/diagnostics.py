@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -114,7 +115,7 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values (for JSON)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = {name: getattr(self, name) for name in _CHECK_FIELDS}
         out["measures"] = list(self.measures)
         out["examples"] = list(self.examples)
         if out["value"] is not None and not math.isfinite(out["value"]):
@@ -127,6 +128,11 @@ class Check:
         return cls(data["code"], data["severity"], data["message"], tuple(data.get("measures", ())),
                    int(data.get("queries", 0)), int(data.get("total", 0)),
                    tuple(data.get("examples", ())), data.get("value"))
+
+
+#: Check's field names, looked up once (``dataclasses.fields`` costs microseconds a call, and
+#: 1,000 small runs convert some 27,000 checks).
+_CHECK_FIELDS = tuple(f.name for f in fields(Check))
 
 
 def pitfall_warnings(lists, measures) -> list[str]:
@@ -470,10 +476,16 @@ def _one_side(lists) -> list[Check]:
 
 
 def _different_cutoffs(measures) -> list[Check]:
+    return [Check("different_cutoffs", "note", text)
+            for text in _cutoff_notes(tuple(str(m) for m in measures))]
+
+
+@lru_cache(maxsize=64)
+def _cutoff_notes(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The same measures give the same notes: worked out once (many runs, one measure list)."""
     from .stats.pitfalls import cutoff_warnings
 
-    return [Check("different_cutoffs", "note", text) for text in
-            cutoff_warnings([str(m) for m in measures])]
+    return tuple(cutoff_warnings(names))
 
 
 def _exp_gain_levels(lists, measures) -> list[Check]:
@@ -609,6 +621,8 @@ def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None = None) -
         name = str(m)
         reported = values[name]
         best, worst = bounds.bounds[name]
+        if np.array_equal(best, worst):  # the order of the ties does not change this measure
+            continue
         means = []
         for bound in (best, worst):
             full = reported.copy()

@@ -243,17 +243,21 @@ class Result:
 def aggregate(values: np.ndarray, kind: str, skip_undefined: bool = True) -> float:
     """Mean, sum, or trec_eval's geometric mean (values floored at 1e-5), over the queries
     with a value (``skip_undefined``), else NaN as soon as one query has none."""
-    undefined = np.isnan(values)
-    if not skip_undefined and undefined.any():
-        return float("nan")
-    defined = values[~undefined]
+    total = values.sum()  # one pass when every value is defined (the usual case)
+    if np.isnan(total):
+        undefined = np.isnan(values)
+        if undefined.any():
+            if not skip_undefined:
+                return float("nan")
+            values = values[~undefined]
+            total = values.sum()
     if kind == "sum":
-        return float(defined.sum())
-    if len(defined) == 0:
+        return float(total)
+    if len(values) == 0:
         return float("nan")
     if kind == "gmean":
-        return float(np.exp(np.mean(np.log(np.maximum(defined, MIN_GEO_MEAN)))))
-    return float(defined.mean())
+        return float(np.exp(np.mean(np.log(np.maximum(values, MIN_GEO_MEAN)))))
+    return float(total) / len(values)  # numpy's mean (the same sum over the count), bit for bit
 
 
 def _printed_per_query(measure: str) -> bool:

@@ -44,6 +44,40 @@ def test_undefined_values_are_counted_not_hidden(files):
     assert math.isnan(result.per_query()["q2"]["MAE"])
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_aggregate_is_numpys_mean_sum_and_geometric_mean_bit_for_bit(seed):
+    import numpy as np
+
+    from rankwise.results import aggregate
+
+    rng = np.random.default_rng(seed)
+    values = rng.random(int(rng.integers(1, 3000))) * 10.0 ** rng.integers(-6, 6)
+    if seed % 2:
+        values[rng.random(len(values)) < 0.3] = np.nan
+    defined = values[~np.isnan(values)]
+    expected = float(defined.mean()) if len(defined) else math.nan
+    assert str(aggregate(values, "mean")) == str(expected)  # equal, NaN included
+    assert aggregate(values, "sum") == float(defined.sum())
+    assert str(aggregate(values, "gmean")) == str(
+        float(np.exp(np.mean(np.log(np.maximum(defined, 1e-5))))) if len(defined) else math.nan)
+    if len(defined) < len(values):  # undefined values not skipped: no mean
+        assert math.isnan(aggregate(values, "mean", skip_undefined=False))
+    else:
+        assert aggregate(values, "mean", skip_undefined=False) == expected
+
+
+def test_aggregate_of_infinities_and_no_values():
+    import numpy as np
+
+    from rankwise.results import aggregate
+
+    with np.errstate(invalid="ignore"):
+        assert math.isnan(aggregate(np.array([np.inf, -np.inf]), "mean", skip_undefined=False))
+    assert aggregate(np.array([np.inf, 1.0]), "mean") == math.inf
+    assert math.isnan(aggregate(np.array([np.nan]), "mean"))
+    assert math.isnan(aggregate(np.zeros(0), "mean")) and aggregate(np.zeros(0), "sum") == 0.0
+
+
 def test_frames(files):
     qrels, a, b = files
     result = rankwise.evaluate(qrels, [a, b], ["AP", "RR"], per_query=True)

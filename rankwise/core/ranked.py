@@ -502,16 +502,15 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
     block_query = run.query_code[order[offsets[:-1]]]
     if contradicting is not None:
         diag.queries_rank_contradicts_score = len(contradicting)
-        diag.examples["queries_rank_contradicts_score"] = take(
-            run.query_dict, _first(contradicting)).to_pylist()
+        diag.examples["queries_rank_contradicts_score"] = _first_ids(run.query_dict,
+                                                                     contradicting)
 
     block_qrels = run_to_qrels_query[block_query]
     keep_block = block_qrels >= 0
     lengths = np.diff(offsets)
     diag.queries_only_in_run = int((~keep_block).sum())
     diag.rows_in_run_only_queries = int(lengths[~keep_block].sum())
-    diag.examples["queries_only_in_run"] = take(
-        run.query_dict, _first(block_query[~keep_block])).to_pylist()
+    diag.examples["queries_only_in_run"] = _first_ids(run.query_dict, block_query[~keep_block])
     if conv.run_only_queries == "zero" and diag.queries_only_in_run:
         # evaluated as queries without judgments: codes after the judged ones
         diag.queries_only_in_run_scored = diag.queries_only_in_run
@@ -535,7 +534,7 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
     in_run[query_codes[query_codes < qrels.num_queries]] = True
     missing = np.flatnonzero(~in_run)
     diag.queries_only_in_qrels = len(missing)
-    diag.examples["queries_only_in_qrels"] = take(qrels.query_dict, _first(missing)).to_pylist()
+    diag.examples["queries_only_in_qrels"] = _first_ids(qrels.query_dict, missing)
     if conv.missing_queries == "zero" and len(missing):
         diag.queries_only_in_qrels_scored_zero = len(missing)
         query_codes = np.concatenate([query_codes, missing])
@@ -722,8 +721,11 @@ def _query_ids_per_row(table):
 # ---------------------------------------------------------------------------- helpers
 
 
-def _first(codes: np.ndarray, limit: int = 5) -> np.ndarray:
-    return np.sort(codes)[:limit]
+def _first_ids(query_dict, codes: np.ndarray, limit: int = 5) -> list[str]:
+    """The ids of the ``limit`` smallest query codes (examples for the diagnostics)."""
+    if len(codes) == 0:  # the usual case: no Arrow call (many small runs make thousands)
+        return []
+    return take(query_dict, np.sort(codes)[:limit]).to_pylist()
 
 
 def _empty_queries(run, qrels) -> tuple[np.ndarray, int]:
