@@ -25,6 +25,11 @@ repetition; the median is reported):
     what a Spark user does for one number: group each user's recommendations into a score-
     ordered array and the held-out items into another (``collect_list``, a join), then
     ``RankingEvaluator(metricName="ndcgAtK", k=10).evaluate``.
+``RankingMetrics, 1 metric``
+    the same arrays handed to ``pyspark.mllib.evaluation.RankingMetrics`` as its Python API
+    takes them (an RDD of (prediction, labels) pairs), then ``ndcgAt(10)``: each user's
+    arrays pass through the Python workers on their way to the JVM's RankingMetrics, which
+    RankingEvaluator also uses.
 ``RankingEvaluator, 5 metrics``
     the same arrays built once and cached, then the five metrics Spark offers (MAP, MAP@100,
     P@10, R@100, nDCG@10): the arrays' build time included once.
@@ -216,6 +221,18 @@ def time_evaluator_one(spark, folder: str):
     return time.perf_counter() - t0, {"nDCG@10": value}
 
 
+def time_metrics_one(spark, folder: str):
+    """``pyspark.mllib``'s RankingMetrics, nDCG@10: the same arrays as an RDD of (prediction,
+    labels) pairs, as its Python API takes them (each row passes through the Python workers
+    into the JVM's RankingMetrics)."""
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    t0 = time.perf_counter()
+    pairs = _arrays(spark, folder).select("prediction", "label").rdd.map(tuple)
+    value = RankingMetrics(pairs).ndcgAt(10)
+    return time.perf_counter() - t0, {"nDCG@10": value}
+
+
 def time_evaluator_five(spark, folder: str):
     from pyspark import StorageLevel
     from pyspark.ml.evaluation import RankingEvaluator
@@ -258,7 +275,8 @@ def main() -> int:
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--memory-max", type=int, default=1_000_000,
                         help="largest scale the in-memory engine runs at")
-    parser.add_argument("--skip", default="", help="tools to skip: rankwise, one, five, memory")
+    parser.add_argument("--skip", default="",
+                        help="tools to skip: rankwise, one, five, metrics, memory")
     parser.add_argument("--partitions", type=int, default=None,
                         help="partitions for rankwise (default: Spark's choice)")
     parser.add_argument("--breakdown", action="store_true",
@@ -287,6 +305,7 @@ def main() -> int:
     for name, fn in (("rankwise", lambda: time_rankwise(spark, warm, 2)),
                      ("one", lambda: time_evaluator_one(spark, warm)),
                      ("five", lambda: time_evaluator_five(spark, warm)),
+                     ("metrics", lambda: time_metrics_one(spark, warm)),
                      ("grouping", lambda: time_grouping(spark, warm, None)),
                      ("rankwise-arrays", lambda: time_rankwise_arrays(spark, warm)),
                      ("one-arrays", lambda: time_evaluator_arrays(spark, warm)),
@@ -303,7 +322,8 @@ def main() -> int:
         partitions = args.partitions
         tools = [("rankwise", partial(time_rankwise, spark, folder, partitions)),
                  ("one", partial(time_evaluator_one, spark, folder)),
-                 ("five", partial(time_evaluator_five, spark, folder))]
+                 ("five", partial(time_evaluator_five, spark, folder)),
+                 ("metrics", partial(time_metrics_one, spark, folder))]
         if args.arrays:
             generate_arrays(spark, folder)
             tools += [("rankwise-arrays", partial(time_rankwise_arrays, spark, folder)),
@@ -356,6 +376,7 @@ def main() -> int:
 def markdown(records) -> str:
     names = {"rankwise": "rankwise on Spark, 10 measures",
              "one": "RankingEvaluator, nDCG@10 only", "five": "RankingEvaluator, its 5 metrics",
+             "metrics": "RankingMetrics (pyspark.mllib), nDCG@10 only",
              "memory": "rankwise in memory, 10 measures",
              "grouping": "rankwise's Spark side only (grouping, join, move to Python)",
              "scan": "reading the Parquet rows only",
