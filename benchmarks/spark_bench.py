@@ -42,6 +42,11 @@ repetition; the median is reported):
 ``in-memory rankwise``
     ``rankwise.evaluate`` on the same Parquet files read with pyarrow (up to ``--memory-max``
     users: it holds everything in this process).
+``streamed rankwise``
+    ``rankwise.stream.evaluate_stream`` on the same files: the judgments read with pyarrow
+    and held whole, the run read batch by batch (up to ``--stream-max`` users; at 10M users
+    the judgments alone hold about 12 GB, so run it there without the other tools:
+    ``--users 10000000 --repeat 1 --skip rankwise,one,five,metrics --stream-max 10000000``).
 
 The nDCG@10, P@10 and MAP of rankwise and Spark are compared (binary labels, no ties, every
 user has both recommendations and held-out items: the conventions agree). The load average
@@ -266,6 +271,20 @@ def time_memory(folder: str):
     return time.perf_counter() - t0, result.aggregates["run"]
 
 
+def time_stream(folder: str):
+    import pyarrow.parquet as pq
+
+    import rankwise
+    from rankwise.stream import evaluate_stream
+
+    t0 = time.perf_counter()
+    qrels = pq.read_table(os.path.join(folder, "qrels"))
+    result = evaluate_stream(rankwise.to_qrels(qrels, "user", "item", "relevance"),
+                             {"run": os.path.join(folder, "run")}, TEN_MEASURES,
+                             query="user", doc="item", score="score")
+    return time.perf_counter() - t0, result.aggregates["run"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", default="100000,1000000",
@@ -275,8 +294,10 @@ def main() -> int:
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--memory-max", type=int, default=1_000_000,
                         help="largest scale the in-memory engine runs at")
+    parser.add_argument("--stream-max", type=int, default=1_000_000,
+                        help="largest scale the streamed engine runs at")
     parser.add_argument("--skip", default="",
-                        help="tools to skip: rankwise, one, five, metrics, memory")
+                        help="tools to skip: rankwise, one, five, metrics, memory, stream")
     parser.add_argument("--partitions", type=int, default=None,
                         help="partitions for rankwise (default: Spark's choice)")
     parser.add_argument("--breakdown", action="store_true",
@@ -333,6 +354,8 @@ def main() -> int:
                       ("scan", partial(time_scan, spark, folder))]
         if users <= args.memory_max:
             tools.append(("memory", partial(time_memory, folder)))
+        if users <= args.stream_max:
+            tools.append(("stream", partial(time_stream, folder)))
         tools = [t for t in tools if t[0] not in skip]
         times: dict[str, list[float]] = {name: [] for name, _ in tools}
         loads: dict[str, list[list[float]]] = {name: [] for name, _ in tools}
@@ -378,6 +401,7 @@ def markdown(records) -> str:
              "one": "RankingEvaluator, nDCG@10 only", "five": "RankingEvaluator, its 5 metrics",
              "metrics": "RankingMetrics (pyspark.mllib), nDCG@10 only",
              "memory": "rankwise in memory, 10 measures",
+             "stream": "rankwise streamed (evaluate_stream), 10 measures",
              "grouping": "rankwise's Spark side only (grouping, join, move to Python)",
              "scan": "reading the Parquet rows only",
              "rankwise-arrays": "rankwise on Spark, 10 measures, from the array layout",

@@ -100,7 +100,8 @@ _EXAMPLES = 5
 
 def evaluate_stream(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Measure],
                     conventions: Conventions | str | None = None, per_query: bool = False,
-                    chunk_bytes: int = DEFAULT_CHUNK_BYTES, **convention_overrides: Any) -> Result:
+                    chunk_bytes: int = DEFAULT_CHUNK_BYTES, query: str = "query",
+                    doc: str = "doc", score: str = "score", **convention_overrides: Any) -> Result:
     """Evaluate TREC run files chunk by chunk of whole queries, in bounded memory.
 
     The result is identical to ``rankwise.evaluate(qrels, run, measures, ...)``: the same
@@ -113,7 +114,8 @@ def evaluate_stream(qrels: Any, run: Any, measures: str | Measure | Sequence[str
     qrels : path, DataFrame, Arrow table, dict or Qrels
         The judgments, read into memory once (as :func:`rankwise.evaluate` takes them).
     run : path, or a list or ``{name: path}`` mapping of paths
-        TREC run file(s), plain or gzip-compressed; each is one system.
+        TREC run file(s), plain or gzip-compressed, or Parquet runs (a file or a folder of
+        files); each is one system.
     measures : str, Measure or sequence of them
         Names in any dialect (``"nDCG@10"``, ``"ndcg_cut_10"``, ``"official"``).
     conventions : Conventions or profile name, optional
@@ -123,6 +125,9 @@ def evaluate_stream(qrels: Any, run: Any, measures: str | Measure | Sequence[str
     chunk_bytes : int
         About how much run text one chunk holds; peak memory grows with it (about four
         times, plus the judgments). A query longer than this is kept whole in its chunk.
+    query, doc, score : str
+        The column names of Parquet runs, as :func:`rankwise.to_run` takes them (TREC text
+        has no names); name the judgments' columns with :func:`rankwise.to_qrels`.
 
     Returns
     -------
@@ -162,7 +167,7 @@ def evaluate_stream(qrels: Any, run: Any, measures: str | Measure | Sequence[str
         systems = {}
         for name, path in runs:
             stream = _SystemStream(judgments, parsed, conv, per_query)
-            systems[name] = stream.evaluate(path, name, chunk_bytes)
+            systems[name] = stream.evaluate(path, name, chunk_bytes, (query, doc, score))
     return Result([str(m) for m in parsed], systems, conv,
                   {str(m): m.spec.aggregate for m in parsed})
 
@@ -228,8 +233,11 @@ class _SystemStream:
 
     # -------------------------------------------------------------- the chunks
 
-    def evaluate(self, path: str, name: str, chunk_bytes: int) -> SystemResult:
-        reader = (_ParquetRunReader if is_parquet_path(path) else _RunReader)(path, chunk_bytes)
+    def evaluate(self, path: str, name: str, chunk_bytes: int,
+                 columns: tuple[str, str, str] = ("query", "doc", "score")) -> SystemResult:
+        """``columns``: the query, doc and score columns of a Parquet run."""
+        reader = _ParquetRunReader(path, chunk_bytes, columns) if is_parquet_path(path) else \
+            _RunReader(path, chunk_bytes)
         first_row = None
         for rows in reader:
             chunk = rows.to_run(path, name)
@@ -984,19 +992,20 @@ class _RunReader:
 
 class _ParquetRunReader:
     """Chunks of whole queries from a Parquet run (a file or a folder of files; columns
-    ``query``, ``doc``, ``score`` and optionally ``rank``), read batch by batch in a second
-    thread; a batch holds about as many rows as ``chunk_bytes`` of TREC text."""
+    ``query``, ``doc``, ``score``, or as named by ``columns``, and optionally ``rank``), read
+    batch by batch in a second thread; a batch holds about as many rows as ``chunk_bytes`` of
+    TREC text."""
 
     #: Bytes of a typical TREC run line: ``chunk_bytes`` of text hold that many fewer rows.
     LINE_BYTES = 40
 
-    def __init__(self, path: str, chunk_bytes: int) -> None:
+    def __init__(self, path: str, chunk_bytes: int,
+                 columns: tuple[str, str, str] = ("query", "doc", "score")) -> None:
         from .io.parquet import parquet_columns
 
         self.path = path
         self.batch_rows = max(1, chunk_bytes // self.LINE_BYTES)
-        self.columns = parquet_columns(path, ("query", "doc", "score"), ("rank",), "run",
-                                       "score= (or rename them)")
+        self.columns = parquet_columns(path, columns, ("rank",), "run", "score=")
 
     def __iter__(self) -> Iterator[_Rows]:
         return _whole_queries(_prefetched(self._batches()))
@@ -1015,11 +1024,12 @@ class _ParquetRunReader:
         try:
             batches = ds.dataset(self.path, format="parquet").to_batches(
                 columns=self.columns, batch_size=self.batch_rows)
+            query, doc, score = self.columns[:3]
             for batch in batches:
                 n = batch.num_rows
-                ids = [_strings(batch.column(c), self.path, c) for c in ("query", "doc")]
+                ids = [_strings(batch.column(c), self.path, c) for c in (query, doc)]
                 yield _Rows(pa.chunked_array([ids[0]]), pa.chunked_array([ids[1]]),
-                            _numeric(batch.column("score"), self.path, "score", "row"),
+                            _numeric(batch.column(score), self.path, score, "row"),
                             rank_values(batch.column("rank")) if "rank" in self.columns
                             else None, np.arange(first, first + n, dtype=np.int64), "row")
                 first += n

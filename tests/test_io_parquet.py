@@ -147,6 +147,30 @@ def test_a_parquet_run_streams_to_the_in_memory_result(tmp_path, chunk_bytes):
                                chunk_bytes=chunk_bytes).to_json() == expected
 
 
+def test_a_parquet_run_with_its_own_column_names_streams(tmp_path):
+    """Recommender output keeps (user, item, score): the streamed run's columns are named as
+    ``to_run`` names them, with the same result as in memory; a wrong name is an error naming
+    the file, the columns it has and the parameters."""
+    from rankwise.stream import evaluate_stream
+
+    _, _, q_pq, r_pq = _write(tmp_path, *_collection(3))
+    renamed = str(tmp_path / "renamed.parquet")
+    pq.write_table(pq.read_table(r_pq).rename_columns(["user", "item", "rank", "value"]),
+                   renamed, row_group_size=300)
+    names = {"query": "user", "doc": "item", "score": "value"}
+    expected = rankwise.evaluate(q_pq, {"sys": rankwise.to_run(renamed, **names)}, MEASURES,
+                                 per_query=True).to_json()
+    streamed = evaluate_stream(q_pq, {"sys": renamed}, MEASURES, per_query=True,
+                               chunk_bytes=2000, **names)
+    assert streamed.to_json() == expected
+    assert streamed.systems["sys"].diagnostics["queries_rank_contradicts_score"] == \
+        json.loads(expected)["systems"]["sys"]["diagnostics"]["queries_rank_contradicts_score"]
+    with pytest.raises(InputError, match=r"no column 'query' \(columns: user, item, rank, "
+                                         r"value\); name the columns with query=") as error:
+        evaluate_stream(q_pq, renamed, ["AP"])
+    assert error.value.source == renamed
+
+
 def test_a_parquet_run_not_grouped_by_query_is_refused_when_streamed(tmp_path):
     from rankwise.stream import evaluate_stream
 
