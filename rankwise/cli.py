@@ -59,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     from .spark.commands import add_engine_options
 
     add_engine_options(ev)
+    _add_column_options(ev)
     _add_convention_options(ev)
     ev.set_defaults(handler=_evaluate)
 
@@ -86,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="level of the confidence intervals (default 0.95)")
     co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
                     help="output format")
+    _add_column_options(co)
     _add_convention_options(co)
     co.set_defaults(handler=_compare)
 
@@ -105,6 +107,49 @@ def _parser() -> argparse.ArgumentParser:
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(commands)
     return parser
+
+
+#: The column names of Parquet inputs unless the command line names others.
+DEFAULT_COLUMNS = {"query": "query", "doc": "doc", "score": "score", "relevance": "relevance"}
+
+
+def _add_column_options(command: argparse.ArgumentParser) -> None:
+    """``--query-column`` and its kin: the column names of Parquet inputs."""
+    group = command.add_argument_group(
+        "Parquet columns", "the column names of Parquet judgments and runs, where they are not "
+        "query, doc, score and relevance (e.g. recommender output's user, item); TREC text has "
+        "no names")
+    for key, default in DEFAULT_COLUMNS.items():
+        group.add_argument(f"--{key}-column", default=default, metavar="NAME",
+                           help=f"default: {default}")
+
+
+def column_names(args: argparse.Namespace) -> dict[str, str]:
+    """The Parquet column names the command line gives, by role (``query``, ``doc``,
+    ``score``, ``relevance``)."""
+    return {key: getattr(args, f"{key}_column", default)
+            for key, default in DEFAULT_COLUMNS.items()}
+
+
+def _named_inputs(args: argparse.Namespace, runs: dict[str, str] | list[str]):
+    """The judgments and runs for ``evaluate``/``compare``: paths as given, except Parquet
+    paths whose columns the command line names otherwise, read with those names."""
+    from .io import to_qrels, to_run
+    from .io.parquet import is_parquet_path
+
+    names = column_names(args)
+    if names == DEFAULT_COLUMNS:
+        return args.qrels, runs
+    qrels = to_qrels(args.qrels, names["query"], names["doc"], names["relevance"]) \
+        if is_parquet_path(args.qrels) else args.qrels
+
+    def run(path: str, label: str | None):
+        return to_run(path, label, names["query"], names["doc"], names["score"]) \
+            if is_parquet_path(path) else path
+
+    if isinstance(runs, dict):
+        return qrels, {label: run(path, label) for label, path in runs.items()}
+    return qrels, [run(path, None) for path in runs]
 
 
 def _add_convention_options(command: argparse.ArgumentParser) -> None:
@@ -207,10 +252,18 @@ def _evaluate(args: argparse.Namespace) -> int:
     else:
         runs = args.runs if len(args.runs) == 1 else \
             {_run_label(p, args.runs): p for p in args.runs}
-        if args.stream:
-            from .stream import evaluate_stream as evaluate
-        result = evaluate(args.qrels, runs, _measure_names(args, ["official"]), conventions,
-                          per_query=args.per_query)
+        measures = _measure_names(args, ["official"])
+        if args.stream:  # the runs stay paths: they are read chunk by chunk
+            from .stream import evaluate_stream
+
+            names = column_names(args)
+            qrels, _ = _named_inputs(args, {})
+            result = evaluate_stream(qrels, runs, measures, conventions,
+                                     per_query=args.per_query, query=names["query"],
+                                     doc=names["doc"], score=names["score"])
+        else:
+            qrels, runs = _named_inputs(args, runs)
+            result = evaluate(qrels, runs, measures, conventions, per_query=args.per_query)
     sys.stdout.write(render(result, args.format, args.per_query))
     report_diagnostics(result, args.diagnostics)
     return 0
@@ -240,7 +293,8 @@ def _compare(args: argparse.Namespace) -> int:
             raise InputError(f"--baseline must name one of the runs ({', '.join(labels)})",
                              source="compare", value=baseline)
         baseline = by_path[baseline]
-    comparison = compare(args.qrels, labels, _measure_names(args, ["nDCG@10", "AP"]), baseline,
+    qrels, runs = _named_inputs(args, labels)
+    comparison = compare(qrels, runs, _measure_names(args, ["nDCG@10", "AP"]), baseline,
                          args.test, args.correction, args.alpha, args.seed,
                          permutations=args.permutations, confidence=args.confidence,
                          conventions=_conventions(args))

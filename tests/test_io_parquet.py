@@ -171,6 +171,52 @@ def test_a_parquet_run_with_its_own_column_names_streams(tmp_path):
     assert error.value.source == renamed
 
 
+def test_cli_names_the_parquet_columns(tmp_path, capsys):
+    """--query-column and its kin read (user, item, score) and (user, item, label) files in
+    memory, streamed, in ``compare``, ``explain`` and ``report``, with the numbers of the same
+    data under the default names; TREC text inputs beside them are unaffected."""
+    from rankwise.cli import main
+
+    q_txt, _, q_pq, r_pq = _write(tmp_path, *_collection(4))
+    recs, held_out = str(tmp_path / "recs.parquet"), str(tmp_path / "held_out.parquet")
+    pq.write_table(pq.read_table(r_pq).rename_columns(["user", "item", "rank", "value"]), recs)
+    pq.write_table(pq.read_table(q_pq).rename_columns(["user", "item", "label"]), held_out)
+    names = ["--query-column", "user", "--doc-column", "item", "--score-column", "value",
+             "--relevance-column", "label"]
+
+    def cli(*argv):
+        assert main(list(argv)) == 0
+        return capsys.readouterr().out
+
+    expected = cli("evaluate", q_pq, r_pq, "-m", *MEASURES, "-q", "-f", "trec")
+    renamed = expected.replace("\tsys.parquet", "\trecs.parquet")
+    for stream in ([], ["--stream"]):
+        assert cli("evaluate", held_out, recs, "-m", *MEASURES, "-q", "-f", "trec", *names,
+                   *stream) == renamed
+        assert cli("evaluate", q_txt, recs, "-m", *MEASURES, "-q", "-f", "trec", *names,
+                   *stream) == renamed  # text judgments: no names to apply
+    scores = pa.array(np.arange(len(_collection(4)[1])) % 7.0)
+    pq.write_table(pq.read_table(recs).set_column(3, "value", scores), tmp_path / "two.parquet")
+    pq.write_table(pq.read_table(r_pq).set_column(3, "score", scores), tmp_path / "two_.parquet")
+    default = cli("compare", q_pq, r_pq, str(tmp_path / "two_.parquet"), "-m", "AP",
+                  "--permutations", "200", "-f", "json")
+    got = cli("compare", held_out, recs, str(tmp_path / "two.parquet"), "-m", "AP",
+              "--permutations", "200", "-f", "json", *names)
+    assert got.replace("recs.parquet", "sys.parquet").replace("two.parquet", "two_.parquet") \
+        == default
+    query = pq.read_table(q_pq).column("query")[0].as_py()
+    explained = cli("explain", held_out, recs, "--query", query, "-m", "nDCG@5", "-f", "json",
+                    *names)
+    assert explained.replace('"recs.parquet"', '"sys.parquet"') == cli(
+        "explain", q_pq, r_pq, "--query", query, "-m", "nDCG@5", "-f", "json")
+    assert cli("report", held_out, recs, "-o", str(tmp_path / "r.html"), *names).startswith(
+        "report written to")
+    assert main(["evaluate", held_out, recs, "-m", "AP", *names[:4], *names[6:]]) == 2
+    assert re.search(r"recs.parquet: run Parquet data has no column 'score' \(columns: user, "
+                     r"item, rank, value\); .*on the command line: --query-column, "
+                     r"--doc-column, --score-column", capsys.readouterr().err)
+
+
 def test_a_parquet_run_not_grouped_by_query_is_refused_when_streamed(tmp_path):
     from rankwise.stream import evaluate_stream
 

@@ -85,7 +85,8 @@ def parquet_columns(path, needed: tuple[str, ...], optional: tuple[str, ...], wh
     if missing:
         raise InputError(f"{what} Parquet data has no column {missing[0]!r} (columns: "
                          f"{', '.join(available)}); name the columns with query=, doc= and "
-                         f"{hint}", source=source)
+                         f"{hint} (on the command line: --query-column, --doc-column, "
+                         f"--{hint.rstrip('=')}-column)", source=source)
     return [*needed, *(c for c in optional if c in available)]
 
 

@@ -15,7 +15,7 @@ import sys
 
 def register(commands) -> None:
     """Add the three commands to the CLI's sub-parsers."""
-    from ..cli import _add_convention_options
+    from ..cli import _add_column_options, _add_convention_options
 
     rep = commands.add_parser(
         "report", help="write a self-contained HTML report (charts, tables, drill-down)",
@@ -37,6 +37,7 @@ def register(commands) -> None:
     rep.add_argument("--doc-budget", type=_positive, default=200_000, metavar="N",
                      help="most document ids kept for the drill-down (default 200000)")
     _statistics(rep)
+    _add_column_options(rep)
     _add_convention_options(rep)
     rep.set_defaults(handler=_report)
 
@@ -59,6 +60,7 @@ def register(commands) -> None:
     plo.add_argument("--max-k", type=_positive, default=100, metavar="K",
                      help="largest K of the metric@K curves (default 100)")
     _statistics(plo)
+    _add_column_options(plo)
     _add_convention_options(plo)
     plo.set_defaults(handler=_plot)
 
@@ -79,6 +81,7 @@ def register(commands) -> None:
     exp.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
     exp.add_argument("--all-rows", action="store_true", help="show every rank, also those "
                      "that contribute nothing")
+    _add_column_options(exp)
     _add_convention_options(exp)
     exp.set_defaults(handler=_explain)
 
@@ -117,7 +120,7 @@ def _positive(text: str) -> int:
 
 
 def _collect(args: argparse.Namespace, **options):
-    from ..cli import _conventions, _measure_names, _run_label
+    from ..cli import _conventions, _measure_names, _named_inputs, _run_label
     from ..errors import InputError
     from .data import DEFAULT_MEASURES, collect
 
@@ -129,7 +132,8 @@ def _collect(args: argparse.Namespace, **options):
             raise InputError(f"--baseline must name one of the runs ({', '.join(labels)})",
                              source="report", value=baseline)
         baseline = by_path[baseline]
-    return collect(args.qrels, labels, _measure_names(args, list(DEFAULT_MEASURES)), baseline,
+    qrels, runs = _named_inputs(args, labels)
+    return collect(qrels, runs, _measure_names(args, list(DEFAULT_MEASURES)), baseline,
                    _conventions(args), test=args.test, correction=args.correction,
                    alpha=args.alpha, seed=args.seed, permutations=args.permutations,
                    confidence=args.confidence, max_k=args.max_k, **options)
@@ -170,10 +174,11 @@ def _plot(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from ..cli import _conventions, _measure_names
+    from ..cli import _conventions, _measure_names, _named_inputs
     from ..explain import explain_many
 
-    explained = explain_many(args.qrels, args.run, args.query, _measure_names(args, []),
+    qrels, (run,) = _named_inputs(args, [args.run])
+    explained = explain_many(qrels, run, args.query, _measure_names(args, []),
                              _conventions(args))
     if args.format == "json":
         data = [e.to_dict() for e in explained]

@@ -15,8 +15,10 @@ runs, ``query``, ``doc``, ``relevance`` for judgments (ids as strings or integer
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ..errors import InputError
 from ..io.parquet import is_parquet_path, run_file_name
 from ..io.trec import QRELS_FIELDS, RUN_FIELDS
 
@@ -25,17 +27,20 @@ BAD_COLUMN = "_rankwise_bad"
 FORMATS = ("auto", "trec", "parquet")
 
 
-def read_run(spark, path: str, name: str | None = None, format: str = "auto"):
+def read_run(spark, path: str, name: str | None = None, format: str = "auto",
+             columns: Mapping[str, str] | None = None):
     """A run as a DataFrame (``query``, ``doc``, ``score``, ``rank``) and its name.
 
     The name is ``name``, else the tag of the first line of a TREC file, else the file name.
+    ``columns``: a Parquet run's own names of those columns (``{"query": "user", ...}``).
 
     Returns
     -------
     (DataFrame, str)
     """
     if _format(path, format) == "parquet":
-        return spark.read.parquet(path), name or run_file_name(path)
+        return _named(spark.read.parquet(path), columns, path, "run"), \
+            name or run_file_name(path)
     from pyspark.sql import functions as F
 
     fields, line = _fields()
@@ -57,10 +62,11 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto"):
     return df, name or _run_tag(spark, path) or run_file_name(path)
 
 
-def read_qrels(spark, path: str, format: str = "auto"):
-    """Judgments as a DataFrame (``query``, ``doc``, ``relevance``)."""
+def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str] | None = None):
+    """Judgments as a DataFrame (``query``, ``doc``, ``relevance``; ``columns``: a Parquet
+    file's own names of them)."""
     if _format(path, format) == "parquet":
-        return spark.read.parquet(path)
+        return _named(spark.read.parquet(path), columns, path, "qrels")
     from pyspark.sql import functions as F
 
     fields, line = _fields()
@@ -77,6 +83,21 @@ def read_qrels(spark, path: str, format: str = "auto"):
     return _data_lines(spark, path).select(
         F.get(fields, 0).alias("query"), F.get(fields, 2).alias("doc"),
         grade.cast("double").alias("relevance"), bad.alias(BAD_COLUMN))
+
+
+def _named(df, columns: Mapping[str, str] | None, path: str, what: str):
+    """A Parquet frame with its own column names (``columns``: ours to theirs) renamed to
+    rankwise's; an InputError naming the file when one is not there."""
+    renames = {}
+    for ours, theirs in (columns or {}).items():
+        if theirs not in df.columns:
+            raise InputError(f"{what} Parquet data has no column {theirs!r} (columns: "
+                             f"{', '.join(df.columns)}); name its {ours} column "
+                             f"(--{ours}-column on the command line)", source=str(path),
+                             value=theirs)
+        if theirs != ours:
+            renames[theirs] = ours
+    return df.withColumnsRenamed(renames) if renames else df
 
 
 def _fields():

@@ -103,6 +103,38 @@ def test_parquet_inputs_and_per_query_output(spark, tmp_path):
     assert len(pd.read_parquet(out)) == memory.systems["run"].diagnostics["queries_evaluated"]
 
 
+def test_parquet_inputs_with_their_own_column_names(spark, tmp_path):
+    """Recommender output's (user, item, score) and (user, item, label): named with
+    --query-column and its kin, the same numbers as the in-memory engine on the same files;
+    a name the file does not have is an error naming the file and its columns."""
+    from rankwise.errors import InputError
+
+    run, qrels = collection_frames(23, num_queries=30)
+    run.rename(columns={"query": "user", "doc": "item"}).to_parquet(tmp_path / "recs.parquet")
+    qrels.rename(columns={"query": "user", "doc": "item", "relevance": "label"}).to_parquet(
+        tmp_path / "held_out.parquet")
+    argv = ["evaluate", str(tmp_path / "held_out.parquet"), str(tmp_path / "recs.parquet"),
+            "-m", *MEASURES, "--query-column", "user", "--doc-column", "item",
+            "--relevance-column", "label"]
+    args = spark_args(argv)
+    result = evaluate_from_args(args, cli._conventions(args))
+    memory = rankwise.evaluate(qrels, run, MEASURES)
+    for m in memory.measures:
+        assert result.mean(m) == pytest.approx(memory.mean(m), rel=1e-12)
+    args = spark_args(argv[:-2])  # the judgments' grade column left unnamed
+    with pytest.raises(InputError, match=r"qrels Parquet data has no column 'relevance' "
+                                         r"\(columns: user, item, label\); name its relevance "
+                                         r"column \(--relevance-column") as error:
+        evaluate_from_args(args, cli._conventions(args))
+    assert error.value.source == str(tmp_path / "held_out.parquet")
+    args = spark_args(argv + ["--score-column", "rating"])
+    with pytest.raises(InputError, match=r"run Parquet data has no column 'rating' \(columns: "
+                                         r"user, item, score\); name its score column "
+                                         r"\(--score-column") as error:
+        evaluate_from_args(args, cli._conventions(args))
+    assert error.value.source == str(tmp_path / "recs.parquet")
+
+
 @pytest.mark.parametrize("kind, text, message", [
     ("run", "q1 Q0 d1 1 0.5 tag\nq1 Q0 d2 0.4\n", ("expected 6 fields 'qid Q0 docid rank "
                                                    "score tag', got 4 (got 'q1 Q0 d2 0.4')")),
