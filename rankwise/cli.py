@@ -132,8 +132,9 @@ def column_names(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _named_inputs(args: argparse.Namespace, runs: dict[str, str] | list[str]):
-    """The judgments and runs for ``evaluate``/``compare``: paths as given, except Parquet
-    paths whose columns the command line names otherwise, read with those names."""
+    """The judgments and runs for a command that evaluates: paths as given, except Parquet
+    paths whose columns the command line names otherwise, read here with those names (so
+    such runs are read before the evaluation, not one at a time during it)."""
     from .io import to_qrels, to_run
     from .io.parquet import is_parquet_path
 
