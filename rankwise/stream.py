@@ -37,6 +37,10 @@ in the top K) are added up over the chunks from the same per-query tests as
 :func:`rankwise.diagnostics.run_checks` and worded as it words them; the others depend on the
 judgments only and are taken from the first chunk.
 
+:func:`rankwise.evaluate` evaluates a huge run it holds in memory the same way, block by block
+of whole queries (:func:`evaluate_in_blocks`), when one pass would need more than half of the
+memory left.
+
 A query whose lines reappear after other queries raises :class:`~rankwise.errors.InputError`
 naming the file, the line and the fix (sort the run by query, or evaluate it in memory).
 """
@@ -48,7 +52,7 @@ import os
 import re
 import tempfile
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -61,7 +65,7 @@ from .core.arrow import all_equal, compute, index_in, indices, string_array, tak
 from .core.keys import fingerprints
 from .core.memory import large_arrays
 from .core.ranked import Diagnostics, RankedLists, index_judgments, rank, stack_lists
-from .core.segments import distinct
+from .core.segments import distinct, starts_of_runs
 from .diagnostics import (
     JUDGED_WARNING,
     ORDERING_TIES,
@@ -238,16 +242,22 @@ class _SystemStream:
         """``columns``: the query, doc and score columns of a Parquet run."""
         reader = _ParquetRunReader(path, chunk_bytes, columns) if is_parquet_path(path) else \
             _RunReader(path, chunk_bytes)
+        return self.evaluate_rows(reader, path, name, reader.no_lines_error)
+
+    def evaluate_rows(self, parts: Iterable[_Rows], source: str, name: str,
+                      no_rows: Callable[[], InputError]) -> SystemResult:
+        """Every chunk of whole queries of ``parts``, merged (``no_rows()``: the error to
+        raise when there is none)."""
         first_row = None
-        for rows in reader:
-            chunk = rows.to_run(path, name)
+        for rows in parts:
+            chunk = rows.to_run(source, name)
             if first_row is None:
                 first_row = (chunk.query_dict[0].as_py(), chunk.docs[0].as_py())
             self._add(chunk, rows.rank is not None)
             del rows, chunk
         if first_row is None:
-            raise reader.no_lines_error()
-        return self._finish(path, first_row, name)
+            raise no_rows()
+        return self._finish(source, first_row, name)
 
     def _add(self, chunk: Run, has_rank: bool) -> None:
         codes = self.seen.add(chunk)
@@ -399,9 +409,7 @@ class _Judgments:
         dictionary and its rows' own lines. ``starts``: where each query begins, in the rows
         or, when the judgments are not grouped by query, in ``order`` (by query code)."""
         qrels, n = self.qrels, len(self.qrels)
-        bounds = np.append(starts, n)  # a cut falls on the first query start past each step
-        cuts = distinct(np.concatenate([[0], bounds[np.searchsorted(
-            bounds, np.arange(self.CHECK_BLOCK_ROWS, n, self.CHECK_BLOCK_ROWS))], [n]]))
+        cuts = _block_cuts(starts, n, self.CHECK_BLOCK_ROWS)
         for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
             rows = np.arange(a, b) if self.order is None else self.order[a:b]
             docs = qrels.docs.slice(a, b - a) if self.order is None else \
@@ -1035,6 +1043,54 @@ class _ParquetRunReader:
                 first += n
         except (pa.ArrowException, OSError) as exc:
             raise InputError(f"cannot read as Parquet ({exc})", source=self.path) from None
+
+
+# ---------------------------------------------------------------------------- in memory
+
+#: Rows per block (whole queries): about the rows of the streaming default's chunk.
+BLOCK_ROWS = DEFAULT_CHUNK_BYTES // _ParquetRunReader.LINE_BYTES
+
+
+def split_judgments(qrels) -> _Judgments:
+    """The judgments as :func:`evaluate_in_blocks` takes them (split by query; made once,
+    shared by every run evaluated in blocks)."""
+    return _Judgments(qrels.with_string_docs())  # the blocks' doc ids are strings
+
+
+def evaluate_in_blocks(judgments: _Judgments, run: Run, name: str, measures: list[Measure],
+                       conv: Conventions, per_query: bool,
+                       block_rows: int | None = None) -> SystemResult:
+    """One run held in memory (grouped by query), evaluated as :func:`evaluate_stream`
+    evaluates a file: block by block of whole queries, merged exactly into the SystemResult
+    of one pass, in the memory of one block (each block's temporaries reuse the last's)."""
+    stream = _SystemStream(judgments, measures, conv, per_query)
+    return stream.evaluate_rows(_run_blocks(run, block_rows or BLOCK_ROWS), run.source, name,
+                                lambda: InputError("no rows", source=run.source))
+
+
+def _run_blocks(run: Run, block_rows: int) -> Iterator[_Rows]:
+    """The rows of a run grouped by query as blocks of whole queries (about ``block_rows``
+    each), with their ids as strings, as the readers give them."""
+    import pyarrow as pa
+
+    from .io.tables import _strings
+
+    cuts = _block_cuts(starts_of_runs(run.query_code), len(run), block_rows)
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        rows = np.arange(a, b)
+        yield _Rows(pa.chunked_array(_chunks_of(take(run.query_dict, run.query_code[a:b]))),
+                    pa.chunked_array(_chunks_of(_strings(run.docs.slice(a, b - a), run.source,
+                                                         "doc"))),
+                    run.score[a:b], None if run.rank is None else run.rank[a:b],
+                    run.lines_of(rows), run.row_unit)
+
+
+def _block_cuts(starts: np.ndarray, n: int, step: int) -> np.ndarray:
+    """Where blocks of whole queries of about ``step`` rows begin, ``n`` last: a cut falls
+    on the first query start (``starts``, ascending) at or past each multiple of ``step``."""
+    bounds = np.append(starts, n)
+    return distinct(np.concatenate([[0], bounds[np.searchsorted(
+        bounds, np.arange(step, n, step))], [n]]))
 
 
 def _prefetched(items: Iterator[_Rows]) -> Iterator[_Rows]:

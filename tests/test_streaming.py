@@ -310,3 +310,82 @@ def test_judgments_checked_block_by_block(tmp_path, collection, monkeypatch, gro
         evaluate_stream(str(bad), run, ["AP"])
     assert "judged twice" in str(in_memory.value)
     assert str(streamed.value) == str(in_memory.value)
+
+
+# ---------------------------------------------------------------------------- in memory, in blocks
+
+
+def _one_pass_and_blocks(monkeypatch, evaluate, block_rows: int):
+    """``evaluate()`` in one pass, then with every run evaluated in blocks of about
+    ``block_rows`` rows (the row threshold lowered to 0)."""
+    from rankwise import api, stream
+    from rankwise.core import memory
+
+    one_pass = evaluate()
+    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 0)
+    monkeypatch.setattr(stream, "BLOCK_ROWS", block_rows)
+    calls = []
+    in_blocks = stream.evaluate_in_blocks
+    monkeypatch.setattr(stream, "evaluate_in_blocks", lambda *a, **k: calls.append(1) or
+                        in_blocks(*a, **k))
+    blocks = evaluate()
+    assert calls, "the run was not evaluated in blocks"
+    return one_pass, blocks
+
+
+@pytest.mark.parametrize("block_rows", [1, 50, 10 ** 9])
+@pytest.mark.parametrize("overrides", [
+    {}, {"missing_queries": "zero", "run_only_queries": "zero"},
+    {"max_depth": 7, "unjudged": "remove", "relevance_threshold": 2},
+    {"ties": "input_order", "duplicates": "first"}, {"ties": "expected"}])
+def test_a_huge_run_in_memory_is_evaluated_in_blocks_byte_for_byte(
+        collection, monkeypatch, block_rows, overrides):
+    """Runs of BLOCKWISE_MIN_ROWS rows and more go through the streaming merge block by
+    block (one query per block up to one block): the same JSON as one pass, for a TREC file
+    (rank column, line numbers) and for a DataFrame with integer doc ids."""
+    import pandas as pd
+
+    qrels, run_path = collection
+    run = rankwise.to_run(run_path)
+    frame = pd.DataFrame({"query": np.asarray(run.query_dict)[run.query_code],
+                          "doc": [int(d[1:]) for d in run.docs.to_pylist()],
+                          "score": run.score})
+    judged = rankwise.to_qrels(qrels)
+    for given in (run_path, frame):
+        one_pass, blocks = _one_pass_and_blocks(
+            monkeypatch, lambda: rankwise.evaluate(judged, {"sys": given}, MEASURES,
+                                                   per_query=True, **overrides), block_rows)
+        assert blocks.to_json() == one_pass.to_json()
+        monkeypatch.undo()
+
+
+def test_which_runs_are_evaluated_in_blocks(collection, monkeypatch):
+    """Blocks only where one pass would need more than half the memory left, for runs of
+    BLOCKWISE_MIN_ROWS rows or more with each query's rows together and no empty query; a
+    run written otherwise takes the one pass (the same result either way)."""
+    from rankwise import api
+    from rankwise.core import memory
+
+    _, run_path = collection
+    run = rankwise.to_run(run_path)
+    lines = open(run_path).read().splitlines()
+    shuffled = rankwise.to_run(_frame_of(np.random.default_rng(0).permutation(lines)))
+    with_empty = rankwise.to_run({"q000": {"d1": 1.0}, "q001": {}})
+    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
+    need = len(run) * api.ONE_PASS_BYTES_PER_ROW
+    for available, expected in ((None, False), (2 * need, False), (2 * need - 2, True)):
+        monkeypatch.setattr(memory, "available_bytes", lambda: available)
+        assert api._in_blocks(run) is expected
+    assert not api._in_blocks(shuffled) and not api._in_blocks(with_empty)
+    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", len(run) + 1)
+    assert not api._in_blocks(run)
+
+
+def _frame_of(lines):
+    """TREC run lines as a DataFrame (query, doc, score)."""
+    import pandas as pd
+
+    fields = [line.split() for line in lines]
+    return pd.DataFrame({"query": [f[0] for f in fields], "doc": [f[2] for f in fields],
+                         "score": [float(f[4]) for f in fields]})
