@@ -131,18 +131,29 @@ def column_names(args: argparse.Namespace) -> dict[str, str]:
             for key, default in DEFAULT_COLUMNS.items()}
 
 
+def _named_qrels(args: argparse.Namespace):
+    """The judgments' path, or the judgments read with the column names the command line
+    gives where they are Parquet with other names."""
+    from .io import to_qrels
+    from .io.parquet import is_parquet_path
+
+    names = column_names(args)
+    if names == DEFAULT_COLUMNS or not is_parquet_path(args.qrels):
+        return args.qrels
+    return to_qrels(args.qrels, names["query"], names["doc"], names["relevance"])
+
+
 def _named_inputs(args: argparse.Namespace, runs: dict[str, str] | list[str]):
     """The judgments and runs for a command that evaluates: paths as given, except Parquet
     paths whose columns the command line names otherwise, read here with those names (so
     such runs are read before the evaluation, not one at a time during it)."""
-    from .io import to_qrels, to_run
+    from .io import to_run
     from .io.parquet import is_parquet_path
 
     names = column_names(args)
     if names == DEFAULT_COLUMNS:
         return args.qrels, runs
-    qrels = to_qrels(args.qrels, names["query"], names["doc"], names["relevance"]) \
-        if is_parquet_path(args.qrels) else args.qrels
+    qrels = _named_qrels(args)
 
     def run(path: str, label: str | None):
         return to_run(path, label, names["query"], names["doc"], names["score"]) \
@@ -258,8 +269,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             from .stream import evaluate_stream
 
             names = column_names(args)
-            qrels, _ = _named_inputs(args, {})
-            result = evaluate_stream(qrels, runs, measures, conventions,
+            result = evaluate_stream(_named_qrels(args), runs, measures, conventions,
                                      per_query=args.per_query, query=names["query"],
                                      doc=names["doc"], score=names["score"])
         else:

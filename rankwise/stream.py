@@ -238,7 +238,7 @@ class _SystemStream:
     # -------------------------------------------------------------- the chunks
 
     def evaluate(self, path: str, name: str, chunk_bytes: int,
-                 columns: tuple[str, str, str] = ("query", "doc", "score")) -> SystemResult:
+                 columns: tuple[str, str, str]) -> SystemResult:
         """``columns``: the query, doc and score columns of a Parquet run."""
         reader = _ParquetRunReader(path, chunk_bytes, columns) if is_parquet_path(path) else \
             _RunReader(path, chunk_bytes)
@@ -1007,8 +1007,7 @@ class _ParquetRunReader:
     #: Bytes of a typical TREC run line: ``chunk_bytes`` of text hold that many fewer rows.
     LINE_BYTES = 40
 
-    def __init__(self, path: str, chunk_bytes: int,
-                 columns: tuple[str, str, str] = ("query", "doc", "score")) -> None:
+    def __init__(self, path: str, chunk_bytes: int, columns: tuple[str, str, str]) -> None:
         from .io.parquet import parquet_columns
 
         self.path = path
