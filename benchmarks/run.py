@@ -446,9 +446,15 @@ MAX_SCALING = 10
 def _expected_peak_mb(tool: str, case: Case, results: dict) -> float | None:
     """The tool's peak on the largest TREC case measured so far with fewer run lines (at
     least a tenth as many), scaled by the ratio of run lines (memory grows about linearly
-    with the input); None when there is no such case."""
+    with the input); None when there is no such case. ``rankwise.evaluate`` streams a run
+    file too large for one pass in memory: from BLOCKWISE_MIN_ROWS lines on, its peak is
+    expected as the streamed evaluation's."""
     if case.kind != "trec":
         return None
+    from rankwise.api import BLOCKWISE_MIN_ROWS
+
+    if tool == "rankwise" and case.run_lines() >= BLOCKWISE_MIN_ROWS:
+        tool = "rankwise_stream"  # a run file too large for one pass is streamed
     smaller = [(CASES[n].run_lines(), n) for n, entry in results.items()
                if CASES[n].kind == "trec"
                and case.run_lines() / MAX_SCALING <= CASES[n].run_lines() < case.run_lines()

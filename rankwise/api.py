@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
@@ -47,6 +48,15 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
     -------
     Result
 
+    Notes
+    -----
+    A run too large for one pass in the memory left (one pass needs about 120 bytes a row;
+    from 2^25 rows on, when that is over half of the memory available) is evaluated chunk by
+    chunk of whole queries through :mod:`rankwise.stream`'s exact merge, with the same
+    result: a run file grouped by query (TREC text, gzip or Parquet) is streamed from the
+    file without being read whole, a run in memory is cut into blocks. A run file whose
+    queries are not grouped is read whole.
+
     Examples
     --------
     >>> import rankwise
@@ -71,16 +81,30 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
     from concurrent.futures import ThreadPoolExecutor  # here: importing it costs 6-10 ms
 
     judged = to_qrels(qrels)
+    sources = _run_sources(run)
+    huge = [_streams_from_file(source) for _, source in sources]
     with ThreadPoolExecutor(max_workers=1) as pool:
         # the judgments are indexed in a second thread while the runs are read and the first
         # run's doc ids are fingerprinted (numpy and Arrow release the interpreter lock)
-        judgments = pool.submit(index_judgments, judged)
+        judgments = None if all(huge) else pool.submit(index_judgments, judged)
         systems = {}
-        blocks = None  # the judgments split by query, once a run is evaluated in blocks
-        with closing(_iter_runs(run)) as runs:  # closed early on an error: reading stops
+        blocks = None  # the judgments split by query, once a run is streamed or in blocks
+        with closing(_iter_runs(sources, huge)) as runs:  # closed early on an error
             for batch in _batches(runs):
                 if len(batch) == 1:
                     name, one = batch[0]
+                    if isinstance(one, _RunFile):  # too large for one pass: streamed
+                        from .stream import NotGroupedError, evaluate_file, split_judgments
+
+                        blocks = blocks or split_judgments(judged)
+                        try:
+                            systems[name] = evaluate_file(blocks, one.path, name, parsed,
+                                                          conv, per_query)
+                            continue
+                        except NotGroupedError:  # it can only be evaluated whole
+                            blocks = None
+                            one = to_run(one.path, name=name)
+                            judgments = judgments or pool.submit(index_judgments, judged)
                     if _in_blocks(one):  # a huge run: block by block, in reused memory
                         from .stream import evaluate_in_blocks, split_judgments
 
@@ -106,32 +130,82 @@ STACK_RUN_MAX_ROWS = THREAD_MIN_ROWS
 STACK_ROWS = 1 << 18  # 1 << 20 was no faster and held 130 MB more (1,000 runs of 5,000 rows)
 
 
-#: A run grouped by query is evaluated block by block of whole queries
-#: (``stream.evaluate_in_blocks``, as a streamed file is) when one pass over it would need
-#: more than half the memory the system has left: the kernel then reclaims its page cache
-#: page by page (100M rows on a 24 GB machine: one pass 22.0-26.6 s, two thirds of its CPU
-#: time in the kernel, peak 11.1 GB; in blocks 18.5 s, peak 6.1 GB). Blocks do more work per
-#: row (ids as strings), so smaller runs always take the one pass (40M rows: 3.0 s against
-#: 5.4 s with the memory to spare).
+#: A run too large for one pass is evaluated chunk by chunk of whole queries, through the
+#: streaming merge: a run file grouped by query is streamed from the file
+#: (``stream.evaluate_file``: 1M queries x 100 from TREC text, 31.7 s and 4.3 GB peak, where
+#: one pass took 37.2 s and 14.4 GB), a run already in memory is cut into blocks
+#: (``stream.evaluate_in_blocks``). Too large: one pass would need more than half the memory
+#: the system has left, when the kernel reclaims its page cache page by page (100M rows in
+#: memory on a 24 GB machine: one pass 22.0-26.6 s, two thirds of its CPU time in the
+#: kernel, peak 11.1 GB; in blocks 18.5 s, peak 6.1 GB). Chunks do more work per row (ids
+#: as strings), so runs under this many rows always take the one pass (40M rows in memory:
+#: 3.0 s against 5.4 s in blocks with the memory to spare).
 BLOCKWISE_MIN_ROWS = 1 << 25
 #: Peak memory of one pass per run row (11.1 GB at 100M rows with integer doc ids, 14.4 GB
 #: from TREC text), for that decision.
 ONE_PASS_BYTES_PER_ROW = 120
 
 
-def _in_blocks(run: Run) -> bool:
-    """Whether ``run`` is evaluated block by block (see BLOCKWISE_MIN_ROWS): large, each
-    query's rows together, no query given without rows, and one pass over it would need more
-    than half of the memory available (never where that is unknown)."""
+def _too_large_for_one_pass(rows: int) -> bool:
+    """Whether one pass over ``rows`` run rows would need more than half of the memory
+    available (never under BLOCKWISE_MIN_ROWS rows, nor where the memory is unknown)."""
     from .core.memory import available_bytes
-    from .core.segments import starts_of_runs
 
-    if len(run) < BLOCKWISE_MIN_ROWS or run.empty_queries:
+    if rows < BLOCKWISE_MIN_ROWS:
         return False
     available = available_bytes()
-    if available is None or len(run) * ONE_PASS_BYTES_PER_ROW <= available // 2:
+    return available is not None and rows * ONE_PASS_BYTES_PER_ROW > available // 2
+
+
+def _in_blocks(run: Run) -> bool:
+    """Whether ``run`` (in memory) is evaluated block by block: too large for one pass, each
+    query's rows together, and no query given without rows."""
+    from .core.segments import starts_of_runs
+
+    if run.empty_queries or not _too_large_for_one_pass(len(run)):
         return False
     return len(starts_of_runs(run.query_code)) == run.num_queries
+
+
+def _streams_from_file(source: Any) -> bool:
+    """Whether ``source`` is a run file (TREC text, gzip or Parquet) too large for one pass,
+    to be streamed from the file; its size on disk rules out most files unopened (every row
+    takes at least a byte), then its rows are estimated (Parquet metadata, or the text size
+    over the mean length of the first lines)."""
+    import os
+
+    from .io.parquet import PARQUET_SUFFIXES, is_parquet_path
+
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    path = str(source)
+    try:
+        size = os.path.getsize(path) if not os.path.isdir(path) else sum(
+            entry.stat().st_size for entry in os.scandir(path)
+            if entry.name.lower().endswith(PARQUET_SUFFIXES))
+    except OSError:
+        return False  # the reader says why
+    if size < BLOCKWISE_MIN_ROWS:
+        return False
+    if is_parquet_path(path):
+        from .io.parquet import parquet_rows
+
+        return _too_large_for_one_pass(parquet_rows(path))
+    from .io.trec import estimated_lines
+
+    return _too_large_for_one_pass(estimated_lines(path))
+
+
+@dataclass(frozen=True)
+class _RunFile:
+    """A run file to be streamed (see ``_streams_from_file``) rather than read whole."""
+
+    path: str
+    name: str
+    rows: int = BLOCKWISE_MIN_ROWS  # at least: evaluated alone (``_batches``, ``_read_runs``)
+
+    def __len__(self) -> int:
+        return self.rows
 
 
 def _batches(runs: Iterable[tuple[str, Run]]) -> Iterator[list[tuple[str, Run]]]:
@@ -214,25 +288,34 @@ def _values_and_checks(lists, parsed: list[Measure]):
 READ_AHEAD = 2
 
 
-def _read_runs(sources: list, names: list) -> Iterator[Run]:
-    """``to_run`` of every source in the given order, up to READ_AHEAD files read ahead of the
-    caller in two threads (pyarrow parses files without the interpreter lock); a bad one
-    raises its error when its turn comes, and an early stop leaves the rest unread."""
+def _read_runs(sources: list, names: list, huge: list[bool]) -> Iterator[Run | _RunFile]:
+    """``to_run`` of every source in the given order (a ``_RunFile`` for those ``huge``, to
+    be streamed), up to READ_AHEAD files read ahead of the caller in two threads (pyarrow
+    parses files without the interpreter lock); a bad one raises its error when its turn
+    comes, and an early stop leaves the rest unread."""
     if len(sources) < 2:
-        yield from (to_run(r, name=n) for r, n in zip(sources, names))
+        yield from (_read(r, n, h) for r, n, h in zip(sources, names, huge))
         return
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
-    todo = iter(zip(sources, names))
+    todo = iter(zip(sources, names, huge))
     with ThreadPoolExecutor(max_workers=2) as pool:
-        ahead = deque(pool.submit(to_run, r, name=n) for r, n in islice(todo, READ_AHEAD))
+        ahead = deque(pool.submit(_read, *item) for item in islice(todo, READ_AHEAD))
         while ahead:
             run = ahead.popleft().result()
             limit = READ_AHEAD if len(run) < STACK_RUN_MAX_ROWS else 1
-            for r, n in islice(todo, max(0, limit - len(ahead))):
-                ahead.append(pool.submit(to_run, r, name=n))
+            for item in islice(todo, max(0, limit - len(ahead))):
+                ahead.append(pool.submit(_read, *item))
             yield run
+
+
+def _read(source: Any, name: str | None, huge: bool) -> Run | _RunFile:
+    if huge:
+        from .stream import run_name
+
+        return _RunFile(str(source), name if name is not None else run_name(source))
+    return to_run(source, name=name)
 
 
 def _kind(measure: Measure) -> str:
@@ -241,21 +324,27 @@ def _kind(measure: Measure) -> str:
 
 def _runs(run: Any) -> list[tuple[str, Run]]:
     """Normalise the ``run`` argument to ``[(name, Run), ...]`` with unique names."""
-    return list(_iter_runs(run))
+    sources = _run_sources(run)
+    return list(_iter_runs(sources, [False] * len(sources)))
 
 
-def _iter_runs(run: Any) -> Iterator[tuple[str, Run]]:
-    """``_runs``, one run at a time as they are read (see ``_read_runs``)."""
+def _run_sources(run: Any) -> list[tuple[str | None, Any]]:
+    """The ``run`` argument as ``[(name or None: the run's own, source), ...]``, unread."""
     if isinstance(run, Mapping) and run and not is_nested_run(run):
-        names = [str(name) for name in run]
-        items = zip(names, _read_runs(list(run.values()), names))
-    elif isinstance(run, (list, tuple)):
+        return [(str(name), r) for name, r in run.items()]
+    if isinstance(run, (list, tuple)):
         if not run:
             raise InputError("no run given", source="run")
-        items = ((r.name, r) for r in _read_runs(list(run), [None] * len(run)))
-    else:
-        one = to_run(run)
-        items = iter([(one.name, one)])
+        return [(None, r) for r in run]
+    return [(None, run)]
+
+
+def _iter_runs(sources: list[tuple[str | None, Any]], huge: list[bool]
+               ) -> Iterator[tuple[str, Run | _RunFile]]:
+    """The runs one at a time as they are read (see ``_read_runs``), named uniquely."""
+    names = [name for name, _ in sources]
+    items = ((name if name is not None else r.name, r) for name, r in
+             zip(names, _read_runs([source for _, source in sources], names, huge)))
     seen: dict[str, int] = {}
     for name, r in items:
         if name in seen:

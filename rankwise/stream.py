@@ -37,12 +37,14 @@ in the top K) are added up over the chunks from the same per-query tests as
 :func:`rankwise.diagnostics.run_checks` and worded as it words them; the others depend on the
 judgments only and are taken from the first chunk.
 
-:func:`rankwise.evaluate` evaluates a huge run it holds in memory the same way, block by block
-of whole queries (:func:`evaluate_in_blocks`), when one pass would need more than half of the
-memory left.
+:func:`rankwise.evaluate` evaluates a run too large for one pass (one pass would need more
+than half of the memory left) the same way: a run file grouped by query is streamed from the
+file (:func:`evaluate_file`), a run it holds in memory goes block by block of whole queries
+(:func:`evaluate_in_blocks`).
 
-A query whose lines reappear after other queries raises :class:`~rankwise.errors.InputError`
-naming the file, the line and the fix (sort the run by query, or evaluate it in memory).
+A query whose lines reappear after other queries raises :class:`NotGroupedError` (an
+:class:`~rankwise.errors.InputError`) naming the file, the line and the fix (sort the run by
+query, or evaluate it in memory).
 """
 
 from __future__ import annotations
@@ -196,9 +198,7 @@ def _run_paths(run: Any) -> list[tuple[str, str]]:
         if not isinstance(path, (str, os.PathLike)):
             raise InputError("streaming evaluation reads TREC run files: expected a path",
                              source="run", value=type(path).__name__)
-        if name is None:
-            name = run_file_name(path) if is_parquet_path(path) else _run_name(str(path))
-        out.append((name, str(path)))
+        out.append((run_name(path) if name is None else name, str(path)))
     seen: dict[str, int] = {}
     unique = []
     for name, path in out:
@@ -209,6 +209,21 @@ def _run_paths(run: Any) -> list[tuple[str, str]]:
             seen[name] = 1
         unique.append((name, path))
     return unique
+
+
+def run_name(path: str | os.PathLike[str]) -> str:
+    """A run file's name as the in-memory readers give it (the TREC tag, or the Parquet file's
+    name)."""
+    return run_file_name(path) if is_parquet_path(path) else _run_name(str(path))
+
+
+def evaluate_file(judgments: _Judgments, path: str, name: str, measures: list[Measure],
+                  conv: Conventions, per_query: bool) -> SystemResult:
+    """One run file (TREC text or Parquet, default column names) evaluated as
+    :func:`evaluate_stream` evaluates it, with the judgments of :func:`split_judgments`.
+    Raises :class:`NotGroupedError` when the file is not grouped by query."""
+    return _SystemStream(judgments, measures, conv, per_query).evaluate(
+        str(path), name, DEFAULT_CHUNK_BYTES, ("query", "doc", "score"))
 
 
 # ---------------------------------------------------------------------------- one system
@@ -839,12 +854,18 @@ class _SeenQueries:
         return codes
 
 
-def _regrouped(run: Run, qid: str, line: int, first: int, end: int | None = None) -> InputError:
+class NotGroupedError(InputError):
+    """A query's rows reappear after other queries: the run cannot be streamed (it can be
+    evaluated in memory)."""
+
+
+def _regrouped(run: Run, qid: str, line: int, first: int,
+               end: int | None = None) -> NotGroupedError:
     word = "row" if run.row_unit == "row" else "line"
     ended = f" to {word} {end}" if end is not None else ""
     how = ("e.g. pyarrow.parquet.write_table(table.sort_by('query'), path)"
            if word == "row" else "e.g. sort -s -k1,1 run.txt > sorted.txt")
-    return InputError(
+    return NotGroupedError(
         f"query {qid!r} appears again after other queries (its {word}s began at {word} "
         f"{first}{ended}): streaming evaluation needs each query's {word}s together; sort the "
         f"run by query ({how}; the order of queries does not matter) or evaluate it in "

@@ -288,7 +288,7 @@ def test_run_files_are_read_a_bounded_number_ahead(monkeypatch, rows):
 
     monkeypatch.setattr(api, "to_run", fake_to_run)
     ahead = api.READ_AHEAD if rows < api.STACK_RUN_MAX_ROWS else 1
-    reader = api._read_runs(list(range(20)), [None] * 20)
+    reader = api._read_runs(list(range(20)), [None] * 20, [False] * 20)
     for i, run in enumerate(reader):
         assert run.source == i
         with lock:

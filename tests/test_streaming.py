@@ -342,8 +342,8 @@ def _one_pass_and_blocks(monkeypatch, evaluate, block_rows: int):
 def test_a_huge_run_in_memory_is_evaluated_in_blocks_byte_for_byte(
         collection, monkeypatch, block_rows, overrides):
     """Runs of BLOCKWISE_MIN_ROWS rows and more go through the streaming merge block by
-    block (one query per block up to one block): the same JSON as one pass, for a TREC file
-    (rank column, line numbers) and for a DataFrame with integer doc ids."""
+    block (one query per block up to one block): the same JSON as one pass, for a run read
+    from a TREC file (rank column, line numbers) and for a DataFrame with integer doc ids."""
     import pandas as pd
 
     qrels, run_path = collection
@@ -352,7 +352,7 @@ def test_a_huge_run_in_memory_is_evaluated_in_blocks_byte_for_byte(
                           "doc": [int(d[1:]) for d in run.docs.to_pylist()],
                           "score": run.score})
     judged = rankwise.to_qrels(qrels)
-    for given in (run_path, frame):
+    for given in (run, frame):
         one_pass, blocks = _one_pass_and_blocks(
             monkeypatch, lambda: rankwise.evaluate(judged, {"sys": given}, MEASURES,
                                                    per_query=True, **overrides), block_rows)
@@ -389,3 +389,127 @@ def _frame_of(lines):
     fields = [line.split() for line in lines]
     return pd.DataFrame({"query": [f[0] for f in fields], "doc": [f[2] for f in fields],
                          "score": [float(f[4]) for f in fields]})
+
+
+# ---------------------------------------------------------------------------- huge run files
+
+
+def _streamed_from_file(monkeypatch, evaluate, chunk_bytes: int):
+    """``evaluate()`` with every run file taken as too large for one pass (chunks of about
+    ``chunk_bytes``): the result, how many files were streamed, and whether the judgments
+    were indexed for a pass in memory."""
+    from rankwise import api, stream
+    from rankwise.core import memory
+
+    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 0)
+    monkeypatch.setattr(stream, "DEFAULT_CHUNK_BYTES", chunk_bytes)
+    streamed, indexed = [], []
+    evaluate_file, index_judgments = stream.evaluate_file, api.index_judgments
+    monkeypatch.setattr(stream, "evaluate_file", lambda *a, **k: streamed.append(1) or
+                        evaluate_file(*a, **k))
+    monkeypatch.setattr(api, "index_judgments", lambda *a, **k: indexed.append(1) or
+                        index_judgments(*a, **k))
+    try:
+        return evaluate(), len(streamed), bool(indexed)
+    finally:
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("chunk_bytes", [300, 10 ** 9])
+@pytest.mark.parametrize("overrides", [
+    {}, {"missing_queries": "zero", "run_only_queries": "zero"},
+    {"max_depth": 7, "unjudged": "remove", "relevance_threshold": 2}, {"ties": "expected"}])
+def test_a_run_file_too_large_for_one_pass_is_streamed_byte_for_byte(
+        tmp_path, collection, monkeypatch, chunk_bytes, overrides):
+    """rankwise.evaluate streams a run file too large for one pass from the file, chunk by
+    chunk of whole queries (TREC text, gzip, Parquet; one run or several, next to a run in
+    memory): the same JSON as one pass, and no index of all the judgments is built when
+    every run is streamed."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    qrels, run_path = collection
+    gz = str(tmp_path / "run.txt.gz")
+    with open(run_path, "rb") as src, gzip.open(gz, "wb") as out:
+        out.write(src.read())
+    run = rankwise.to_run(run_path)
+    parquet = str(tmp_path / "run.parquet")
+    pq.write_table(pa.table({"query": np.asarray(run.query_dict)[run.query_code],
+                             "doc": run.docs, "score": run.score,
+                             "rank": run.rank.astype(np.int64)}), parquet)
+    frame = _frame_of(open(run_path).read().splitlines()[:200])
+    cases = [(run_path, 1, False), (gz, 1, False), (parquet, 1, False),
+             ({"a": run_path, "b": parquet}, 2, False), ([run_path, frame], 1, True)]
+    for given, files, indexed in cases:
+        def evaluate():
+            return rankwise.evaluate(qrels, given, MEASURES, per_query=True, **overrides)
+        streamed, calls, index_built = _streamed_from_file(monkeypatch, evaluate, chunk_bytes)
+        assert streamed.to_json() == evaluate().to_json(), given
+        assert (calls, index_built) == (files, indexed), given
+
+
+def test_a_run_file_not_grouped_by_query_is_evaluated_whole(tmp_path, collection,
+                                                              monkeypatch):
+    """A huge run file whose queries are not grouped cannot be streamed: it is read whole
+    and evaluated in one pass, with the same result as without the streaming attempt."""
+    qrels, run_path = collection
+    lines = open(run_path).read().splitlines()
+    shuffled = tmp_path / "shuffled.txt"
+    shuffled.write_text("\n".join(np.random.default_rng(1).permutation(lines)) + "\n")
+
+    def evaluate():
+        return rankwise.evaluate(qrels, [str(shuffled), run_path], MEASURES, per_query=True)
+    streamed, calls, indexed = _streamed_from_file(monkeypatch, evaluate, 300)
+    assert streamed.to_json() == evaluate().to_json()
+    assert (calls, indexed) == (2, True)
+    with pytest.raises(rankwise.stream.NotGroupedError, match="appears again"):
+        evaluate_stream(qrels, str(shuffled), ["AP"])
+
+
+def test_which_run_files_are_streamed(tmp_path, collection, monkeypatch):
+    """A run file is streamed when one pass over its rows (estimated without reading it)
+    would need more than half the memory left; files smaller on disk than
+    BLOCKWISE_MIN_ROWS bytes are ruled out unopened; anything else is read."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from rankwise import api
+    from rankwise.core import memory
+    from rankwise.io.parquet import parquet_rows
+    from rankwise.io.trec import estimated_lines
+
+    qrels, run_path = collection
+    lines = open(run_path).read().splitlines()
+    big = tmp_path / "big.txt"  # several times the 64 KiB the estimate reads
+    big.write_text("\n".join(lines * 40) + "\n")
+    gz = tmp_path / "big.txt.gz"
+    gz.write_bytes(gzip.compress(big.read_bytes()))
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for part in range(3):
+        pq.write_table(pa.table({"query": ["q1"] * 5, "doc": list("abcde"),
+                                 "score": [1.0] * 5}), folder / f"part-{part}.parquet")
+    n = len(lines) * 40
+    assert 0.9 * n <= estimated_lines(big) <= 1.1 * n
+    assert 0.9 * n <= estimated_lines(gz) <= 1.1 * n
+    assert estimated_lines(run_path) == len(lines)  # read whole: exact
+    assert parquet_rows(folder) == 15 and parquet_rows(folder / "part-0.parquet") == 5
+    assert estimated_lines(tmp_path / "missing.txt") == 0
+    assert parquet_rows(tmp_path / "missing.parquet") == 0
+
+    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
+    need = estimated_lines(big) * api.ONE_PASS_BYTES_PER_ROW
+    for available, expected in ((None, False), (2 * need, False), (2 * need - 2, True)):
+        monkeypatch.setattr(memory, "available_bytes", lambda: available)
+        assert api._streams_from_file(str(big)) is expected
+    monkeypatch.setattr(memory, "available_bytes", lambda: 0)
+    assert api._streams_from_file(folder) and api._streams_from_file(gz)
+    assert not api._streams_from_file(rankwise.to_run(run_path))
+    assert not api._streams_from_file(str(tmp_path / "missing.txt"))
+    with pytest.raises(rankwise.InputError, match="file not found"):
+        rankwise.evaluate(qrels, str(tmp_path / "missing.txt"), ["AP"])
+    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", os.path.getsize(big) + 1)
+    opened = []
+    monkeypatch.setattr("rankwise.io.trec._peek", lambda *a: opened.append(a) or b"")
+    assert not api._streams_from_file(str(big)) and not opened

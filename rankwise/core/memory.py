@@ -109,6 +109,8 @@ def check_fits(source: str, text_bytes: int) -> None:
     if available is not None and needed > available:
         raise InputError(
             f"{text_bytes / 1e9:.1f} GB of text needs about {needed / 1e9:.1f} GB of memory to "
-            f"evaluate, but {available / 1e9:.1f} GB is available; split the run by query (each "
-            "query's values depend on its own rows only) and evaluate the parts, or set "
-            "RANKWISE_SKIP_MEMORY_CHECK=1 to try anyway", source=source)
+            f"evaluate, but {available / 1e9:.1f} GB is available; evaluate it streamed, chunk "
+            "by chunk of whole queries (rankwise evaluate --stream, or "
+            "rankwise.stream.evaluate_stream; the run must be grouped by query: sort it by "
+            "query first if it is not), or set RANKWISE_SKIP_MEMORY_CHECK=1 to try anyway",
+            source=source)

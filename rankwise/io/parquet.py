@@ -65,6 +65,22 @@ def run_file_name(path: str | os.PathLike[str]) -> str:
     return PurePosixPath(str(path).rstrip("/")).name or str(path)
 
 
+def parquet_rows(path: str | os.PathLike[str]) -> int:
+    """The rows of Parquet data from the files' metadata, without reading them (a folder: its
+    own Parquet files); 0 when they cannot be read (the reader then says why)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    source = str(path)
+    files = [source] if os.path.isfile(source) else \
+        [os.path.join(source, f) for f in sorted(os.listdir(source))
+         if f.lower().endswith(PARQUET_SUFFIXES)] if os.path.isdir(source) else []
+    try:
+        return sum(pq.read_metadata(f).num_rows for f in files)
+    except (pa.ArrowException, OSError):
+        return 0
+
+
 def parquet_columns(path, needed: tuple[str, ...], optional: tuple[str, ...], what: str,
                     hint: str) -> list[str]:
     """The columns to read: the needed ones (an InputError naming the file and the columns

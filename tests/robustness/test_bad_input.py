@@ -179,7 +179,7 @@ def test_input_too_large_for_memory_is_refused_with_a_way_around(tmp_path, monke
     qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", many)
     monkeypatch.setattr("rankwise.core.memory.available_bytes", lambda: 1000)
     monkeypatch.setattr("rankwise.core.memory.ALWAYS_FITS_BYTES", 0)  # this file is small
-    with pytest.raises(InputError, match=r"needs about .* GB of memory.*split the run by query") \
+    with pytest.raises(InputError, match=r"needs about .* GB of memory.*evaluate it streamed.*--stream") \
             as info:
         rankwise.evaluate(qrels, run, ["AP"])
     assert info.value.source == run
