@@ -85,8 +85,17 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
     huge = [_streams_from_file(source) for _, source in sources]
     with ThreadPoolExecutor(max_workers=1) as pool:
         # the judgments are indexed in a second thread while the runs are read and the first
-        # run's doc ids are fingerprinted (numpy and Arrow release the interpreter lock)
-        judgments = None if all(huge) else pool.submit(index_judgments, judged)
+        # run's doc ids are fingerprinted (numpy and Arrow release the interpreter lock); not
+        # before a run needs it when every run is expected to go chunk by chunk (which does
+        # not use that index: 10M judgments take 1.5 s to index)
+        pending = [] if all(h or _blocks_expected(s) for h, (_, s) in zip(huge, sources)) \
+            else [pool.submit(index_judgments, judged)]
+
+        def judgments():
+            if not pending:
+                pending.append(pool.submit(index_judgments, judged))
+            return pending[0]
+
         systems = {}
         blocks = None  # the judgments split by query, once a run is streamed or in blocks
         with closing(_iter_runs(sources, huge)) as runs:  # closed early on an error
@@ -104,7 +113,6 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
                         except NotGroupedError:  # it can only be evaluated whole
                             blocks = None
                             one = to_run(one.path, name=name)
-                            judgments = judgments or pool.submit(index_judgments, judged)
                     if _in_blocks(one):  # a huge run: block by block, in reused memory
                         from .stream import evaluate_in_blocks, split_judgments
 
@@ -112,10 +120,10 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
                         systems[name] = evaluate_in_blocks(blocks, one, name, parsed, conv,
                                                            per_query)
                     else:
-                        systems[name] = _summarise(name, rank(judgments, one, conv), parsed,
-                                                   per_query)
+                        systems[name] = _summarise(name, rank(judgments(), one, conv),
+                                                   parsed, per_query)
                     continue
-                ranked = [rank(judgments, one, conv) for _, one in batch]
+                ranked = [rank(judgments(), one, conv) for _, one in batch]
                 for (name, _), lists, (values, bounds) in zip(
                         batch, ranked, _stacked_values(ranked, parsed)):
                     systems[name] = _summarise(name, lists, parsed, per_query, values, bounds)
@@ -165,6 +173,16 @@ def _in_blocks(run: Run) -> bool:
     if run.empty_queries or not _too_large_for_one_pass(len(run)):
         return False
     return len(starts_of_runs(run.query_code)) == run.num_queries
+
+
+def _blocks_expected(source: Any) -> bool:
+    """Whether a run given in memory (a table, frame or Run) has rows enough to be evaluated
+    in blocks (see ``_in_blocks``, which decides)."""
+    import os
+
+    if isinstance(source, (str, os.PathLike, Mapping)) or not hasattr(source, "__len__"):
+        return False
+    return _too_large_for_one_pass(len(source))
 
 
 def _streams_from_file(source: Any) -> bool:

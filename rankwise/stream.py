@@ -63,7 +63,8 @@ from typing import Any
 import numpy as np
 
 from .conventions import Conventions, profile, resolve
-from .core.arrow import all_equal, compute, index_in, indices, string_array, take, to_numpy
+from .core.arrow import (all_equal, compute, index_in, indices, string_array, take, to_arrow,
+                         to_numpy)
 from .core.keys import fingerprints
 from .core.memory import large_arrays
 from .core.ranked import Diagnostics, RankedLists, index_judgments, rank, stack_lists
@@ -169,7 +170,7 @@ def evaluate_stream(qrels: Any, run: Any, measures: str | Measure | Sequence[str
                          value=repr(chunk_bytes))
     runs = _run_paths(run)
     with large_arrays():
-        judgments = _Judgments(to_qrels(qrels).with_string_docs())  # chunks read strings
+        judgments = _Judgments(to_qrels(qrels))
         systems = {}
         for name, path in runs:
             stream = _SystemStream(judgments, parsed, conv, per_query)
@@ -280,9 +281,10 @@ class _SystemStream:
         self.rank_column &= has_rank
         run_only = int((~judged).sum())
         stand_in = not judged.any()
+        integer = integer_docs(chunk.docs)
         if stand_in:  # the engine needs a judged query: lend it one and take it away again
-            chunk = _with_row(chunk, self._stand_in_run(chunk.rank is not None))
-        index = self.judgments.subset(np.sort(codes[judged]), run_only)
+            chunk = _with_row(chunk, self._stand_in_run(chunk.rank is not None, integer))
+        index = self.judgments.subset(np.sort(codes[judged]), run_only, strings=not integer)
         lists = rank(index, chunk, self.chunk_conv)
         keep = np.arange(lists.num_queries - 1 if stand_in else lists.num_queries)
         self._add_lists(lists, keep)
@@ -301,9 +303,11 @@ class _SystemStream:
             self.values[str(m)].append(m.compute(lists)[keep])
         self.facts.add(lists, keep)
 
-    def _stand_in_run(self, with_rank: bool) -> Run:
-        """One row of the judgments' stand-in query (see :meth:`_Judgments.subset`)."""
+    def _stand_in_run(self, with_rank: bool, integer: bool = False) -> Run:
+        """One row of the judgments' stand-in query (see :meth:`_Judgments.subset`), its doc
+        unjudged (an integer for runs with integer doc ids)."""
         qid, doc = self.judgments.stand_in(np.zeros(0, dtype=np.int64))
+        doc = len(self.judgments.levels) if integer else doc
         run = Run.from_columns([qid], [doc], [0.0], name="stand-in", source="stand-in")
         return replace(run, rank=np.ones(1, dtype=np.int64) if with_rank else None)
 
@@ -368,7 +372,8 @@ class _SystemStream:
         codes = np.sort(np.append(missing, seen_code))
         qid = self.qrels.query_dict[seen_code].as_py()
         one = Run.from_columns([qid], ["-"], [0.0], source="stand-in")
-        lists = rank(self.judgments.subset(codes, 0, widen=False), one, self.conv)
+        lists = rank(self.judgments.subset(codes, 0, widen=False, strings=True), one,
+                     self.conv)
         at = np.arange(1, 1 + len(missing))  # query 0 is the one-row query; the stand-in last
         self._add_lists(lists, at)
         self.counts["queries_evaluated"] += len(missing)
@@ -438,7 +443,8 @@ class _Judgments:
         free[codes[codes < len(free)]] = False
         return self.qrels.query_dict[int(np.flatnonzero(free)[0])].as_py(), "-"
 
-    def subset(self, codes: np.ndarray, run_only: int, widen: bool = True):
+    def subset(self, codes: np.ndarray, run_only: int, widen: bool = True,
+               strings: bool = True):
         """The index of the judgments of the queries ``codes`` (ascending), laid out for a
         run with ``run_only`` queries without judgments. Unless ``codes`` are all the judged
         queries, a stand-in query (a judged query not in ``codes``) is added last with one
@@ -449,12 +455,13 @@ class _Judgments:
         give a nearly contiguous range of codes: the judgments of the whole range are taken
         then, as a slice of the columns without a copy (the judged queries in between that
         the chunk lacks change nothing: the chunk's lists never score them). ``widen=False``
-        keeps exactly ``codes``."""
+        keeps exactly ``codes``. ``strings``: for a run whose doc ids are strings (integer
+        doc ids of the judgments are then taken as their decimal strings, made once)."""
         import pyarrow as pa
 
         from .io.tables import Qrels
 
-        qrels = self.qrels
+        qrels = self._string_qrels() if strings else self.qrels
         lo, hi = (int(codes[0]), int(codes[-1])) if len(codes) else (0, -1)
         contiguous = self.order is None and (hi - lo + 1 == len(codes) or (
             widen and hi - lo + 1 <= 2 * len(codes) + 64))
@@ -471,30 +478,42 @@ class _Judgments:
             rows = _ranges(self.start[codes], lengths)
             if self.order is not None:
                 rows = self.order[rows]
-            docs = _chunks_of(take(self._whole_docs(), rows))
+            docs = _chunks_of(take(self._whole_docs(qrels), rows))
             grade = qrels.grade[rows]
         query_code = np.repeat(np.arange(len(codes), dtype=np.int32), lengths)
         stand_in, _ = self.stand_in(codes)
-        level_docs = [f"level {g!r}" for g in self.levels.tolist()]
+        level_docs = to_arrow(np.arange(len(self.levels))) if integer_docs(qrels.docs) else \
+            string_array([f"level {g!r}" for g in self.levels.tolist()])
         query_dict = pa.concat_arrays([take(qrels.query_dict, codes),
                                        string_array([stand_in])])
         subset = Qrels(
             query_code=np.concatenate([query_code, np.full(len(self.levels), len(codes),
                                                            dtype=np.int32)]),
             query_dict=query_dict,
-            docs=pa.chunked_array(docs + [string_array(level_docs)],
-                                  type=pa.string()),
+            docs=pa.chunked_array(docs + [level_docs], type=level_docs.type),
             source=qrels.source, row_lines=None, row_unit=qrels.row_unit,
             grade=np.concatenate([grade, self.levels]))
         return index_judgments(subset, subset.num_queries + run_only)
 
-    def _whole_docs(self):
-        """The judgments' doc ids as one Arrow array (taking rows from a chunked array
-        costs a pass over all its chunks), made once when first needed."""
-        if not hasattr(self, "_docs"):
-            docs = self.qrels.docs
-            self._docs = docs.combine_chunks() if hasattr(docs, "combine_chunks") else docs
-        return self._docs
+    def _whole_docs(self, qrels):
+        """The doc ids of ``qrels`` (the judgments, or their string version) as one Arrow
+        array (taking rows from a chunked array costs a pass over all its chunks), made once
+        each when first needed."""
+        key = "_docs" if qrels is self.qrels else "_string_docs"
+        if not hasattr(self, key):
+            docs = qrels.docs
+            setattr(self, key, docs.combine_chunks() if hasattr(docs, "combine_chunks")
+                    else docs)
+        return getattr(self, key)
+
+    def _string_qrels(self):
+        """The judgments with their doc ids as strings (themselves when they are), made once
+        when first needed."""
+        if not integer_docs(self.qrels.docs):
+            return self.qrels
+        if not hasattr(self, "_strings"):
+            self._strings = self.qrels.with_string_docs()
+        return self._strings
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -1046,7 +1065,7 @@ class _ParquetRunReader:
         import pyarrow.dataset as ds
 
         from .io.parquet import rank_values
-        from .io.tables import _numeric, _strings
+        from .io.tables import _doc_ids, _numeric, _strings
 
         first = 0
         try:
@@ -1055,8 +1074,8 @@ class _ParquetRunReader:
             query, doc, score = self.columns[:3]
             for batch in batches:
                 n = batch.num_rows
-                ids = [_strings(batch.column(c), self.path, c) for c in (query, doc)]
-                yield _Rows(pa.chunked_array([ids[0]]), pa.chunked_array([ids[1]]),
+                yield _Rows(pa.chunked_array([_strings(batch.column(query), self.path, query)]),
+                            pa.chunked_array([_doc_ids(batch.column(doc), self.path)]),
                             _numeric(batch.column(score), self.path, score, "row"),
                             rank_values(batch.column("rank")) if "rank" in self.columns
                             else None, np.arange(first, first + n, dtype=np.int64), "row")
@@ -1074,7 +1093,7 @@ BLOCK_ROWS = DEFAULT_CHUNK_BYTES // _ParquetRunReader.LINE_BYTES
 def split_judgments(qrels) -> _Judgments:
     """The judgments as :func:`evaluate_in_blocks` takes them (split by query; made once,
     shared by every run evaluated in blocks)."""
-    return _Judgments(qrels.with_string_docs())  # the blocks' doc ids are strings
+    return _Judgments(qrels)
 
 
 def evaluate_in_blocks(judgments: _Judgments, run: Run, name: str, measures: list[Measure],
@@ -1090,17 +1109,14 @@ def evaluate_in_blocks(judgments: _Judgments, run: Run, name: str, measures: lis
 
 def _run_blocks(run: Run, block_rows: int) -> Iterator[_Rows]:
     """The rows of a run grouped by query as blocks of whole queries (about ``block_rows``
-    each), with their ids as strings, as the readers give them."""
+    each), with their query ids as strings, as the readers give them (doc ids as they are)."""
     import pyarrow as pa
-
-    from .io.tables import _strings
 
     cuts = _block_cuts(starts_of_runs(run.query_code), len(run), block_rows)
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         rows = np.arange(a, b)
         yield _Rows(pa.chunked_array(_chunks_of(take(run.query_dict, run.query_code[a:b]))),
-                    pa.chunked_array(_chunks_of(_strings(run.docs.slice(a, b - a), run.source,
-                                                         "doc"))),
+                    pa.chunked_array(_chunks_of(run.docs.slice(a, b - a))),
                     run.score[a:b], None if run.rank is None else run.rank[a:b],
                     run.lines_of(rows), run.row_unit)
 
@@ -1192,6 +1208,13 @@ def _run_name(path: str) -> str:
 
 
 # ---------------------------------------------------------------------------- helpers
+
+
+def integer_docs(docs) -> bool:
+    """Whether a column of doc ids (as the readers make them) holds integers."""
+    import pyarrow as pa
+
+    return pa.types.is_integer(docs.type)
 
 
 def _chunks_of(values) -> list:

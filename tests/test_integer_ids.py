@@ -94,11 +94,11 @@ def _frames(doc_ids: np.ndarray, seed: int = 1):
     a judged-only query, a duplicated row), once with integer doc ids and once with their
     decimal strings."""
     rng = np.random.default_rng(seed)
-    queries = np.repeat([f"q{i}" for i in range(30)], 25)
+    queries = np.repeat(np.array([f"q{i}" for i in range(30)], dtype="U16"), 25)
     run_docs = np.concatenate([rng.choice(doc_ids, 25, replace=False) for _ in range(30)])
     score = np.round(rng.random(len(queries)) * 4)  # many ties
     queries[-25:] = "run-only"
-    pick = rng.random(len(queries)) < 0.5
+    pick = (rng.random(len(queries)) < 0.5) & (queries != "run-only")
     q_queries = np.append(queries[pick], ["judged-only"] * 3)
     q_docs = np.append(run_docs[pick], doc_ids[:3])
     grade = rng.integers(-1, 4, len(q_queries)).astype(float)
@@ -192,6 +192,40 @@ def test_integer_doc_ids_from_parquet_files_and_streamed(tmp_path):
                 for q, r in ((paths["qrels_i"], paths["run_i"]),
                              (paths["qrels_s"], paths["run_s"]))]
     assert streamed[0] == streamed[1]
+
+
+@pytest.mark.parametrize("ids", list(IDS.values()), ids=list(IDS))
+@pytest.mark.parametrize("conv", CONVENTIONS[1:4], ids=[str(c) for c in CONVENTIONS[1:4]])
+def test_integer_doc_ids_stream_as_integers_to_the_in_memory_result(tmp_path, monkeypatch,
+                                                                     ids, conv):
+    """A Parquet run with integer doc ids streams with its ids as integers (no strings made
+    of them), chunk by chunk down to chunks without a judged query, and gives what the one
+    pass over the same files gives, whichever side holds integers."""
+    import pyarrow.parquet as pq
+
+    import rankwise
+    from rankwise import stream
+
+    (qrels_i, run_i), (qrels_s, run_s) = _frames(ids)
+    paths = {}
+    for name, table in (("qrels_i", qrels_i), ("run_i", run_i), ("qrels_s", qrels_s),
+                        ("run_s", run_s)):
+        paths[name] = str(tmp_path / f"{name}.parquet")
+        rows = table.num_rows - name.startswith("run")  # the duplicate last row: q0 again
+        pq.write_table(table.slice(0, rows), paths[name])
+    types = []
+    to_run = stream._Rows.to_run
+    monkeypatch.setattr(stream._Rows, "to_run", lambda self, *a: types.append(
+        stream.integer_docs(self.doc)) or to_run(self, *a))
+    for q, r in (("qrels_i", "run_i"), ("qrels_i", "run_s"), ("qrels_s", "run_i")):
+        expected = rankwise.evaluate(paths[q], {"sys": paths[r]}, MEASURES, per_query=True,
+                                     **conv).to_json()
+        types.clear()
+        for chunk_bytes in (400, 4000, 10 ** 6):
+            assert rankwise.stream.evaluate_stream(
+                paths[q], {"sys": paths[r]}, MEASURES, per_query=True, chunk_bytes=chunk_bytes,
+                **conv).to_json() == expected, (q, r, chunk_bytes)
+        assert set(types) == {r == "run_i"}
 
 
 def test_integer_item_ids_in_a_run_for_recsys():

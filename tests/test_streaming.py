@@ -325,12 +325,15 @@ def _one_pass_and_blocks(monkeypatch, evaluate, block_rows: int):
     monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
     monkeypatch.setattr(memory, "available_bytes", lambda: 0)
     monkeypatch.setattr(stream, "BLOCK_ROWS", block_rows)
-    calls = []
-    in_blocks = stream.evaluate_in_blocks
+    calls, indexed = [], []
+    in_blocks, index_judgments = stream.evaluate_in_blocks, api.index_judgments
     monkeypatch.setattr(stream, "evaluate_in_blocks", lambda *a, **k: calls.append(1) or
                         in_blocks(*a, **k))
+    monkeypatch.setattr(api, "index_judgments", lambda *a, **k: indexed.append(1) or
+                        index_judgments(*a, **k))
     blocks = evaluate()
     assert calls, "the run was not evaluated in blocks"
+    assert not indexed, "the judgments were indexed for a pass in memory that never came"
     return one_pass, blocks
 
 
@@ -424,8 +427,8 @@ def test_a_run_file_too_large_for_one_pass_is_streamed_byte_for_byte(
         tmp_path, collection, monkeypatch, chunk_bytes, overrides):
     """rankwise.evaluate streams a run file too large for one pass from the file, chunk by
     chunk of whole queries (TREC text, gzip, Parquet; one run or several, next to a run in
-    memory): the same JSON as one pass, and no index of all the judgments is built when
-    every run is streamed."""
+    memory not grouped by query): the same JSON as one pass, and the judgments are indexed
+    as a whole only for a run that needs it, once it comes."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -438,7 +441,8 @@ def test_a_run_file_too_large_for_one_pass_is_streamed_byte_for_byte(
     pq.write_table(pa.table({"query": np.asarray(run.query_dict)[run.query_code],
                              "doc": run.docs, "score": run.score,
                              "rank": run.rank.astype(np.int64)}), parquet)
-    frame = _frame_of(open(run_path).read().splitlines()[:200])
+    lines = open(run_path).read().splitlines()
+    frame = _frame_of(np.random.default_rng(2).permutation(lines)[:200])  # one pass: indexed
     cases = [(run_path, 1, False), (gz, 1, False), (parquet, 1, False),
              ({"a": run_path, "b": parquet}, 2, False), ([run_path, frame], 1, True)]
     for given, files, indexed in cases:
