@@ -145,9 +145,9 @@ STACK_ROWS = 1 << 18  # 1 << 20 was no faster and held 130 MB more (1,000 runs o
 #: (``stream.evaluate_in_blocks``). Too large: one pass would need more than half the memory
 #: the system has left, when the kernel reclaims its page cache page by page (100M rows in
 #: memory on a 24 GB machine: one pass 22.0-26.6 s, two thirds of its CPU time in the
-#: kernel, peak 11.1 GB; in blocks 18.5 s, peak 6.1 GB). Chunks do more work per row (ids
-#: as strings), so runs under this many rows always take the one pass (40M rows in memory:
-#: 3.0 s against 5.4 s in blocks with the memory to spare).
+#: kernel, peak 11.1 GB; in blocks 18.5 s, peak 6.1 GB). Chunks do more work per row (each
+#: chunk's queries encoded, its judgments indexed), so runs under this many rows always take
+#: the one pass (40M rows in memory: 2.6-2.9 s against 3.6-4.0 s in blocks).
 BLOCKWISE_MIN_ROWS = 1 << 25
 #: Peak memory of one pass per run row (11.1 GB at 100M rows with integer doc ids, 14.4 GB
 #: from TREC text), for that decision.
