@@ -55,7 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--diagnostics", action="store_true", help="print every count and every "
                     "diagnostic check on stderr")
     ev.add_argument("--stream", action="store_true", help="read each run chunk by chunk of "
-                    "whole queries, in bounded memory (runs grouped by query, as TREC runs are)")
+                    "whole queries, in bounded memory (runs grouped by query, as TREC runs are; "
+                    "without it, a run file too large for one pass in memory is streamed too)")
     from .spark.commands import add_engine_options
 
     add_engine_options(ev)
