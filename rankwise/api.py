@@ -50,10 +50,10 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
 
     Notes
     -----
-    A run too large for one pass in the memory left (one pass needs about 120 bytes a row;
-    from 2^25 rows on, when that is over half of the memory available) is evaluated chunk by
-    chunk of whole queries through :mod:`rankwise.stream`'s exact merge, with the same
-    result: a run file grouped by query (TREC text, gzip or Parquet) is streamed from the
+    A run too large for one pass in the memory left (one pass needs about 120 bytes a row:
+    when that is more than the memory available, or from 2^25 rows on more than half of it)
+    is evaluated chunk by chunk of whole queries through :mod:`rankwise.stream`'s exact
+    merge, with the same result: a run file grouped by query (TREC text, gzip or Parquet) is streamed from the
     file without being read whole, a run in memory is cut into blocks. A run file whose
     queries are not grouped is read whole.
 
@@ -142,27 +142,32 @@ STACK_ROWS = 1 << 18  # 1 << 20 was no faster and held 130 MB more (1,000 runs o
 #: streaming merge: a run file grouped by query is streamed from the file
 #: (``stream.evaluate_file``: 1M queries x 100 from TREC text, 31.7 s and 4.3 GB peak, where
 #: one pass took 37.2 s and 14.4 GB), a run already in memory is cut into blocks
-#: (``stream.evaluate_in_blocks``). Too large: one pass would need more than half the memory
-#: the system has left, when the kernel reclaims its page cache page by page (100M rows in
-#: memory on a 24 GB machine: one pass 22.0-26.6 s, two thirds of its CPU time in the
-#: kernel, peak 11.1 GB; in blocks 18.5 s, peak 6.1 GB). Chunks do more work per row (each
-#: chunk's queries encoded, its judgments indexed), so runs under this many rows always take
-#: the one pass (40M rows in memory: 2.6-2.9 s against 3.6-4.0 s in blocks).
+#: (``stream.evaluate_in_blocks``). Too large: one pass would need more memory than the
+#: system has left, or from this many rows on more than half of it, when the kernel
+#: reclaims its page cache page by page (100M rows in memory on a 24 GB machine: one pass
+#: 22.0-26.6 s, two thirds of its CPU time in the kernel, peak 11.1 GB; in blocks 18.5 s,
+#: peak 6.1 GB). Chunks do more work per row (each chunk's queries encoded, its judgments
+#: indexed), so smaller runs take the one pass wherever it fits (40M rows in memory:
+#: 2.6-2.9 s against 3.6-4.0 s in blocks).
 BLOCKWISE_MIN_ROWS = 1 << 25
 #: Peak memory of one pass per run row (11.1 GB at 100M rows with integer doc ids, 14.4 GB
 #: from TREC text), for that decision.
 ONE_PASS_BYTES_PER_ROW = 120
 
 
-def _too_large_for_one_pass(rows: int) -> bool:
-    """Whether one pass over ``rows`` run rows would need more than half of the memory
-    available (never under BLOCKWISE_MIN_ROWS rows, nor where the memory is unknown)."""
-    from .core.memory import available_bytes
+def _too_large_for_one_pass(rows: int, need: int | None = None) -> bool:
+    """Whether one pass over ``rows`` run rows (needing ``need`` bytes, by default
+    ONE_PASS_BYTES_PER_ROW a row) would need more than all of the memory available, or more
+    than half of it from BLOCKWISE_MIN_ROWS rows on; never where the memory is unknown, and
+    the system's figures are not read for needs too small to matter."""
+    from .core.memory import ALWAYS_FITS_BYTES, available_bytes
 
-    if rows < BLOCKWISE_MIN_ROWS:
+    need = rows * ONE_PASS_BYTES_PER_ROW if need is None else need
+    if need <= ALWAYS_FITS_BYTES:
         return False
     available = available_bytes()
-    return available is not None and rows * ONE_PASS_BYTES_PER_ROW > available // 2
+    return available is not None and (
+        need > available or (rows >= BLOCKWISE_MIN_ROWS and need > available // 2))
 
 
 def _in_blocks(run: Run) -> bool:
@@ -187,11 +192,13 @@ def _blocks_expected(source: Any) -> bool:
 
 def _streams_from_file(source: Any) -> bool:
     """Whether ``source`` is a run file (TREC text, gzip or Parquet) too large for one pass,
-    to be streamed from the file; its size on disk rules out most files unopened (every row
-    takes at least a byte), then its rows are estimated (Parquet metadata, or the text size
-    over the mean length of the first lines)."""
+    to be streamed from the file. Its size on disk rules out small files unopened (every
+    row takes at least a byte); then Parquet's rows are read from its metadata, and a text
+    file's rows are estimated (its size over the mean length of its first lines) and its
+    need taken as ``memory.check_fits`` takes it (BYTES_PER_INPUT_BYTE times its text)."""
     import os
 
+    from .core.memory import ALWAYS_FITS_BYTES, BYTES_PER_INPUT_BYTE
     from .io.parquet import PARQUET_SUFFIXES, is_parquet_path
 
     if not isinstance(source, (str, os.PathLike)):
@@ -203,15 +210,17 @@ def _streams_from_file(source: Any) -> bool:
             if entry.name.lower().endswith(PARQUET_SUFFIXES))
     except OSError:
         return False  # the reader says why
-    if size < BLOCKWISE_MIN_ROWS:
+    if size * ONE_PASS_BYTES_PER_ROW <= ALWAYS_FITS_BYTES:
         return False
     if is_parquet_path(path):
         from .io.parquet import parquet_rows
 
         return _too_large_for_one_pass(parquet_rows(path))
-    from .io.trec import estimated_lines
+    from .io.trec import text_extent
 
-    return _too_large_for_one_pass(estimated_lines(path))
+    text_bytes, lines = text_extent(path)
+    return _too_large_for_one_pass(lines, max(lines * ONE_PASS_BYTES_PER_ROW,
+                                              text_bytes * BYTES_PER_INPUT_BYTE))
 
 
 @dataclass(frozen=True)

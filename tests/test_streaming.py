@@ -324,6 +324,8 @@ def _one_pass_and_blocks(monkeypatch, evaluate, block_rows: int):
     one_pass = evaluate()
     monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
     monkeypatch.setattr(memory, "available_bytes", lambda: 0)
+    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
+    monkeypatch.setenv("RANKWISE_SKIP_MEMORY_CHECK", "1")  # for reading the judgments
     monkeypatch.setattr(stream, "BLOCK_ROWS", block_rows)
     calls, indexed = [], []
     in_blocks, index_judgments = stream.evaluate_in_blocks, api.index_judgments
@@ -364,12 +366,13 @@ def test_a_huge_run_in_memory_is_evaluated_in_blocks_byte_for_byte(
 
 
 def test_which_runs_are_evaluated_in_blocks(collection, monkeypatch):
-    """Blocks only where one pass would need more than half the memory left, for runs of
-    BLOCKWISE_MIN_ROWS rows or more with each query's rows together and no empty query; a
-    run written otherwise takes the one pass (the same result either way)."""
+    """Blocks only where one pass would need more than the memory left, or more than half of
+    it for runs of BLOCKWISE_MIN_ROWS rows or more, with each query's rows together and no
+    empty query; a run written otherwise takes the one pass (the same result either way)."""
     from rankwise import api
     from rankwise.core import memory
 
+    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
     _, run_path = collection
     run = rankwise.to_run(run_path)
     lines = open(run_path).read().splitlines()
@@ -381,7 +384,11 @@ def test_which_runs_are_evaluated_in_blocks(collection, monkeypatch):
         monkeypatch.setattr(memory, "available_bytes", lambda: available)
         assert api._in_blocks(run) is expected
     assert not api._in_blocks(shuffled) and not api._in_blocks(with_empty)
-    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", len(run) + 1)
+    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", len(run) + 1)  # only when it cannot fit
+    for available, expected in ((2 * need - 2, False), (need, False), (need - 1, True)):
+        monkeypatch.setattr(memory, "available_bytes", lambda: available)
+        assert api._in_blocks(run) is expected
+    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", need)
     assert not api._in_blocks(run)
 
 
@@ -406,6 +413,8 @@ def _streamed_from_file(monkeypatch, evaluate, chunk_bytes: int):
 
     monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
     monkeypatch.setattr(memory, "available_bytes", lambda: 0)
+    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
+    monkeypatch.setenv("RANKWISE_SKIP_MEMORY_CHECK", "1")  # for reading the judgments
     monkeypatch.setattr(stream, "DEFAULT_CHUNK_BYTES", chunk_bytes)
     streamed, indexed = [], []
     evaluate_file, index_judgments = stream.evaluate_file, api.index_judgments
@@ -472,16 +481,18 @@ def test_a_run_file_not_grouped_by_query_is_evaluated_whole(tmp_path, collection
 
 
 def test_which_run_files_are_streamed(tmp_path, collection, monkeypatch):
-    """A run file is streamed when one pass over its rows (estimated without reading it)
-    would need more than half the memory left; files smaller on disk than
-    BLOCKWISE_MIN_ROWS bytes are ruled out unopened; anything else is read."""
+    """A run file is streamed when one pass over it (its rows estimated without reading it;
+    for text, at least what the memory check asks of its text) would need more than the
+    memory left, or more than half of it from BLOCKWISE_MIN_ROWS rows on; files whose size
+    on disk alone makes the need too small to check are ruled out unopened; anything else
+    is read."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from rankwise import api
     from rankwise.core import memory
     from rankwise.io.parquet import parquet_rows
-    from rankwise.io.trec import estimated_lines
+    from rankwise.io.trec import text_extent
 
     qrels, run_path = collection
     lines = open(run_path).read().splitlines()
@@ -494,26 +505,33 @@ def test_which_run_files_are_streamed(tmp_path, collection, monkeypatch):
     for part in range(3):
         pq.write_table(pa.table({"query": ["q1"] * 5, "doc": list("abcde"),
                                  "score": [1.0] * 5}), folder / f"part-{part}.parquet")
-    n = len(lines) * 40
-    assert 0.9 * n <= estimated_lines(big) <= 1.1 * n
-    assert 0.9 * n <= estimated_lines(gz) <= 1.1 * n
-    assert estimated_lines(run_path) == len(lines)  # read whole: exact
+    n, size = len(lines) * 40, os.path.getsize(big)
+    for path in (big, gz):
+        text, estimate = text_extent(path)
+        assert text >= size and 0.9 * n <= estimate <= 1.1 * n
+    assert text_extent(run_path) == (os.path.getsize(run_path), len(lines))  # read whole
     assert parquet_rows(folder) == 15 and parquet_rows(folder / "part-0.parquet") == 5
-    assert estimated_lines(tmp_path / "missing.txt") == 0
+    assert text_extent(tmp_path / "missing.txt") == (0, 0)
     assert parquet_rows(tmp_path / "missing.parquet") == 0
 
-    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
-    need = estimated_lines(big) * api.ONE_PASS_BYTES_PER_ROW
-    for available, expected in ((None, False), (2 * need, False), (2 * need - 2, True)):
-        monkeypatch.setattr(memory, "available_bytes", lambda: available)
-        assert api._streams_from_file(str(big)) is expected
+    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
+    text, estimate = text_extent(big)
+    need = max(estimate * api.ONE_PASS_BYTES_PER_ROW, text * memory.BYTES_PER_INPUT_BYTE)
+    for floor, cases in ((0, ((None, False), (2 * need, False), (2 * need - 2, True))),
+                         (n * 2, ((2 * need - 2, False), (need, False), (need - 1, True)))):
+        monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", floor)
+        for available, expected in cases:
+            monkeypatch.setattr(memory, "available_bytes", lambda: available)
+            assert api._streams_from_file(str(big)) is expected, (floor, available)
+    in_memory = rankwise.to_run(run_path)
     monkeypatch.setattr(memory, "available_bytes", lambda: 0)
     assert api._streams_from_file(folder) and api._streams_from_file(gz)
-    assert not api._streams_from_file(rankwise.to_run(run_path))
+    assert not api._streams_from_file(in_memory)
     assert not api._streams_from_file(str(tmp_path / "missing.txt"))
+    monkeypatch.setenv("RANKWISE_SKIP_MEMORY_CHECK", "1")  # for reading the judgments
     with pytest.raises(rankwise.InputError, match="file not found"):
         rankwise.evaluate(qrels, str(tmp_path / "missing.txt"), ["AP"])
-    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", os.path.getsize(big) + 1)
+    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", size * api.ONE_PASS_BYTES_PER_ROW)
     opened = []
     monkeypatch.setattr("rankwise.io.trec._peek", lambda *a: opened.append(a) or b"")
     assert not api._streams_from_file(str(big)) and not opened

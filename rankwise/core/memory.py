@@ -91,12 +91,13 @@ def available_bytes() -> int | None:
     return None
 
 
-def check_fits(source: str, text_bytes: int) -> None:
+def check_fits(source: str, text_bytes: int, kind: str = "run") -> None:
     """Refuse, with a clear message, an input that cannot be evaluated in the memory left
     (about :data:`BYTES_PER_INPUT_BYTE` times its text; needs up to
     :data:`ALWAYS_FITS_BYTES` pass unchecked).
 
-    Set ``RANKWISE_SKIP_MEMORY_CHECK=1`` to try anyway.
+    Set ``RANKWISE_SKIP_MEMORY_CHECK=1`` to try anyway. ``kind``: ``"run"`` or ``"qrels"``
+    (judgments are held whole, streamed or not), for the way around that the message names.
     """
     import os
 
@@ -107,10 +108,13 @@ def check_fits(source: str, text_bytes: int) -> None:
         return
     available = available_bytes()
     if available is not None and needed > available:
+        around = ("evaluate it streamed, chunk by chunk of whole queries (rankwise evaluate "
+                  "--stream, or rankwise.stream.evaluate_stream; the run must be grouped by "
+                  "query: sort it by query first if it is not)") if kind == "run" else (
+            "judgments are held whole, even with a streamed run: split the judgments and the "
+            "run by query and evaluate the parts (each query's values depend on its own rows "
+            "only)")
         raise InputError(
             f"{text_bytes / 1e9:.1f} GB of text needs about {needed / 1e9:.1f} GB of memory to "
-            f"evaluate, but {available / 1e9:.1f} GB is available; evaluate it streamed, chunk "
-            "by chunk of whole queries (rankwise evaluate --stream, or "
-            "rankwise.stream.evaluate_stream; the run must be grouped by query: sort it by "
-            "query first if it is not), or set RANKWISE_SKIP_MEMORY_CHECK=1 to try anyway",
-            source=source)
+            f"evaluate, but {available / 1e9:.1f} GB is available; {around}, or set "
+            "RANKWISE_SKIP_MEMORY_CHECK=1 to try anyway", source=source)

@@ -114,7 +114,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
 
     kind = "run" if len(names) == 6 else "qrels"
     head = _peek(source)
-    check_fits(source, _text_size(source, head))
+    check_fits(source, _text_size(source, head), kind)
     if head[:2] != _GZIP_MAGIC and b"\x00" not in head:
         try:  # the fast path: pyarrow reads the file itself, overlapping I/O and parsing
             table = _arrow_parse(source, names, types, keep)
@@ -224,10 +224,10 @@ def _text_size(source: str, head: bytes) -> int:
     return max(recorded, 4 * size)
 
 
-def estimated_lines(source: str | os.PathLike[str]) -> int:
-    """About how many lines a TREC file holds, without reading it: its text size (for gzip,
-    the size its trailer records) over the mean length of its first 64 KiB of lines; 0 when
-    it cannot be read (the reader then says why)."""
+def text_extent(source: str | os.PathLike[str]) -> tuple[int, int]:
+    """(bytes of text, about how many lines) of a TREC file, without reading it: its size
+    (for gzip, the size its trailer records) and that over the mean length of its first
+    64 KiB of lines; (0, 0) when it cannot be read (the reader then says why)."""
     source = str(source)
     try:
         head = _peek(source)
@@ -235,10 +235,11 @@ def estimated_lines(source: str | os.PathLike[str]) -> int:
         if head[:2] == _GZIP_MAGIC:
             with gzip.open(source, "rb") as handle:
                 text = handle.read(1 << 16)
+        size = _text_size(source, head)
         lines = text.count(b"\n")
-        return _text_size(source, head) * lines // len(text) if lines else 0
+        return size, size * lines // len(text) if lines else 0
     except (InputError, OSError, EOFError, zlib.error):
-        return 0
+        return 0, 0
 
 
 def _peek(source: str, size: int = 1 << 16) -> bytes:

@@ -174,19 +174,33 @@ def test_legal_variants_are_read(tmp_path, transform):
     assert result.diagnostics["sys"]["rows_evaluated"] == 3
 
 
-def test_input_too_large_for_memory_is_refused_with_a_way_around(tmp_path, monkeypatch, capsys):
-    many = "".join(f"q1 Q0 d{i} {i + 1} {1 / (i + 1)} sys\n" for i in range(300))
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", many)
+def test_input_too_large_for_memory_is_streamed_or_refused_with_a_way_around(
+        tmp_path, monkeypatch, capsys):
+    """A run file too large for the memory left is streamed when it is grouped by query (the
+    same numbers as one pass); one that is not, or judgments too large, are refused with the
+    way around."""
+    grouped = "".join(f"q1 Q0 d{i} {i + 1} {1 / (i + 1)} sys\n" for i in range(300))
+    mixed = "".join(f"q{1 + i % 2} Q0 d{i} {i + 1} {1 / (i + 1)} sys\n" for i in range(300))
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    grouped_run = write(tmp_path, "run.txt", grouped)
+    mixed_run = write(tmp_path, "mixed.txt", mixed)
+    one_pass = rankwise.evaluate(qrels, grouped_run, ["AP", "NumRet"]).to_json()
     monkeypatch.setattr("rankwise.core.memory.available_bytes", lambda: 1000)
-    monkeypatch.setattr("rankwise.core.memory.ALWAYS_FITS_BYTES", 0)  # this file is small
-    with pytest.raises(InputError, match=r"needs about .* GB of memory.*evaluate it streamed.*--stream") \
-            as info:
-        rankwise.evaluate(qrels, run, ["AP"])
-    assert info.value.source == run
-    assert main(["evaluate", qrels, run]) == 2
+    monkeypatch.setattr("rankwise.core.memory.ALWAYS_FITS_BYTES", 0)  # these files are small
+    assert rankwise.evaluate(qrels, grouped_run, ["AP", "NumRet"]).to_json() == one_pass
+    assert main(["evaluate", qrels, grouped_run]) == 0
+    with pytest.raises(InputError, match=r"needs about .* GB of memory.*evaluate it streamed"
+                                         r".*--stream.*sort it by query") as info:
+        rankwise.evaluate(qrels, mixed_run, ["AP"])
+    assert info.value.source == mixed_run
+    capsys.readouterr()
+    assert main(["evaluate", qrels, mixed_run]) == 2
     assert "RANKWISE_SKIP_MEMORY_CHECK=1" in capsys.readouterr().err
+    big_qrels = write(tmp_path, "big_qrels.txt", QRELS * 20)
+    with pytest.raises(InputError, match=r"judgments are held whole.*split the judgments"):
+        rankwise.evaluate(big_qrels, grouped_run, ["AP"])
     monkeypatch.setenv("RANKWISE_SKIP_MEMORY_CHECK", "1")
-    assert rankwise.evaluate(qrels, run, ["NumRet"]).mean("NumRet") == 300
+    assert rankwise.evaluate(qrels, mixed_run, ["NumRet"]).mean("NumRet") == 300  # a sum
 
 
 def test_small_inputs_do_not_read_the_memory_figures(tmp_path, monkeypatch):
