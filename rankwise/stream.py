@@ -393,7 +393,8 @@ class _Judgments:
     are then dropped.
     """
 
-    #: Judgments indexed at a time by that first check (whole queries; bounds its memory).
+    #: Judgments indexed at a time by that first check (whole queries; bounds its memory),
+    #: two blocks side by side (60M judgments: 6.3 s in one thread).
     CHECK_BLOCK_ROWS = 1 << 22
 
     def __init__(self, qrels) -> None:
@@ -414,8 +415,8 @@ class _Judgments:
             starts = self.start[self.length > 0]
         self.duplicates_dropped = self.negative_grades = 0
         levels = [np.zeros(0)]
-        for block in self._check_blocks(starts):
-            index = index_judgments(block, queries)
+        for index in _two_at_a_time(lambda block: index_judgments(block, queries),
+                                    self._check_blocks(starts)):
             self.duplicates_dropped += index.duplicates_dropped
             self.negative_grades += index.negative_grades
             levels.append(distinct(index.grades[index.grades >= 0]))
@@ -1127,6 +1128,24 @@ def _block_cuts(starts: np.ndarray, n: int, step: int) -> np.ndarray:
     bounds = np.append(starts, n)
     return distinct(np.concatenate([[0], bounds[np.searchsorted(
         bounds, np.arange(step, n, step))], [n]]))
+
+
+def _two_at_a_time(work: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+    """``work(item)`` of every item, in order, on two threads (numpy and Arrow release the
+    interpreter lock), at most two items in hand: an error is raised when its item's turn
+    comes, so the first failing item in order raises, as one at a time would."""
+    from collections import deque
+
+    todo = iter(items)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        pending = deque(pool.submit(work, item) for _, item in zip(range(2), todo))
+        while pending:
+            result = pending.popleft().result()
+            for item in todo:
+                pending.append(pool.submit(work, item))
+                break
+            yield result
+            del result
 
 
 def _prefetched(items: Iterator[_Rows]) -> Iterator[_Rows]:
