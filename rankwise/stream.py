@@ -415,7 +415,7 @@ class _Judgments:
             starts = self.start[self.length > 0]
         self.duplicates_dropped = self.negative_grades = 0
         levels = [np.zeros(0)]
-        for index in _two_at_a_time(lambda block: index_judgments(block, queries),
+        for index in _two_at_a_time(lambda block: index_judgments(block, queries, False),
                                     self._check_blocks(starts)):
             self.duplicates_dropped += index.duplicates_dropped
             self.negative_grades += index.negative_grades

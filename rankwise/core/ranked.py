@@ -313,16 +313,19 @@ class JudgmentIndex:
         return _level_counts(self.qrels.num_queries, self.grades, self.query_of_key)
 
 
-def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
+def index_judgments(qrels, key_queries: int | None = None,
+                    level_table: bool = True) -> JudgmentIndex:
     """Sort the judgments' (query, doc) keys once; identical duplicates are dropped and
-    counted, a pair judged twice with different grades raises :class:`InputError`."""
+    counted, a pair judged twice with different grades raises :class:`InputError`.
+    ``level_table=False``: leave the per-query grade counts, which every pass reads, to be
+    computed when first read (an index made only to check the judgments never reads them)."""
     key_queries = key_queries or qrels.num_queries
     ids = integer_ids(qrels.docs)
     if ids is not None:
         try:
             keys = integer_pair_keys(qrels.query_code, ids, key_queries)
         except KeyCollision:  # negative ids, or too large for the keys: keyed as strings
-            return index_judgments(qrels.with_string_docs(), key_queries)
+            return index_judgments(qrels.with_string_docs(), key_queries, level_table)
     try:
         if ids is not None:
             index = _index_from_keys(qrels, keys, exact=False, key_queries=key_queries,
@@ -337,7 +340,8 @@ def index_judgments(qrels, key_queries: int | None = None) -> JudgmentIndex:
         (keys,) = exact_pair_keys((_query_ids_per_row(qrels), qrels.docs))
         index = _index_from_keys(qrels, keys, exact=True)
     del keys
-    index.level_table  # every pass reads it: computed here, where the indexing thread runs
+    if level_table:
+        index.level_table  # every pass reads it: computed here, where the indexing thread runs
     return index
 
 
