@@ -20,9 +20,13 @@ from .io.tables import Run
 from .measures import Measure, parse_measures
 from .results import Result, SystemResult, aggregate
 
+#: The column names of a run given as a table or Parquet (see :func:`evaluate`).
+DEFAULT_RUN_COLUMNS = ("query", "doc", "score")
+
 
 def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Measure],
              conventions: Conventions | str | None = None, per_query: bool = False,
+             query: str = "query", doc: str = "doc", score: str = "score",
              **convention_overrides: Any) -> Result:
     """Evaluate one or several runs against judgments.
 
@@ -43,6 +47,10 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
         ``ties="expected"``, ...: every field of :class:`Conventions`) apply on top.
     per_query : bool
         Keep the per-query values (``Result.per_query()``, ``Result.to_frame()``).
+    query, doc, score : str
+        The column names of runs given as Parquet paths, DataFrames or Arrow tables, as
+        :func:`rankwise.to_run` takes them (recommender output: ``query="user",
+        doc="item"``); name the judgments' columns with :func:`rankwise.to_qrels`.
 
     Returns
     -------
@@ -73,11 +81,11 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
         measures = profile(conventions).measure_names(measures)
     parsed = parse_measures(measures)
     with large_arrays():
-        return _evaluate(qrels, run, parsed, conv, per_query)
+        return _evaluate(qrels, run, parsed, conv, per_query, (query, doc, score))
 
 
 def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
-              per_query: bool) -> Result:
+              per_query: bool, columns: tuple[str, str, str] = DEFAULT_RUN_COLUMNS) -> Result:
     from concurrent.futures import ThreadPoolExecutor  # here: importing it costs 6-10 ms
 
     judged = to_qrels(qrels)
@@ -98,7 +106,7 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
 
         systems = {}
         blocks = None  # the judgments split by query, once a run is streamed or in blocks
-        with closing(_iter_runs(sources, huge)) as runs:  # closed early on an error
+        with closing(_iter_runs(sources, huge, columns)) as runs:  # closed early on an error
             for batch in _batches(runs):
                 if len(batch) == 1:
                     name, one = batch[0]
@@ -108,11 +116,11 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
                         blocks = blocks or split_judgments(judged)
                         try:
                             systems[name] = evaluate_file(blocks, one.path, name, parsed,
-                                                          conv, per_query)
+                                                          conv, per_query, columns)
                             continue
                         except NotGroupedError:  # it can only be evaluated whole
                             blocks = None
-                            one = to_run(one.path, name=name)
+                            one = to_run(one.path, name, *columns)
                     if _in_blocks(one):  # a huge run: block by block, in reused memory
                         from .stream import evaluate_in_blocks, split_judgments
 
@@ -315,18 +323,21 @@ def _values_and_checks(lists, parsed: list[Measure]):
 READ_AHEAD = 2
 
 
-def _read_runs(sources: list, names: list, huge: list[bool]) -> Iterator[Run | _RunFile]:
-    """``to_run`` of every source in the given order (a ``_RunFile`` for those ``huge``, to
-    be streamed), up to READ_AHEAD files read ahead of the caller in two threads (pyarrow
-    parses files without the interpreter lock); a bad one raises its error when its turn
-    comes, and an early stop leaves the rest unread."""
-    if len(sources) < 2:
-        yield from (_read(r, n, h) for r, n, h in zip(sources, names, huge))
+def _read_runs(sources: list, names: list, huge: list[bool],
+               columns: tuple[str, str, str] = DEFAULT_RUN_COLUMNS) -> Iterator[Run | _RunFile]:
+    """``to_run`` of every source in the given order (``columns``: the query, doc and score
+    column names; a ``_RunFile`` for the sources ``huge``, to be streamed), up to READ_AHEAD
+    files read ahead of the caller in two threads (pyarrow parses files without the
+    interpreter lock); a bad one raises its error when its turn comes, and an early stop
+    leaves the rest unread."""
+    items = [(r, n, h, columns) for r, n, h in zip(sources, names, huge)]
+    if len(items) < 2:
+        yield from (_read(*item) for item in items)
         return
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
-    todo = iter(zip(sources, names, huge))
+    todo = iter(items)
     with ThreadPoolExecutor(max_workers=2) as pool:
         ahead = deque(pool.submit(_read, *item) for item in islice(todo, READ_AHEAD))
         while ahead:
@@ -337,12 +348,13 @@ def _read_runs(sources: list, names: list, huge: list[bool]) -> Iterator[Run | _
             yield run
 
 
-def _read(source: Any, name: str | None, huge: bool) -> Run | _RunFile:
+def _read(source: Any, name: str | None, huge: bool,
+          columns: tuple[str, str, str]) -> Run | _RunFile:
     if huge:
         from .stream import run_name
 
         return _RunFile(str(source), name if name is not None else run_name(source))
-    return to_run(source, name=name)
+    return to_run(source, name, *columns)
 
 
 def _kind(measure: Measure) -> str:
@@ -366,12 +378,13 @@ def _run_sources(run: Any) -> list[tuple[str | None, Any]]:
     return [(None, run)]
 
 
-def _iter_runs(sources: list[tuple[str | None, Any]], huge: list[bool]
+def _iter_runs(sources: list[tuple[str | None, Any]], huge: list[bool],
+               columns: tuple[str, str, str] = DEFAULT_RUN_COLUMNS
                ) -> Iterator[tuple[str, Run | _RunFile]]:
     """The runs one at a time as they are read (see ``_read_runs``), named uniquely."""
     names = [name for name, _ in sources]
     items = ((name if name is not None else r.name, r) for name, r in
-             zip(names, _read_runs([source for _, source in sources], names, huge)))
+             zip(names, _read_runs([source for _, source in sources], names, huge, columns)))
     seen: dict[str, int] = {}
     for name, r in items:
         if name in seen:

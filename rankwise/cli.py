@@ -145,9 +145,10 @@ def _named_qrels(args: argparse.Namespace):
 
 
 def _named_inputs(args: argparse.Namespace, runs: dict[str, str] | list[str]):
-    """The judgments and runs for a command that evaluates: paths as given, except Parquet
-    paths whose columns the command line names otherwise, read here with those names (so
-    such runs are read before the evaluation, not one at a time during it)."""
+    """The judgments and runs for ``compare``, ``report``, ``plot`` and ``explain``: paths as
+    given, except Parquet paths whose columns the command line names otherwise, read here
+    with those names (those commands hold every run anyway; ``evaluate`` passes the names
+    on instead, so that its runs are still read one at a time, or streamed)."""
     from .io import to_run
     from .io.parquet import is_parquet_path
 
@@ -273,9 +274,11 @@ def _evaluate(args: argparse.Namespace) -> int:
             result = evaluate_stream(_named_qrels(args), runs, measures, conventions,
                                      per_query=args.per_query, query=names["query"],
                                      doc=names["doc"], score=names["score"])
-        else:
-            qrels, runs = _named_inputs(args, runs)
-            result = evaluate(qrels, runs, measures, conventions, per_query=args.per_query)
+        else:  # the runs stay paths: read one at a time, or streamed when too large
+            names = column_names(args)
+            result = evaluate(_named_qrels(args), runs, measures, conventions,
+                              per_query=args.per_query, query=names["query"],
+                              doc=names["doc"], score=names["score"])
     sys.stdout.write(render(result, args.format, args.per_query))
     report_diagnostics(result, args.diagnostics)
     return 0

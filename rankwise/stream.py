@@ -219,12 +219,14 @@ def run_name(path: str | os.PathLike[str]) -> str:
 
 
 def evaluate_file(judgments: _Judgments, path: str, name: str, measures: list[Measure],
-                  conv: Conventions, per_query: bool) -> SystemResult:
-    """One run file (TREC text or Parquet, default column names) evaluated as
-    :func:`evaluate_stream` evaluates it, with the judgments of :func:`split_judgments`.
-    Raises :class:`NotGroupedError` when the file is not grouped by query."""
+                  conv: Conventions, per_query: bool,
+                  columns: tuple[str, str, str]) -> SystemResult:
+    """One run file (TREC text, or Parquet with the query, doc and score ``columns``)
+    evaluated as :func:`evaluate_stream` evaluates it, with the judgments of
+    :func:`split_judgments`. Raises :class:`NotGroupedError` when the file is not grouped by
+    query."""
     return _SystemStream(judgments, measures, conv, per_query).evaluate(
-        str(path), name, DEFAULT_CHUNK_BYTES, ("query", "doc", "score"))
+        str(path), name, DEFAULT_CHUNK_BYTES, columns)
 
 
 # ---------------------------------------------------------------------------- one system

@@ -281,7 +281,7 @@ def test_run_files_are_read_a_bounded_number_ahead(monkeypatch, rows):
         def __len__(self):
             return rows
 
-    def fake_to_run(source, name=None):
+    def fake_to_run(source, name=None, *columns):
         with lock:
             started.append(source)
         return FakeRun(source)

@@ -171,6 +171,44 @@ def test_a_parquet_run_with_its_own_column_names_streams(tmp_path):
     assert error.value.source == renamed
 
 
+def test_evaluate_takes_the_run_column_names(tmp_path, monkeypatch):
+    """rankwise.evaluate names a run's columns as to_run does (Parquet paths, Arrow tables,
+    several runs read ahead) with the numbers of the default names, and streams a renamed
+    Parquet run too large for one pass with the same JSON; a wrong name is the error that
+    names the file, its columns and the parameters."""
+    from rankwise import api, stream
+    from rankwise.core import memory
+
+    _, _, q_pq, r_pq = _write(tmp_path, *_collection(4))
+    renamed = str(tmp_path / "renamed.parquet")
+    table = pq.read_table(r_pq).rename_columns(["user", "item", "rank", "value"])
+    pq.write_table(table, renamed, row_group_size=300)
+    names = {"query": "user", "doc": "item", "score": "value"}
+    expected = rankwise.evaluate(q_pq, {"sys": rankwise.to_run(renamed, **names)}, MEASURES,
+                                 per_query=True).to_json()
+    for run in (renamed, table):
+        got = rankwise.evaluate(q_pq, {"sys": run}, MEASURES, per_query=True, **names)
+        assert got.to_json() == rankwise.evaluate(
+            q_pq, {"sys": rankwise.to_run(run, **names)}, MEASURES, per_query=True).to_json()
+        assert got.aggregates == rankwise.evaluate(q_pq, {"sys": r_pq}, MEASURES).aggregates
+    both = rankwise.evaluate(q_pq, {"sys": renamed, "again": renamed}, MEASURES, **names)
+    assert both.systems["sys"].aggregates == both.systems["again"].aggregates
+    with pytest.raises(InputError, match=r"no column 'query' \(columns: user, item, rank, "
+                                         r"value\); name the columns with query="):
+        rankwise.evaluate(q_pq, renamed, ["AP"])
+    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 0)
+    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
+    monkeypatch.setattr(stream, "DEFAULT_CHUNK_BYTES", 2000)
+    streamed = []
+    evaluate_file = stream.evaluate_file
+    monkeypatch.setattr(stream, "evaluate_file", lambda *a: streamed.append(a[-1]) or
+                        evaluate_file(*a))
+    assert rankwise.evaluate(q_pq, {"sys": renamed}, MEASURES, per_query=True,
+                             **names).to_json() == expected
+    assert streamed == [("user", "item", "value")]
+
+
 def test_cli_names_the_parquet_columns(tmp_path, capsys):
     """--query-column and its kin read (user, item, score) and (user, item, label) files in
     memory, streamed, in ``compare``, ``explain`` and ``report``, with the numbers of the same
