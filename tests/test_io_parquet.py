@@ -18,6 +18,7 @@ import pytest
 import rankwise
 from rankwise.errors import InputError
 from rankwise.io.parquet import is_parquet_path
+from tests.helpers import memory_short, spy
 
 MEASURES = ["P@5", "R@20", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref", "ERR@10", "NumRet"]
 
@@ -176,8 +177,7 @@ def test_evaluate_takes_the_run_column_names(tmp_path, monkeypatch):
     several runs read ahead) with the numbers of the default names, and streams a renamed
     Parquet run too large for one pass with the same JSON; a wrong name is the error that
     names the file, its columns and the parameters."""
-    from rankwise import api, stream
-    from rankwise.core import memory
+    from rankwise import stream
 
     _, _, q_pq, r_pq = _write(tmp_path, *_collection(4))
     renamed = str(tmp_path / "renamed.parquet")
@@ -196,17 +196,12 @@ def test_evaluate_takes_the_run_column_names(tmp_path, monkeypatch):
     with pytest.raises(InputError, match=r"no column 'query' \(columns: user, item, rank, "
                                          r"value\); name the columns with query="):
         rankwise.evaluate(q_pq, renamed, ["AP"])
-    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
-    monkeypatch.setattr(memory, "available_bytes", lambda: 0)
-    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
+    memory_short(monkeypatch)
     monkeypatch.setattr(stream, "DEFAULT_CHUNK_BYTES", 2000)
-    streamed = []
-    evaluate_file = stream.evaluate_file
-    monkeypatch.setattr(stream, "evaluate_file", lambda *a: streamed.append(a[-1]) or
-                        evaluate_file(*a))
+    streamed = spy(monkeypatch, stream, "evaluate_file")
     assert rankwise.evaluate(q_pq, {"sys": renamed}, MEASURES, per_query=True,
                              **names).to_json() == expected
-    assert streamed == [("user", "item", "value")]
+    assert [call[-1] for call in streamed] == [("user", "item", "value")]
 
 
 def test_cli_names_the_parquet_columns(tmp_path, capsys):

@@ -17,6 +17,7 @@ import pytest
 import rankwise
 from rankwise.results import aggregate
 from rankwise.stream import evaluate_stream
+from tests.helpers import memory_short, spy
 
 MEASURES = ["P@5", "P@10", "R@20", "AP", "AP@10", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref",
             "gm_map", "Success@5", "ERR@10", "NumQ", "NumRelRet", "IPrec@0.2"]
@@ -319,20 +320,12 @@ def _one_pass_and_blocks(monkeypatch, evaluate, block_rows: int):
     """``evaluate()`` in one pass, then with every run evaluated in blocks of about
     ``block_rows`` rows (the row threshold lowered to 0)."""
     from rankwise import api, stream
-    from rankwise.core import memory
 
     one_pass = evaluate()
-    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
-    monkeypatch.setattr(memory, "available_bytes", lambda: 0)
-    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
-    monkeypatch.setenv("RANKWISE_SKIP_MEMORY_CHECK", "1")  # for reading the judgments
+    memory_short(monkeypatch)
     monkeypatch.setattr(stream, "BLOCK_ROWS", block_rows)
-    calls, indexed = [], []
-    in_blocks, index_judgments = stream.evaluate_in_blocks, api.index_judgments
-    monkeypatch.setattr(stream, "evaluate_in_blocks", lambda *a, **k: calls.append(1) or
-                        in_blocks(*a, **k))
-    monkeypatch.setattr(api, "index_judgments", lambda *a, **k: indexed.append(1) or
-                        index_judgments(*a, **k))
+    calls = spy(monkeypatch, stream, "evaluate_in_blocks")
+    indexed = spy(monkeypatch, api, "index_judgments")
     blocks = evaluate()
     assert calls, "the run was not evaluated in blocks"
     assert not indexed, "the judgments were indexed for a pass in memory that never came"
@@ -409,19 +402,11 @@ def _streamed_from_file(monkeypatch, evaluate, chunk_bytes: int):
     ``chunk_bytes``): the result, how many files were streamed, and whether the judgments
     were indexed for a pass in memory."""
     from rankwise import api, stream
-    from rankwise.core import memory
 
-    monkeypatch.setattr(api, "BLOCKWISE_MIN_ROWS", 0)
-    monkeypatch.setattr(memory, "available_bytes", lambda: 0)
-    monkeypatch.setattr(memory, "ALWAYS_FITS_BYTES", 0)
-    monkeypatch.setenv("RANKWISE_SKIP_MEMORY_CHECK", "1")  # for reading the judgments
+    memory_short(monkeypatch)
     monkeypatch.setattr(stream, "DEFAULT_CHUNK_BYTES", chunk_bytes)
-    streamed, indexed = [], []
-    evaluate_file, index_judgments = stream.evaluate_file, api.index_judgments
-    monkeypatch.setattr(stream, "evaluate_file", lambda *a, **k: streamed.append(1) or
-                        evaluate_file(*a, **k))
-    monkeypatch.setattr(api, "index_judgments", lambda *a, **k: indexed.append(1) or
-                        index_judgments(*a, **k))
+    streamed = spy(monkeypatch, stream, "evaluate_file")
+    indexed = spy(monkeypatch, api, "index_judgments")
     try:
         return evaluate(), len(streamed), bool(indexed)
     finally:
