@@ -61,9 +61,9 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
     A run too large for one pass in the memory left (one pass needs about 120 bytes a row:
     when that is more than the memory available, or from 2^25 rows on more than half of it)
     is evaluated chunk by chunk of whole queries through :mod:`rankwise.stream`'s exact
-    merge, with the same result: a run file grouped by query (TREC text, gzip or Parquet) is streamed from the
-    file without being read whole, a run in memory is cut into blocks. A run file whose
-    queries are not grouped is read whole.
+    merge, with the same result: a run file grouped by query (TREC text, gzip or Parquet)
+    is streamed from the file without being read whole, a run in memory is cut into blocks.
+    A run file whose queries are not grouped is read whole.
 
     Examples
     --------

@@ -38,9 +38,10 @@ in the top K) are added up over the chunks from the same per-query tests as
 judgments only and are taken from the first chunk.
 
 :func:`rankwise.evaluate` evaluates a run too large for one pass (one pass would need more
-than half of the memory left) the same way: a run file grouped by query is streamed from the
-file (:func:`evaluate_file`), a run it holds in memory goes block by block of whole queries
-(:func:`evaluate_in_blocks`).
+than the memory left, or for a huge run more than half of it) the same way: a run file
+grouped by query is streamed from the file (:func:`evaluate_file`), a run it holds in memory
+goes block by block of whole queries (:func:`evaluate_in_blocks`). Integer doc ids stay
+integers chunk by chunk, as in one pass.
 
 A query whose lines reappear after other queries raises :class:`NotGroupedError` (an
 :class:`~rankwise.errors.InputError`) naming the file, the line and the fix (sort the run by
