@@ -1,5 +1,5 @@
 """``python -m rankwise`` runs the CLI."""
 
-from .cli import main
+from .cli import command
 
-raise SystemExit(main())
+raise SystemExit(command())

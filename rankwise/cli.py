@@ -21,6 +21,15 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+def command() -> int:
+    """The ``rankwise`` command: :func:`main` in a process of its own, whose allocator it
+    may set (see :func:`rankwise.core.memory.one_malloc_arena`)."""
+    from .core.memory import one_malloc_arena
+
+    one_malloc_arena()
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     parser = _parser()

@@ -164,3 +164,35 @@ def test_cli_demo(tmp_path):
     assert "| strong |" in report and "Conventions:" in report
     saved = rankwise.Result.from_json((tmp_path / "demo" / "result.json").read_text())
     assert list(saved.systems) == ["strong", "medium", "random"]
+
+
+def test_only_the_command_sets_the_allocator_for_good(tmp_path, monkeypatch, capsys):
+    """``rankwise.evaluate`` changes glibc's thresholds only while it runs and restores them;
+    the ``rankwise`` command (a process of its own) also keeps every thread on one malloc
+    arena, a setting glibc cannot undo."""
+    from rankwise import cli
+    from rankwise.core import memory
+
+    calls = []
+
+    class Libc:
+        def mallopt(self, param, value):
+            calls.append((param, value))
+            return 1
+
+        def malloc_trim(self, pad):
+            return 1
+
+    monkeypatch.setattr(memory, "_glibc", lambda: Libc())
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    run.write_text("q1 Q0 d1 1 1.0 sys\n")
+    rankwise.evaluate(str(qrels), str(run), ["AP"])
+    assert (memory._M_ARENA_MAX, 1) not in calls
+    assert calls[-2:] == [(memory._M_MMAP_THRESHOLD, memory._GLIBC_DEFAULT_THRESHOLD),
+                          (memory._M_TRIM_THRESHOLD, memory._GLIBC_DEFAULT_THRESHOLD)]
+    calls.clear()
+    monkeypatch.setattr(sys, "argv", ["rankwise", "evaluate", str(qrels), str(run)])
+    assert cli.command() == 0
+    assert calls[0] == (memory._M_ARENA_MAX, 1) and calls.count(calls[0]) == 1
+    assert "map" in capsys.readouterr().out
