@@ -15,6 +15,8 @@ end to end 7.3 s → 3.6 s):
 :func:`large_arrays` turns off numpy's huge-page advice and keeps large blocks in glibc's heap
 while it runs, then restores numpy's setting, glibc's default thresholds and trims the heap,
 so the host process keeps no extra memory afterwards. Elsewhere it does nothing.
+:func:`one_malloc_arena`, for the command line's own process only, also keeps worker threads
+on glibc's main arena (a setting that cannot be undone).
 """
 
 from __future__ import annotations
