@@ -134,11 +134,16 @@ def _add_column_options(command: argparse.ArgumentParser) -> None:
                            help=f"default: {default}")
 
 
-def column_names(args: argparse.Namespace) -> dict[str, str]:
+#: The roles of a run's columns, and of the judgments'.
+RUN_COLUMNS = ("query", "doc", "score")
+QRELS_COLUMNS = ("query", "doc", "relevance")
+
+
+def column_names(args: argparse.Namespace,
+                 roles: Sequence[str] = tuple(DEFAULT_COLUMNS)) -> dict[str, str]:
     """The Parquet column names the command line gives, by role (``query``, ``doc``,
-    ``score``, ``relevance``)."""
-    return {key: getattr(args, f"{key}_column", default)
-            for key, default in DEFAULT_COLUMNS.items()}
+    ``score``, ``relevance``, or those of ``roles``)."""
+    return {key: getattr(args, f"{key}_column", DEFAULT_COLUMNS[key]) for key in roles}
 
 
 def _named_qrels(args: argparse.Namespace):
@@ -147,10 +152,9 @@ def _named_qrels(args: argparse.Namespace):
     from .io import to_qrels
     from .io.parquet import is_parquet_path
 
-    names = column_names(args)
-    if names == DEFAULT_COLUMNS or not is_parquet_path(args.qrels):
+    if column_names(args) == DEFAULT_COLUMNS or not is_parquet_path(args.qrels):
         return args.qrels
-    return to_qrels(args.qrels, names["query"], names["doc"], names["relevance"])
+    return to_qrels(args.qrels, **column_names(args, QRELS_COLUMNS))
 
 
 def _named_inputs(args: argparse.Namespace, runs: dict[str, str] | list[str]):
@@ -161,13 +165,12 @@ def _named_inputs(args: argparse.Namespace, runs: dict[str, str] | list[str]):
     from .io import to_run
     from .io.parquet import is_parquet_path
 
-    names = column_names(args)
-    if names == DEFAULT_COLUMNS:
+    if column_names(args) == DEFAULT_COLUMNS:
         return args.qrels, runs
     qrels = _named_qrels(args)
 
     def run(path: str, label: str | None):
-        return to_run(path, label, names["query"], names["doc"], names["score"]) \
+        return to_run(path, label, **column_names(args, RUN_COLUMNS)) \
             if is_parquet_path(path) else path
 
     if isinstance(runs, dict):
@@ -275,19 +278,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     else:
         runs = args.runs if len(args.runs) == 1 else \
             {_run_label(p, args.runs): p for p in args.runs}
-        measures = _measure_names(args, ["official"])
-        if args.stream:  # the runs stay paths: they are read chunk by chunk
-            from .stream import evaluate_stream
-
-            names = column_names(args)
-            result = evaluate_stream(_named_qrels(args), runs, measures, conventions,
-                                     per_query=args.per_query, query=names["query"],
-                                     doc=names["doc"], score=names["score"])
-        else:  # the runs stay paths: read one at a time, or streamed when too large
-            names = column_names(args)
-            result = evaluate(_named_qrels(args), runs, measures, conventions,
-                              per_query=args.per_query, query=names["query"],
-                              doc=names["doc"], score=names["score"])
+        if args.stream:  # every run read chunk by chunk (else only one too large for memory)
+            from .stream import evaluate_stream as evaluate
+        # the runs stay paths, read one at a time, their Parquet columns named as given
+        result = evaluate(_named_qrels(args), runs, _measure_names(args, ["official"]),
+                          conventions, per_query=args.per_query,
+                          **column_names(args, RUN_COLUMNS))
     sys.stdout.write(render(result, args.format, args.per_query))
     report_diagnostics(result, args.diagnostics)
     return 0

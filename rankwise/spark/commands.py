@@ -45,7 +45,7 @@ def evaluate_from_args(args: argparse.Namespace, conventions: Any,
     ``measures`` default to ``args.measures`` (else ``official``), a profile's peer names
     translated.
     """
-    from ..cli import _run_label, column_names
+    from ..cli import QRELS_COLUMNS, RUN_COLUMNS, _run_label, column_names
     from ..errors import InputError
     from .api import evaluate
     from .io import read_qrels, read_run
@@ -65,12 +65,11 @@ def evaluate_from_args(args: argparse.Namespace, conventions: Any,
         config[key.strip()] = value.strip()
     spark = get_session(args.spark_master, config=config)
     fmt = args.spark_input
-    names = column_names(args)
-    qrels = read_qrels(spark, args.qrels, fmt, {k: names[k] for k in ("query", "doc", "relevance")})
+    qrels = read_qrels(spark, args.qrels, fmt, column_names(args, QRELS_COLUMNS))
     runs, sources = {}, {}
     for path in args.runs:
         frame, tag = read_run(spark, path, format=fmt,
-                              columns={k: names[k] for k in ("query", "doc", "score")})
+                              columns=column_names(args, RUN_COLUMNS))
         label = tag if len(args.runs) == 1 else _run_label(path, args.runs)
         runs[label] = frame
         sources[label] = str(path)
