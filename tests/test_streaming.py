@@ -313,6 +313,29 @@ def test_judgments_checked_block_by_block(tmp_path, collection, monkeypatch, gro
     assert str(streamed.value) == str(in_memory.value)
 
 
+@pytest.mark.parametrize("conflicts", [("q900",), ("q033", "q900"), ("q900", "q002")])
+@pytest.mark.parametrize("chunk_bytes", [1, 10 ** 9])
+def test_conflicting_judgments_found_where_the_chunks_never_look(tmp_path, collection,
+                                                                 conflicts, chunk_bytes):
+    """The judgments are checked by the chunks' own indexes and, at the end, for the judged
+    queries no chunk held (q033 and q900 are never retrieved): a document judged twice with
+    different grades is the same error as in memory wherever it is, and with several
+    conflicts the first in the judgments' query order is the one reported."""
+    qrels, run = collection
+    lines = Path(qrels).read_text().splitlines()
+    for qid in conflicts:
+        first = next(line for line in lines if line.startswith(qid + " "))
+        lines.append(first.rsplit(" ", 1)[0] + " 5")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(rankwise.InputError) as in_memory:
+        rankwise.evaluate(str(bad), run, ["AP"])
+    with pytest.raises(rankwise.InputError) as streamed:
+        evaluate_stream(str(bad), {"a": run, "b": run}, ["AP"], chunk_bytes=chunk_bytes)
+    assert "judged twice" in str(in_memory.value)
+    assert str(streamed.value) == str(in_memory.value)
+
+
 # ---------------------------------------------------------------------------- in memory, in blocks
 
 

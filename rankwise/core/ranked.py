@@ -783,31 +783,46 @@ def _level_counts(num_queries: int, grades: np.ndarray, query_of_key: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Distinct judged grades >= 0 and, per query, how many judgments have each; block by
     block of judgments when the grades are small integers (the usual case)."""
-    blocks = [(a, min(a + LEVEL_BLOCK_ROWS, len(grades)))
-              for a in range(0, len(grades), LEVEL_BLOCK_ROWS)]
-    def judged_grades(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-        judged = grades[a:b] >= 0
-        return grades[a:b][judged], judged
-
-    present = np.zeros(4096, dtype=bool)
-    for a, b in blocks:  # which integer grades occur, if all are integers in [0, 4096)
-        g, _ = judged_grades(a, b)
-        if not len(g):
-            continue
-        as_integer = g.astype(np.int64) if g.max() < 4096 else None
-        if as_integer is None or not np.array_equal(as_integer, g):
-            return _level_counts_any(num_queries, grades, query_of_key)
-        present[as_integer] = True
+    present = _integer_levels(grades)
+    if present is None:
+        return _level_counts_any(num_queries, grades, query_of_key)
     levels = np.flatnonzero(present).astype(np.float64)
     level_of = (np.cumsum(present) - 1).astype(np.int64)
     nlev = len(levels)
     counts = np.zeros(num_queries * nlev, dtype=np.int64)
-    for a, b in blocks:
-        g, judged = judged_grades(a, b)
+    for a in range(0, len(grades), LEVEL_BLOCK_ROWS):
+        b = min(a + LEVEL_BLOCK_ROWS, len(grades))
+        judged = grades[a:b] >= 0
+        g = grades[a:b][judged]
         keys = query_of_key[a:b][judged].astype(np.int64) * nlev
         keys += level_of[g.astype(np.int64)]
         counts += np.bincount(keys, minlength=num_queries * nlev)
     return levels, counts.reshape(num_queries, nlev)
+
+
+def judged_levels(grades: np.ndarray) -> np.ndarray:
+    """The distinct grades >= 0, ascending (block by block when they are small integers, the
+    usual case; otherwise one sort)."""
+    present = _integer_levels(grades)
+    if present is None:
+        return distinct(grades[grades >= 0])
+    return np.flatnonzero(present).astype(np.float64)
+
+
+def _integer_levels(grades: np.ndarray) -> np.ndarray | None:
+    """Which integer grades in [0, 4096) occur (a mask), if every grade >= 0 is one; else
+    None. Block by block of LEVEL_BLOCK_ROWS, so its temporaries stay small."""
+    present = np.zeros(4096, dtype=bool)
+    for a in range(0, len(grades), LEVEL_BLOCK_ROWS):
+        block = grades[a:a + LEVEL_BLOCK_ROWS]
+        g = block[block >= 0]
+        if not len(g):
+            continue
+        as_integer = g.astype(np.int64) if g.max() < 4096 else None
+        if as_integer is None or not np.array_equal(as_integer, g):
+            return None
+        present[as_integer] = True
+    return present
 
 
 def _level_counts_any(num_queries: int, grades: np.ndarray, query_of_key: np.ndarray
