@@ -278,11 +278,7 @@ def _ties_at_cutoff(lists, measures) -> list[Check]:
         return []
     out = []
     for (cutoff, ties), names in groups.items():
-        long_enough = np.flatnonzero(lists.num_retrieved > cutoff)
-        at_k = lists.offsets[long_enough] + cutoff - 1
-        straddle = lists.score[at_k] == lists.score[at_k + 1]  # both rows of one query
-        queries = long_enough[straddle]
-        changes = _tie_mixes_grades(lists, at_k[straddle])
+        queries, changes = ties_straddling(lists, cutoff)
         n, n_change = len(queries), int(changes.sum())
         if n == 0:
             out.append(Check("ties_at_cutoff", "ok", f"no tie straddles rank {cutoff}",
@@ -308,6 +304,16 @@ def _ties_at_cutoff(lists, measures) -> list[Check]:
         out.append(Check("ties_at_cutoff", severity, text, tuple(names), n_change or n,
                          lists.num_queries, _examples(lists, mask)))
     return out
+
+
+def ties_straddling(lists, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
+    """The queries whose documents at ranks K and K+1 have equal scores (K = ``cutoff``),
+    and for each whether that tie group mixes grades (the value then depends on the tie
+    order)."""
+    long_enough = np.flatnonzero(lists.num_retrieved > cutoff)
+    at_k = lists.offsets[long_enough] + cutoff - 1
+    straddle = lists.score[at_k] == lists.score[at_k + 1]  # both rows of one query
+    return long_enough[straddle], _tie_mixes_grades(lists, at_k[straddle])
 
 
 def _tie_mixes_grades(lists, rows: np.ndarray) -> np.ndarray:

@@ -79,6 +79,7 @@ from .diagnostics import (
     Check,
     _tie_candidates,
     judged_at,
+    ties_straddling,
 )
 from .errors import InputError
 from .io.frames import to_qrels
@@ -639,22 +640,12 @@ class _QueryFacts:
     def _add_ties(self, lists: RankedLists, keep: np.ndarray) -> None:
         """Per query and (cutoff, ties) group: do equal scores straddle rank K, and do the
         straddling tie's documents differ in grade (as ``_ties_at_cutoff``)."""
-        run_of_row = lists.tie_group
-        run_start = np.flatnonzero(np.diff(run_of_row, prepend=-1)) if len(run_of_row) \
-            else run_of_row
-        grade = np.where(lists.grade >= 0, lists.grade, -1.0)
-        low = np.minimum.reduceat(grade, run_start) if len(run_start) else grade
-        high = np.maximum.reduceat(grade, run_start) if len(run_start) else grade
         for key in self.ties:
-            cutoff = key[0]
+            queries, changes = ties_straddling(lists, key[0])
             straddle = np.zeros(lists.num_queries, dtype=bool)
             change = np.zeros(lists.num_queries, dtype=bool)
-            long_enough = np.flatnonzero(lists.num_retrieved > cutoff)
-            at_k = lists.offsets[long_enough] + cutoff - 1
-            crossing = run_of_row[at_k] == run_of_row[at_k + 1]
-            group = run_of_row[at_k[crossing]]
-            straddle[long_enough[crossing]] = True
-            change[long_enough[crossing]] = low[group] != high[group]
+            straddle[queries] = True
+            change[queries] = changes
             self.straddle[key].append(straddle[keep])
             self.change[key].append(change[keep])
 
