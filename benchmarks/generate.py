@@ -11,7 +11,10 @@ Writes two files into ``--out``:
     ``qid 0 docid grade``, grades 0-3. About 60 judged documents per query: about 40 of them
     are retrieved (judging is denser near the top of the ranking), about 20 are judged but not
     retrieved; the remaining retrieved documents are unjudged. Relevance is likelier near the
-    top of the ranking and varies with a per-query difficulty.
+    top of the ranking and varies with a per-query difficulty. ``--judged-depth J`` judges
+    only the top J ranks (a deep run over shallow judgments, as candidate lists for
+    re-ranking are: ``--depth 7000 --judged-depth 100`` writes a 28.6 GB run, 693M lines, over
+    judgments like depth 100's).
 
 Query sets: the run holds exactly ``--queries`` queries; about 2% of them have no judgments
 (run only), and about 2% extra queries are judged but absent from the run (qrels only). About
@@ -117,19 +120,22 @@ def _write(path: str, columns: list[pa.Array], append: bool = False) -> None:
 #: is drawn from ``default_rng(seed)``, batch b from ``default_rng((seed, b))``), so memory
 #: stays near that of 100k queries and the first 100k queries are the same at every size.
 BATCH = 100_000
+#: Run lines generated at a time (deep runs come in batches of fewer queries).
+BATCH_CELLS = 10_000_000
 
 
 def generate(queries: int, depth: int, seed: int, out: str, tag: str = "synthetic",
-             doc_prefix: str = "d") -> dict:
-    """Write ``run.txt`` and ``qrels.txt`` into ``out`` (doc ids ``doc_prefix`` + a number);
-    return a few counts."""
+             doc_prefix: str = "d", judged_depth: int | None = None) -> dict:
+    """Write ``run.txt`` and ``qrels.txt`` into ``out`` (doc ids ``doc_prefix`` + a number;
+    only the top ``judged_depth`` ranks judged, by default all); return a few counts."""
     os.makedirs(out, exist_ok=True)
     totals: dict = {}
     first_id = 0
-    for b, start in enumerate(range(0, queries, BATCH)):
+    batch = max(1, min(BATCH, BATCH_CELLS // depth))
+    for b, start in enumerate(range(0, queries, batch)):
         rng = np.random.default_rng(seed if b == 0 else (seed, b))
-        stats = _batch(rng, min(BATCH, queries - start), depth, out, tag, first_id, b > 0,
-                       doc_prefix)
+        stats = _batch(rng, min(batch, queries - start), depth, out, tag, first_id, b > 0,
+                       doc_prefix, judged_depth or depth)
         first_id += stats.pop("universe")
         for k, v in stats.items():
             totals[k] = totals.get(k, 0) + v
@@ -137,7 +143,7 @@ def generate(queries: int, depth: int, seed: int, out: str, tag: str = "syntheti
 
 
 def _batch(rng, queries: int, depth: int, out: str, tag: str, first_id: int,
-           append: bool, doc_prefix: str = "d") -> dict:
+           append: bool, doc_prefix: str = "d", judged_depth: int = 0) -> dict:
     """One batch of queries (ids from ``first_id + 1``), appended to the files if ``append``."""
     n_docs = _collection_size()
     n_qrels_only = round(queries * QRELS_ONLY_SHARE)
@@ -179,7 +185,8 @@ def _batch(rng, queries: int, depth: int, out: str, tag: str, first_id: int,
     # plus extra_q judged unretrieved documents. Relevance likelier near the top.
     ranks = np.arange(depth, dtype=np.float64)
     difficulty = rng.uniform(0.2, 1.5, universe)
-    p_judged = 0.6 - 0.4 * ranks / max(depth - 1, 1)
+    judged_depth = min(judged_depth or depth, depth)
+    p_judged = np.where(ranks < judged_depth, 0.6 - 0.4 * ranks / max(judged_depth - 1, 1), 0.0)
     judged = np.zeros((universe, pool), dtype=bool)
     judged[:, :depth] = rng.random((universe, depth)) < p_judged[None, :]
     judged[:, :depth] &= np.arange(depth)[None, :] < depth_q[:, None]
@@ -302,6 +309,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=10_000, help="queries in the run")
     parser.add_argument("--depth", type=int, default=100, help="documents per query in the run")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--judged-depth", type=int, default=None,
+                        help="judge only the top N ranks (default: the whole depth)")
     parser.add_argument("--doc-prefix", default="d",
                         help="doc ids are this prefix and a number (default: d)")
     parser.add_argument("--out", required=True, help="output folder")
@@ -317,7 +326,7 @@ def main(argv: list[str] | None = None) -> None:
         stats = arrays(args.queries, args.depth, args.seed, args.out)
     else:
         stats = generate(args.queries, args.depth, args.seed, args.out,
-                         doc_prefix=args.doc_prefix)
+                         doc_prefix=args.doc_prefix, judged_depth=args.judged_depth)
         if args.runs:
             stats.update(many_runs(args.runs, args.seed, args.out))
         if args.parquet:
