@@ -459,7 +459,8 @@ class _Judgments:
             if self.order is not None:
                 rows = self.order[rows]
             yield block, replace(qrels, query_code=qrels.query_code[rows],
-                                 docs=take(qrels.docs, rows), grade=qrels.grade[rows], row_lines=qrels.lines_of(rows))
+                                 docs=take(qrels.docs, rows), grade=qrels.grade[rows],
+                                 row_lines=qrels.lines_of(rows))
 
     def _count(self, index, codes: np.ndarray) -> None:
         """Count the duplicates and negative grades of the queries ``codes`` not counted
