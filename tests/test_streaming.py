@@ -381,6 +381,30 @@ def test_a_huge_run_in_memory_is_evaluated_in_blocks_byte_for_byte(
         monkeypatch.undo()
 
 
+@pytest.mark.parametrize("qid", ["q002", "q900"])
+def test_conflicting_judgments_with_a_run_in_blocks(tmp_path, collection, monkeypatch, qid):
+    """A run in memory evaluated block by block raises the one pass's error for a document
+    judged twice with different grades, whether a block holds the query (q002) or none
+    does (q900, never retrieved)."""
+    from rankwise import stream
+
+    qrels, run_path = collection
+    lines = Path(qrels).read_text().splitlines()
+    first = next(line for line in lines if line.startswith(qid + " "))
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines + [first.rsplit(" ", 1)[0] + " 5"]) + "\n")
+    run = rankwise.to_run(run_path)
+    with pytest.raises(rankwise.InputError) as one_pass:
+        rankwise.evaluate(str(bad), run, ["AP"])
+    memory_short(monkeypatch)
+    monkeypatch.setattr(stream, "BLOCK_ROWS", 50)
+    calls = spy(monkeypatch, stream, "evaluate_in_blocks")
+    with pytest.raises(rankwise.InputError) as in_blocks:
+        rankwise.evaluate(str(bad), run, ["AP"])
+    assert calls and "judged twice" in str(one_pass.value)
+    assert str(in_blocks.value) == str(one_pass.value)
+
+
 def test_which_runs_are_evaluated_in_blocks(collection, monkeypatch):
     """Blocks only where one pass would need more than the memory left, or more than half of
     it for runs of BLOCKWISE_MIN_ROWS rows or more, with each query's rows together and no
