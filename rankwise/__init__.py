@@ -4,8 +4,13 @@
     >>> rankwise.evaluate({"q": {"a": 1}}, {"q": {"a": 2.0, "b": 1.0}}, ["P@1"]).mean("P@1")
     1.0
 
-``import rankwise`` loads numpy only; pyarrow loads when data is first read.
+``import rankwise`` loads numpy only; pyarrow loads when data is first read (its allocator
+then commits memory as it is used: :func:`rankwise.core.memory.arrow_memory_on_demand`).
 """
+
+from .core.memory import arrow_memory_on_demand
+
+arrow_memory_on_demand()  # before anything loads pyarrow
 
 from .api import evaluate
 from .compare import compare

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 
@@ -164,6 +165,25 @@ def test_cli_demo(tmp_path):
     assert "| strong |" in report and "Conventions:" in report
     saved = rankwise.Result.from_json((tmp_path / "demo" / "result.json").read_text())
     assert list(saved.systems) == ["strong", "medium", "random"]
+
+
+@pytest.mark.parametrize("before, expected", [
+    ("", "0"),  # rankwise first: pyarrow's allocator commits on demand
+    ("import os; os.environ['MIMALLOC_ARENA_EAGER_COMMIT'] = '1'", "1"),  # the user's choice
+    ("import pyarrow", None),  # pyarrow already loaded: its allocator has read its options
+])
+def test_pyarrow_allocator_commits_on_demand_when_rankwise_comes_first(before, expected):
+    """Importing rankwise before pyarrow sets mimalloc's arena commit option (read once, when
+    pyarrow loads) unless it is set or pyarrow is already loaded; an evaluation then works
+    as usual in that process."""
+    code = (f"{before}\nimport os, rankwise\n"
+            "print(os.environ.get('MIMALLOC_ARENA_EAGER_COMMIT'))\n"
+            "print(rankwise.evaluate({'q': {'a': 1}}, {'q': {'a': 2.0, 'b': 1.0}}, ['AP'])"
+            ".mean('AP'))")
+    env = {k: v for k, v in os.environ.items() if k != "MIMALLOC_ARENA_EAGER_COMMIT"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env=env)
+    assert done.stdout.split() == [str(expected), "1.0"]
 
 
 def test_only_the_command_sets_the_allocator_for_good(tmp_path, monkeypatch, capsys):

@@ -16,7 +16,9 @@ end to end 7.3 s → 3.6 s):
 while it runs, then restores numpy's setting, glibc's default thresholds and trims the heap,
 so the host process keeps no extra memory afterwards. Elsewhere it does nothing.
 :func:`one_malloc_arena`, for the command line's own process only, also keeps worker threads
-on glibc's main arena (a setting that cannot be undone).
+on glibc's main arena (a setting that cannot be undone). :func:`arrow_memory_on_demand`,
+called when rankwise is imported, keeps pyarrow's allocator from committing its arenas up
+front with huge-page advice.
 """
 
 from __future__ import annotations
@@ -72,6 +74,26 @@ def large_arrays() -> Iterator[None]:
             libc.mallopt(_M_MMAP_THRESHOLD, _GLIBC_DEFAULT_THRESHOLD)
             libc.mallopt(_M_TRIM_THRESHOLD, _GLIBC_DEFAULT_THRESHOLD)
             libc.malloc_trim(0)
+
+
+#: pyarrow's allocator (mimalloc) option read once, when pyarrow is loaded.
+ARROW_COMMIT_OPTION = "MIMALLOC_ARENA_EAGER_COMMIT"
+
+
+def arrow_memory_on_demand() -> None:
+    """Have pyarrow's allocator (mimalloc) commit memory as it is used, unless pyarrow is
+    already loaded or ``MIMALLOC_ARENA_EAGER_COMMIT`` is set. By default it commits each
+    1 GiB arena it reserves up front, advised for transparent huge pages; where the kernel's
+    THP ``defrag`` setting is ``madvise`` (a common default), first touches then stall on
+    memory compaction. Measured on 2 cores, fresh processes, alternating: reading the 1M x 100
+    judgments (60M lines) 3.2-3.9 s to 2.2 s; the 100k x 100 evaluation 2.33-2.83 s to
+    2.24-2.45 s, peak 2.0-2.1 to 1.7-1.9 GB; 1M x 100 streamed 29.3, 30.7 s to 28.6, 27.8 s.
+    An environment variable, since mimalloc reads its options only once: called when
+    rankwise is imported, it affects pyarrow in this process (and in processes it starts)."""
+    import os
+
+    if "pyarrow" not in sys.modules:
+        os.environ.setdefault(ARROW_COMMIT_OPTION, "0")
 
 
 def one_malloc_arena() -> None:
