@@ -1002,7 +1002,8 @@ class _RunReader:
         self.non_blank = False
 
     def __iter__(self) -> Iterator[_Rows]:
-        return _whole_queries(_prefetched(self._parse(*block) for block in self._blocks()))
+        parsed = (self._parse(*block) for block in self._blocks())
+        return _prefetched(rows for rows in parsed if len(rows))
 
     def no_lines_error(self) -> InputError:
         if self.non_blank:
@@ -1011,8 +1012,10 @@ class _RunReader:
         return InputError("empty file", source=self.path)
 
     def _blocks(self) -> Iterator[tuple[bytes, int]]:
-        """Blocks of about ``chunk_bytes`` of text ending at a line end, with the number of
-        their first line."""
+        """Blocks of about ``chunk_bytes`` of text of whole queries, with the number of their
+        first line: each cut where the lines of the last query begin, those carried over as
+        text (a block of one query grows until another begins; carrying parsed rows instead
+        copied every block once more, 1.4 s at 1M queries x 100)."""
         line = 1
         rest = b""
         with _open(self.path) as handle:
@@ -1025,7 +1028,7 @@ class _RunReader:
                 if not data:
                     break
                 data = rest + data if rest else data
-                cut = data.rfind(b"\n") + 1
+                cut = _last_query_start(data, data.rfind(b"\n") + 1)
                 if cut == 0:
                     rest = data
                     continue
@@ -1033,7 +1036,7 @@ class _RunReader:
                 yield block, line
                 line += block.count(b"\n")
         if rest:
-            yield rest + b"\n", line
+            yield rest if rest.endswith(b"\n") else rest + b"\n", line
 
     def _parse(self, block: bytes, first_line: int) -> _Rows:
         import pyarrow as pa
@@ -1078,6 +1081,24 @@ class _RunReader:
         qids = take(run.query_dict, run.query_code)
         return _Rows(pa.chunked_array([qids]), pa.chunked_array(_chunks_of(run.docs)),
                      run.score, run.rank, np.asarray(lines, dtype=np.int64) + first_line - 1)
+
+
+def _last_query_start(data: bytes, end: int) -> int:
+    """Where the lines of the last query of ``data[:end]`` (whole lines) begin: after the
+    last data line whose first field is another query id (blank and comment lines go with
+    the lines after them); 0 when every line holds that query."""
+    qid = None
+    stop = end
+    while stop > 0:
+        start = data.rfind(b"\n", 0, stop - 1) + 1
+        fields = data[start:stop].split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            if qid is None:
+                qid = fields[0]
+            elif fields[0] != qid:
+                return stop
+        stop = start
+    return 0
 
 
 class _ParquetRunReader:

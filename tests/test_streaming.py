@@ -104,6 +104,31 @@ def test_one_query_per_chunk_with_warnings_and_diagnostics(collection):
     assert diag == next(iter(expected.systems.values())).diagnostics
 
 
+@pytest.mark.parametrize("text, expected", [
+    (b"q1 Q0 a 1 1 s\nq1 Q0 b 2 0 s\nq2 Q0 a 1 1 s\n", 28),
+    (b"q1 Q0 a 1 1 s\nq2 Q0 a 1 1 s\n# note\n\n  q2\tQ0 b 2 0 s\r\n", 14),
+    (b"q1 Q0 a 1 1 s\n\n# q2 is next\nq2 Q0 a 1 1 s\n", 14),
+    (b"q1 Q0 a 1 1 s\nq1 Q0 b 2 0 s\n", 0),  # one query: no cut
+    (b"# only a comment\n\n", 0),
+])
+def test_text_blocks_are_cut_where_the_last_query_begins(text, expected):
+    from rankwise.stream import _last_query_start
+
+    assert _last_query_start(text, len(text)) == expected
+
+
+def test_clean_text_is_never_parsed_slowly(collection, monkeypatch):
+    """Blocks cut at query starts are parsed by pyarrow as they are (the last one too): the
+    slow reader is for messy text only."""
+    from rankwise.stream import _RunReader
+
+    qrels, run = collection
+    slow = spy(monkeypatch, _RunReader, "_parse_slowly")
+    for chunk_bytes in CHUNK_SIZES:
+        evaluate_stream(qrels, run, ["AP"], chunk_bytes=chunk_bytes)
+    assert not slow
+
+
 def test_queries_in_any_order_and_lines_in_any_order_within_a_query(tmp_path, collection):
     qrels, run = collection
     lines = Path(run).read_text().splitlines()
