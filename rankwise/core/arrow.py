@@ -20,7 +20,7 @@ def to_numpy(values, dtype, null=None) -> np.ndarray:
 
     Booleans (bit-packed in Arrow) are unpacked; other types are read as they are stored.
     A chunked array is written chunk by chunk into one array (no array per chunk, no
-    joining copy: 60M grades, 0.8 s to 0.2 s).
+    joining copy: reading 60M judgments, 2.0 s of conversions to 0.1-0.7 s).
     """
     if hasattr(values, "chunks"):
         out = np.empty(len(values), dtype=dtype)
