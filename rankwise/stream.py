@@ -410,7 +410,7 @@ class _Judgments:
         self.qrels = qrels
         codes = qrels.query_code
         n, queries = len(codes), qrels.num_queries
-        starts = np.flatnonzero(np.diff(codes, prepend=-1)) if n else np.zeros(0, np.int64)
+        starts = starts_of_runs(codes)
         self.start = np.zeros(queries, dtype=np.int64)
         self.length = np.zeros(queries, dtype=np.int64)
         if len(starts) == queries:  # each query's judgments together: no permutation needed
@@ -881,7 +881,7 @@ class _SeenQueries:
     def add(self, chunk: Run) -> np.ndarray:
         """Record the chunk's queries; raise if one of them was met before. Returns the
         judgments' code of each of the chunk's queries (-1: not judged)."""
-        starts = np.flatnonzero(np.diff(chunk.query_code, prepend=-1))
+        starts = starts_of_runs(chunk.query_code)
         block_codes = chunk.query_code[starts]
         lines = chunk.row_lines
         if len(starts) > chunk.num_queries:  # a query reappears inside the chunk
