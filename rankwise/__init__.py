@@ -8,9 +8,9 @@
 then commits memory as it is used: :func:`rankwise.core.memory.arrow_memory_on_demand`).
 """
 
-from .core.memory import arrow_memory_on_demand
+from .core import memory as _memory
 
-arrow_memory_on_demand()  # before anything loads pyarrow
+_memory.arrow_memory_on_demand()  # before anything loads pyarrow
 
 from .api import evaluate
 from .compare import compare

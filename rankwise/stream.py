@@ -13,10 +13,11 @@ How it works:
    joined with the judgments of its own queries only and the work per chunk grows with the
    chunk, not with all the judgments. They are checked as an in-memory evaluation checks
    them by the chunks' own indexes, and at the end for the judged queries no chunk held.
-2. The run is read in blocks of about ``chunk_bytes`` of text, cut at line ends, and parsed
-   by pyarrow (both cores) in a second thread while the previous chunk is evaluated. The
-   rows of the last query of a block, which may continue in the next block, are carried
-   over, so every chunk holds whole queries.
+2. The run is read in blocks of about ``chunk_bytes`` of text, cut where the lines of the
+   block's last query begin (those lines, which may continue in the next block, are carried
+   over as text), and parsed by pyarrow (both cores) in a second thread while the previous
+   chunk is evaluated, so every chunk holds whole queries. A Parquet run is read batch by
+   batch, the rows of each batch's last query carried over to the next.
 3. Each chunk goes through the same one pass as an in-memory evaluation
    (:func:`~rankwise.core.ranked.rank`) and every measure; per chunk, the per-query values,
    the diagnostics counts and the counts behind the warnings are kept, and the chunk is
