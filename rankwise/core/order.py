@@ -31,9 +31,15 @@ def ranking_order(run, ties: str) -> tuple[np.ndarray, np.ndarray]:
     return order, offsets
 
 
-def ranking_order_and_ties(run, ties: str) -> tuple[np.ndarray, np.ndarray, int]:
+def ranking_order_and_ties(run, ties: str, parts: np.ndarray | None = None
+                           ) -> tuple[np.ndarray, np.ndarray, int | np.ndarray]:
     """:func:`ranking_order`, and the number of rows that share their score with another
-    row of their query (rows in tie groups)."""
+    row of their query (rows in tie groups).
+
+    ``parts``: bounds of the rows of runs stacked in ``run``, each part's query codes above
+    the previous part's (each part's rows are then ``order[parts[i]:parts[i + 1]]``); the
+    tied rows are then counted per part (an array).
+    """
     qc, score = run.query_code, run.score
     n = len(qc)
     if n == 0:
@@ -49,10 +55,11 @@ def ranking_order_and_ties(run, ties: str) -> tuple[np.ndarray, np.ndarray, int]
         new_query = ranked_query[1:] != ranked_query[:-1]
     tied = (ranked_score[1:] == ranked_score[:-1]) & ~new_query
     del new_query
-    tied_rows = 0
+    tied_rows: int | np.ndarray = 0 if parts is None else np.zeros(len(parts) - 1, dtype=np.int64)
     if tied.any():
         in_group = _in_tie_group(tied)
-        tied_rows = int(np.count_nonzero(in_group))
+        tied_rows = int(np.count_nonzero(in_group)) if parts is None else \
+            np.add.reduceat(in_group, parts[:-1], dtype=np.int64)
         if ties != "input_order":
             _order_ties(order, tied, in_group, run.docs, descending=ties == "docid_desc")
     boundaries = starts_of_runs(ranked_query)

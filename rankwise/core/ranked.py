@@ -432,19 +432,58 @@ def _rank(index, run, conv: Conventions,
 THREAD_MIN_ROWS = 1 << 17
 
 
-def _order_run(run, ties: str):
-    """Ranked order, block offsets, tied rows and rank/score contradictions of a run.
+def _order_run(run, ties: str, parts: np.ndarray | None = None):
+    """Ranked order, block offsets, tied rows and rank/score contradictions of a run
+    (``parts``: as for :func:`~.order.ranking_order_and_ties`).
 
     Tie policies that are not an order (expected, optimistic, pessimistic) start from
     trec_eval's order; optimistic and pessimistic re-order ties by grade after the join."""
     order, offsets, tied_rows = ranking_order_and_ties(
-        run, ties if ties in ORDERING_TIES else "docid_desc")
+        run, ties if ties in ORDERING_TIES else "docid_desc", parts)
     contradicting = _rank_contradicts_score(run) if run.rank is not None else None
     return order, offsets, tied_rows, contradicting
 
 
 def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_keys,
                   dropped: int, ordering: Future) -> RankedLists:
+    joined = join_run(index, run, np.array([0, run.num_queries]), run_keys)
+    run, index = joined.run, joined.index
+    if len(joined.first):
+        if conv.duplicates == "error":
+            _raise_duplicate(run, joined.first, joined.second)
+        run_keys = joined.run_keys
+        sorter = np.argsort(run_keys, kind="stable")
+        keep = _rows_to_keep(run, sorter, run_keys[sorter], conv.duplicates)
+        return _rank(index, run.subset(keep), conv,
+                     None if run_keys is None or not index.exact else run_keys[keep],
+                     dropped + len(run) - len(keep))
+    return assemble_lists(index, run, conv, dropped, joined.run_to_qrels_query,
+                          joined.grade_of_row, *ordering.result())
+
+
+@dataclass(frozen=True, eq=False)
+class JoinedRun:
+    """The run side of the pass, before its lists are ordered (see :func:`join_run`)."""
+
+    run: Any  # the run joined (its doc ids as strings where the judgments' are)
+    index: JudgmentIndex  # the judgments' index its keys were laid out for
+    run_to_qrels_query: np.ndarray  # per run query code: its judgments' query code, or -1
+    grade_of_row: np.ndarray  # float64 per run row, NaN where not judged
+    first: np.ndarray  # pairs of rows (first[i], second[i]) holding the same (query, doc)
+    second: np.ndarray
+    run_keys: np.ndarray | None  # the run's pair keys, kept only when there are such pairs
+
+
+def join_run(index: JudgmentIndex | Future, run, query_parts: np.ndarray,
+             run_keys: np.ndarray | None = None) -> JoinedRun:
+    """Key the run's (query, doc) pairs and look their grades up in the judgments' index.
+
+    ``query_parts``: bounds of the query codes of the runs stacked in ``run`` (``[0,
+    num_queries]`` for one run): each part's queries without judgments are numbered as that
+    run alone numbers them. ``run_keys``: exact keys, when ``index`` is exact. Raises the
+    run's error when it has no judged query and gives none empty, and :class:`KeyCollision`
+    when two different doc ids share a key.
+    """
     from concurrent.futures import Future
 
     fingerprint = words = None
@@ -455,14 +494,17 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
         index = index.result()
     qrels = index.qrels
     run_to_qrels_query = index_in(run.query_dict, qrels.query_dict)
-    empty_judged, empty_unjudged = _empty_queries(run, qrels)
-    if not (run_to_qrels_query >= 0).any() and not len(empty_judged):
+    if not (run_to_qrels_query >= 0).any() and not len(_empty_queries(run, qrels)[0]):
         raise _no_overlap(qrels, run)
-    # one query code space for both sides: judged queries keep their qrels code
+    # one query code space for both sides: judged queries keep their qrels code, the others
+    # come after them, numbered from 0 in each part
     run_only = run_to_qrels_query < 0
+    before = np.zeros(len(run_only) + 1, dtype=np.int64)  # run-only queries before each code
+    np.cumsum(run_only, out=before[1:])
     shared_code = run_to_qrels_query.copy()
-    shared_code[run_only] = qrels.num_queries + np.arange(int(run_only.sum()))
-    key_queries = qrels.num_queries + int(run_only.sum())
+    part_start = np.repeat(before[query_parts[:-1]], np.diff(query_parts))
+    shared_code[run_only] = qrels.num_queries + (before[:-1] - part_start)[run_only]
+    key_queries = qrels.num_queries + int(np.diff(before[query_parts]).max(initial=0))
     if not index.exact and key_queries.bit_length() != index.key_queries.bit_length():
         index = index_judgments(qrels, key_queries)  # lay the keys out for more query codes
     if index.integer:
@@ -487,22 +529,26 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
     words = None if index.exact or index.key_words is None else words
     grade_of_row, first, second = _join_by_blocks(index, run, run_keys, words)
     del fingerprint, words  # the keys' memory and the words, freed before the ranked columns
-    if len(first):
-        if conv.duplicates == "error":
-            _raise_duplicate(run, first, second)
-        sorter = np.argsort(run_keys, kind="stable")
-        keep = _rows_to_keep(run, sorter, run_keys[sorter], conv.duplicates)
-        return _rank(index, run.subset(keep), conv,
-                     None if run_keys is None or not index.exact else run_keys[keep],
-                     dropped + len(run) - len(keep))
-    del run_keys
+    return JoinedRun(run, index, run_to_qrels_query, grade_of_row, first, second,
+                     run_keys if len(first) else None)
+
+
+def assemble_lists(index: JudgmentIndex, run, conv: Conventions, dropped: int,
+                   run_to_qrels_query: np.ndarray, grade_of_row: np.ndarray,
+                   order: np.ndarray, offsets: np.ndarray, tied_rows: int,
+                   contradicting: np.ndarray | None) -> RankedLists:
+    """The ranked lists of a joined run (:func:`join_run`) in its order (``_order_run``), with
+    the conventions applied and every row and query counted; ``dropped``: duplicate rows
+    already removed."""
+    qrels = index.qrels
+    empty_judged, empty_unjudged = _empty_queries(run, qrels)
     diag = Diagnostics(run_rows=len(run) + dropped, run_duplicates_dropped=dropped,
                        run_queries=run.num_queries, qrels_rows=len(qrels),
                        qrels_queries=qrels.num_queries,
                        qrels_duplicates_dropped=index.duplicates_dropped,
                        negative_grades=index.negative_grades)
 
-    order, offsets, diag.tied_rows, contradicting = ordering.result()
+    diag.tied_rows = tied_rows
     block_query = run.query_code[order[offsets[:-1]]]
     if contradicting is not None:
         diag.queries_rank_contradicts_score = len(contradicting)
