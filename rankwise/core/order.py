@@ -125,8 +125,10 @@ def _in_tie_group(tied: np.ndarray) -> np.ndarray:
     return out
 
 
-#: Rows per block when a run's rows must be sorted: sorts stay in cache.
-SORT_BLOCK_ROWS = 1 << 16
+#: Rows per block when a run's rows must be sorted: sorts stay in cache (10M rows out of
+#: score order: 0.78 s in blocks of 1 << 16, 0.68 s of 1 << 14, 0.59 s of 1 << 12; smaller
+#: blocks cost more calls than they save).
+SORT_BLOCK_ROWS = 1 << 12
 
 
 def _by_query_then_score(qc: np.ndarray, score: np.ndarray, grouped: bool) -> np.ndarray:

@@ -677,8 +677,9 @@ def _rows_to_keep(run, sorter: np.ndarray, sorted_keys: np.ndarray, policy: str)
     return np.sort(chosen)
 
 
-#: Rows per block of the join: its temporaries stay small, in cache and in reused memory.
-JOIN_BLOCK_ROWS = 1 << 20
+#: Rows per block of the join: its temporaries stay small, in cache and in reused memory
+#: (the 100k x 100 run's join: 0.31 s in blocks of 1 << 20, 0.26 s of 1 << 17 or 1 << 16).
+JOIN_BLOCK_ROWS = 1 << 17
 #: Threads joining blocks side by side (the results do not depend on it).
 JOIN_THREADS = max(1, min(4, os.cpu_count() or 1))
 
