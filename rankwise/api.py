@@ -14,7 +14,8 @@ from .conventions import Conventions, profile, resolve
 from .core.memory import large_arrays
 from .core.ranked import THREAD_MIN_ROWS, index_judgments, rank, stack_lists
 from .core.together import rank_together
-from .diagnostics import TieBounds, combine_checks, list_checks, run_checks, tie_order_bounds
+from .diagnostics import (RowFacts, TieBounds, combine_checks, list_checks, run_checks,
+                          tie_order_bounds)
 from .errors import InputError
 from .io.frames import is_nested_run, to_qrels, to_run
 from .io.tables import Run
@@ -133,9 +134,10 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
                                                    parsed, per_query)
                     continue
                 ranked = rank_together(judgments(), [one for _, one in batch], conv)
-                for (name, _), lists, (values, bounds) in zip(
+                for (name, _), lists, (values, bounds, facts) in zip(
                         batch, ranked, _stacked_values(ranked, parsed)):
-                    systems[name] = _summarise(name, lists, parsed, per_query, values, bounds)
+                    systems[name] = _summarise(name, lists, parsed, per_query, values, bounds,
+                                               facts)
         if not systems:
             raise InputError("no run given", source="run")
     return Result([str(m) for m in parsed], systems, conv, {str(m): _kind(m) for m in parsed})
@@ -265,30 +267,34 @@ def _batches(runs: Iterable[tuple[str, Run]]) -> Iterator[list[tuple[str, Run]]]
 
 
 def _stacked_values(ranked: list, parsed: list[Measure]
-                    ) -> list[tuple[dict[str, np.ndarray], TieBounds]]:
-    """Per system, every measure's per-query values and the tie-order check's bounds,
-    computed once on the systems' lists stacked (many small runs: the cost of a measure is
-    then mostly per call) and split back; bit-identical to computing them run by run."""
+                    ) -> list[tuple[dict[str, np.ndarray], TieBounds, RowFacts]]:
+    """Per system, every measure's per-query values, the tie-order check's bounds and the
+    facts the other checks read from the rows, computed once on the systems' lists stacked
+    (many small runs: the cost of a measure is then mostly per call) and split back;
+    bit-identical to computing them run by run."""
     stacked = stack_lists(ranked)
     values = {str(m): m.compute(stacked) for m in parsed}
     bounds = tie_order_bounds(stacked, parsed, values)
+    facts = RowFacts(stacked)
     out, start = [], 0
     for lists in ranked:
         stop = start + lists.num_queries
-        out.append(({k: v[start:stop] for k, v in values.items()}, bounds.part(start, stop)))
+        out.append(({k: v[start:stop] for k, v in values.items()}, bounds.part(start, stop),
+                    facts.part(start, stop)))
         start = stop
     return out
 
 
 def _summarise(name: str, lists, parsed: list[Measure], per_query: bool,
                values: dict[str, np.ndarray] | None = None,
-               bounds: TieBounds | None = None) -> SystemResult:
+               bounds: TieBounds | None = None, facts: RowFacts | None = None
+               ) -> SystemResult:
     """Every measure of one ranked run: aggregates, per-query values, diagnostics, warnings
-    (``values`` and ``bounds``: already computed by ``_stacked_values``)."""
+    (``values``, ``bounds`` and ``facts``: already computed by ``_stacked_values``)."""
     if values is None:
         values, checks = _values_and_checks(lists, parsed)
     else:
-        checks = run_checks(lists, parsed, values, bounds)
+        checks = run_checks(lists, parsed, values, bounds, facts)
     order = np.argsort(lists.query_ids.astype(str), kind="stable") if per_query else None
     return SystemResult(
         name=name,

@@ -141,7 +141,7 @@ def pitfall_warnings(lists, measures) -> list[str]:
 
 
 def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None,
-               bounds: TieBounds | None = None) -> list[Check]:
+               bounds: TieBounds | None = None, facts: RowFacts | None = None) -> list[Check]:
     """Every check on one system, in a fixed order; see the module docstring.
 
     Parameters
@@ -156,6 +156,9 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None,
     bounds : TieBounds, optional
         The tie-order check's bounds when already computed (:func:`tie_order_bounds`, e.g.
         for many runs at once); by default computed here.
+    facts : RowFacts, optional
+        What the checks read from the ranked rows, when shared with other systems' lists
+        (:meth:`RowFacts.part`); by default read from ``lists``.
 
     Returns
     -------
@@ -173,18 +176,19 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None,
     ['ties_at_cutoff']
     """
     measures = list(measures)
-    return combine_checks(lists, measures, values, list_checks(lists, measures), bounds)
+    return combine_checks(lists, measures, values, list_checks(lists, measures, facts), bounds)
 
 
-def list_checks(lists, measures) -> dict[str, list[Check]]:
+def list_checks(lists, measures, facts: RowFacts | None = None) -> dict[str, list[Check]]:
     """The checks that read the ranked lists only, not the per-query values (so they can run
-    while the measures are computed), by check code."""
+    while the measures are computed), by check code (``facts``: as for run_checks)."""
     measures = list(measures)
+    facts = facts or RowFacts(lists)
     return {"binary_judgments": _binary_judgments(lists, measures),
             "threshold_above_grades": _threshold_above_grades(lists, measures),
             "short_lists": _short_lists(lists, measures),
-            "ties_at_cutoff": _ties_at_cutoff(lists, measures),
-            "judged_at_k": _judged_at_k(lists, measures), "one_side": _one_side(lists),
+            "ties_at_cutoff": _ties_at_cutoff(lists, measures, facts),
+            "judged_at_k": _judged_at_k(lists, measures, facts), "one_side": _one_side(lists),
             "different_cutoffs": _different_cutoffs(measures),
             "exp_gain_levels": _exp_gain_levels(lists, measures)}
 
@@ -266,26 +270,28 @@ def _short_lists(lists, measures) -> list[Check]:
     return out
 
 
-def _ties_at_cutoff(lists, measures) -> list[Check]:
-    """Queries whose documents at ranks K and K+1 have equal scores, per cutoff K (and per tie
-    policy, which a family may override)."""
+def tie_cutoff_groups(measures, conventions) -> dict[tuple[int, str], list[str]]:
+    """The measures the ``ties_at_cutoff`` check speaks of, by (cutoff K, tie policy): a
+    family may override the policy."""
     groups: dict[tuple[int, str], list[str]] = {}
     for m in measures:
         if _rank_cutoff(m) and m.family in RANK_CUTOFF_FAMILIES:
-            ties = lists.conventions.for_family(m.family).ties
-            groups.setdefault((int(m.cutoff), ties), []).append(str(m))
-    if not groups:
-        return []
+            groups.setdefault((int(m.cutoff), conventions.for_family(m.family).ties),
+                              []).append(str(m))
+    return groups
+
+
+def _ties_at_cutoff(lists, measures, facts: RowFacts) -> list[Check]:
+    """Queries whose documents at ranks K and K+1 have equal scores, per cutoff K (and per tie
+    policy, which a family may override)."""
     out = []
-    for (cutoff, ties), names in groups.items():
-        queries, changes = ties_straddling(lists, cutoff)
-        n, n_change = len(queries), int(changes.sum())
+    for (cutoff, ties), names in tie_cutoff_groups(measures, lists.conventions).items():
+        straddle, change = facts.straddling(cutoff)
+        n, n_change = int(np.count_nonzero(straddle)), int(np.count_nonzero(change))
         if n == 0:
             out.append(Check("ties_at_cutoff", "ok", f"no tie straddles rank {cutoff}",
                              tuple(names), 0, lists.num_queries))
             continue
-        mask = np.zeros(lists.num_queries, dtype=bool)
-        mask[queries[changes] if n_change else queries] = True
         text = (f"{', '.join(names)}: ties straddle rank {cutoff} in {n} of {lists.num_queries} "
                 "queries (equal scores on both sides of the cutoff)")
         if not n_change:
@@ -302,7 +308,7 @@ def _ties_at_cutoff(lists, measures) -> list[Check]:
                      f"are the {_TIE_VALUE[ties]} over the orders of the tied documents "
                      f"(ties={ties})")
         out.append(Check("ties_at_cutoff", severity, text, tuple(names), n_change or n,
-                         lists.num_queries, _examples(lists, mask)))
+                         lists.num_queries, _examples(lists, change if n_change else straddle)))
     return out
 
 
@@ -314,6 +320,17 @@ def ties_straddling(lists, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
     at_k = lists.offsets[long_enough] + cutoff - 1
     straddle = lists.score[at_k] == lists.score[at_k + 1]  # both rows of one query
     return long_enough[straddle], _tie_mixes_grades(lists, at_k[straddle])
+
+
+def straddling_masks(lists, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ties_straddling` as two masks over the queries: a tie straddles rank K, and
+    that tie's documents differ in grade."""
+    queries, changes = ties_straddling(lists, cutoff)
+    straddle = np.zeros(lists.num_queries, dtype=bool)
+    change = np.zeros(lists.num_queries, dtype=bool)
+    straddle[queries] = True
+    change[queries] = changes
+    return straddle, change
 
 
 def _tie_mixes_grades(lists, rows: np.ndarray) -> np.ndarray:
@@ -418,18 +435,24 @@ def judged_at(lists, cutoff: int | None) -> np.ndarray:
     return out
 
 
-def _judged_at_k(lists, measures) -> list[Check]:
+def judged_groups(measures) -> dict[int | None, list[str]]:
+    """The measures the ``judged_at_k`` check speaks of, by cutoff (None: whole lists)."""
     by_cutoff: dict[int | None, list[str]] = {}
     for m in measures:
         if m.spec.order_based and m.spec.bounds is not None and m.family != "Bpref" \
                 and m.family != "gm_bpref" and (m.cutoff is None or _rank_cutoff(m)):
             by_cutoff.setdefault(m.cutoff, []).append(str(m))
+    return by_cutoff
+
+
+def _judged_at_k(lists, measures, facts: RowFacts) -> list[Check]:
+    by_cutoff = judged_groups(measures)
     if not by_cutoff:
         return []
     pooled = bool((lists.num_judged_nonrelevant(lists.conventions.relevance_threshold) > 0).any())
     out = []
     for cutoff, names in by_cutoff.items():
-        judged = judged_at(lists, cutoff)
+        judged = facts.judged(cutoff)
         defined = ~np.isnan(judged)
         mean = float(judged[defined].mean()) if defined.any() else float("nan")
         incomplete = defined & (judged < 1)
@@ -547,6 +570,41 @@ def _carried_by_few(lists, measures, values) -> list[Check]:
             "by a few queries, look at the per-query distribution", (name,), k, n_all,
             tuple(lists.query_ids[top].tolist()), share))
     return out
+
+
+class RowFacts:
+    """What the checks read from the ranked rows rather than from per-query counts: per
+    query, whether a tie straddles rank K and mixes grades (:func:`straddling_masks`), and
+    Judged@K (:func:`judged_at`). Each is computed once, when first asked for; the lists of
+    many systems stacked share them, each system reading its slice (:meth:`part`: every fact
+    is a function of its query's rows alone, so the slice is what the system's own lists give).
+    The streaming engine gathers the same facts chunk by chunk and answers the same calls.
+    """
+
+    def __init__(self, lists, start: int = 0, stop: int | None = None,
+                 shared: dict | None = None) -> None:
+        self._lists = lists
+        self._rows = slice(start, lists.num_queries if stop is None else stop)
+        self._cache: dict = {} if shared is None else shared
+
+    def part(self, start: int, stop: int) -> "RowFacts":
+        """The facts of queries ``start:stop`` (one system's queries in stacked lists)."""
+        return RowFacts(self._lists, start, stop, self._cache)
+
+    def straddling(self, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per query: a tie straddles rank ``cutoff``; and its documents differ in grade."""
+        key = ("straddling", cutoff)
+        if key not in self._cache:
+            self._cache[key] = straddling_masks(self._lists, cutoff)
+        straddle, change = self._cache[key]
+        return straddle[self._rows], change[self._rows]
+
+    def judged(self, cutoff: int | None) -> np.ndarray:
+        """Per query: Judged@``cutoff`` (None: the whole list)."""
+        key = ("judged", cutoff)
+        if key not in self._cache:
+            self._cache[key] = judged_at(self._lists, cutoff)
+        return self._cache[key][self._rows]
 
 
 @dataclass(frozen=True)

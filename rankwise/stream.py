@@ -73,14 +73,13 @@ from .core.ranked import (Diagnostics, RankedLists, index_judgments, judged_leve
                           stack_lists)
 from .core.segments import distinct, starts_of_runs
 from .diagnostics import (
-    JUDGED_WARNING,
-    ORDERING_TIES,
-    RANK_CUTOFF_FAMILIES,
     TIE_CHECK_MAX_ROWS,
     Check,
     _tie_candidates,
     judged_at,
-    ties_straddling,
+    judged_groups,
+    straddling_masks,
+    tie_cutoff_groups,
 )
 from .errors import InputError
 from .io.frames import to_qrels
@@ -597,8 +596,8 @@ class _QueryFacts:
     Most checks read per-query facts only (list lengths, grade counts, values, ids): they are
     run as they are, on a :class:`_Summary` of all queries. Three read the ranked rows (ties
     at a cutoff, unjudged documents in the top K, and the tie-order bounds): their per-query
-    outcomes are kept per chunk; the first two are worded here as ``run_checks`` words them,
-    the third is ``run_checks``' own, given the bounds.
+    outcomes are kept per chunk, and the checks are ``run_checks``' own, reading them from
+    here (the facts of :class:`rankwise.diagnostics.RowFacts`) and the bounds.
     """
 
     def __init__(self, measures: list[Measure], conv: Conventions) -> None:
@@ -607,12 +606,11 @@ class _QueryFacts:
         self.ideal_counts: list[np.ndarray] = []
         self.levels: np.ndarray | None = None
         self.num_rows = 0
-        self.ties = _tie_groups(measures, conv)
-        self.straddle: dict[tuple[int, str], list[np.ndarray]] = {k: [] for k in self.ties}
-        self.change: dict[tuple[int, str], list[np.ndarray]] = {k: [] for k in self.ties}
-        self.judged = _judged_groups(measures)
-        self.judged_values: dict[int | None, list[np.ndarray]] = {k: [] for k in self.judged}
-        self.pooled = False
+        self.tie_cutoffs = {cutoff for cutoff, _ in tie_cutoff_groups(measures, conv)}
+        self.straddle: dict[int, list[np.ndarray]] = {k: [] for k in self.tie_cutoffs}
+        self.change: dict[int, list[np.ndarray]] = {k: [] for k in self.tie_cutoffs}
+        self.judged_values: dict[int | None, list[np.ndarray]] = {
+            k: [] for k in judged_groups(measures)}
         self.tie_candidates = _tie_candidates(measures, {str(m) for m in measures})
         #: per chunk, its queries whose tie groups mix grades and their lists; kept while all
         #: rows so far are within the check's limit (so at most that many rows), and measured
@@ -627,29 +625,16 @@ class _QueryFacts:
         self.ideal_counts.append(lists.ideal_level_counts[keep])
         self.levels = lists.levels
         self.num_rows += int(lists.num_retrieved[keep].sum())
-        if self.ties:
-            self._add_ties(lists, keep)
-        if self.judged:
-            self.pooled |= bool((lists.num_judged_nonrelevant(
-                lists.conventions.relevance_threshold)[keep] > 0).any())
-            for cutoff in self.judged:
-                self.judged_values[cutoff].append(judged_at(lists, cutoff)[keep])
+        for cutoff in self.tie_cutoffs:
+            straddle, change = straddling_masks(lists, cutoff)
+            self.straddle[cutoff].append(straddle[keep])
+            self.change[cutoff].append(change[keep])
+        for cutoff, parts in self.judged_values.items():
+            parts.append(judged_at(lists, cutoff)[keep])
         if self.tie_candidates and self.num_rows <= TIE_CHECK_MAX_ROWS:
             self._add_mixed(lists, keep)
         elif self.mixed_lists:  # the run is over the limit: the check will not be made
             self.mixed_lists.clear()
-
-    def _add_ties(self, lists: RankedLists, keep: np.ndarray) -> None:
-        """Per query and (cutoff, ties) group: do equal scores straddle rank K, and do the
-        straddling tie's documents differ in grade (as ``_ties_at_cutoff``)."""
-        for key in self.ties:
-            queries, changes = ties_straddling(lists, key[0])
-            straddle = np.zeros(lists.num_queries, dtype=bool)
-            change = np.zeros(lists.num_queries, dtype=bool)
-            straddle[queries] = True
-            change[queries] = changes
-            self.straddle[key].append(straddle[keep])
-            self.change[key].append(change[keep])
 
     def _add_mixed(self, lists: RankedLists, keep: np.ndarray) -> None:
         """The kept queries whose tie groups mix grades, and their lists (as
@@ -676,73 +661,23 @@ class _QueryFacts:
                                       else len(self.levels)), self.num_rows)
         return [*d._binary_judgments(lists, measures),
                 *d._threshold_above_grades(lists, measures),
-                *d._short_lists(lists, measures), *self._ties_at_cutoff(lists),
+                *d._short_lists(lists, measures), *d._ties_at_cutoff(lists, measures, self),
                 *d._no_relevant(lists, measures, values), *d._idcg_zero(lists, measures, values),
-                *self._judged_at_k(lists), *d._one_side(lists), *d._different_cutoffs(measures),
+                *d._judged_at_k(lists, measures, self), *d._one_side(lists),
+                *d._different_cutoffs(measures),
                 *d._exp_gain_levels(lists, measures),
                 *d._carried_by_few(lists, measures, values),
                 *self._tie_sensitivity(lists, measures, values)]
 
-    def _ties_at_cutoff(self, lists: _Summary) -> list[Check]:
-        from .diagnostics import _TIE_VALUE
+    def straddling(self, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per query: a tie straddles rank ``cutoff``; and its documents differ in grade (as
+        :meth:`rankwise.diagnostics.RowFacts.straddling`)."""
+        return (_concat(self.straddle[cutoff], dtype=bool),
+                _concat(self.change[cutoff], dtype=bool))
 
-        out = []
-        for (cutoff, ties), names in self.ties.items():
-            straddle = _concat(self.straddle[(cutoff, ties)], dtype=bool)
-            change = _concat(self.change[(cutoff, ties)], dtype=bool)
-            n, n_change = int(straddle.sum()), int(change.sum())
-            if n == 0:
-                out.append(Check("ties_at_cutoff", "ok", f"no tie straddles rank {cutoff}",
-                                 tuple(names), 0, lists.num_queries))
-                continue
-            text = (f"{', '.join(names)}: ties straddle rank {cutoff} in {n} of "
-                    f"{lists.num_queries} queries (equal scores on both sides of the cutoff)")
-            if not n_change:
-                severity = "note"
-                text += ", but the tied documents have equal grades: the values do not " \
-                        f"depend on the tie order (ties={ties})"
-            elif ties in ORDERING_TIES:
-                severity = "warning"
-                text += (f"; in {n_change} of them the tied documents differ in grade, so the "
-                         f"value depends on the tie order (ties={ties})")
-            else:
-                severity = "note"
-                text += (f"; in {n_change} of them the tied documents differ in grade: the "
-                         f"values are the {_TIE_VALUE[ties]} over the orders of the tied "
-                         f"documents (ties={ties})")
-            out.append(Check("ties_at_cutoff", severity, text, tuple(names), n_change or n,
-                             lists.num_queries,
-                             _examples_of(lists, change if n_change else straddle)))
-        return out
-
-    def _judged_at_k(self, lists: _Summary) -> list[Check]:
-        out = []
-        for cutoff, names in self.judged.items():
-            judged = _concat(self.judged_values[cutoff])
-            defined = ~np.isnan(judged)
-            mean = float(judged[defined].mean()) if defined.any() else float("nan")
-            incomplete = defined & (judged < 1)
-            count = int(incomplete.sum())
-            label = f"Judged@{cutoff}" if cutoff is not None else "Judged (whole lists)"
-            if count == 0:
-                out.append(Check("judged_at_k", "ok", f"{label} = 1: every retrieved document "
-                                 "in the top ranks is judged", tuple(names), 0,
-                                 lists.num_queries, value=mean if defined.any() else None))
-                continue
-            severity = "warning" if self.pooled and mean < JUDGED_WARNING else "note"
-            text = (f"{', '.join(names)}: {label} = {mean:.3f}: {count} of {lists.num_queries} "
-                    f"queries have unjudged documents in the top "
-                    f"{cutoff if cutoff is not None else 'ranks'}, and unjudged documents count "
-                    "as non-relevant, so the values are lower bounds")
-            if not self.pooled:
-                text += " (the judgments hold no judged non-relevant document: unjudged means " \
-                        "not relevant by design)"
-            elif severity == "warning":
-                text += "; with fewer than half of the top documents judged, compare systems " \
-                        "with Bpref or unjudged='remove' (trec_eval -J), or judge more"
-            out.append(Check("judged_at_k", severity, text, tuple(names), count,
-                             lists.num_queries, _examples_of(lists, incomplete), mean))
-        return out
+    def judged(self, cutoff: int | None) -> np.ndarray:
+        """Per query: Judged@``cutoff`` (as :meth:`rankwise.diagnostics.RowFacts.judged`)."""
+        return _concat(self.judged_values[cutoff])
 
     def _tie_sensitivity(self, lists: _Summary, measures: list[Measure],
                          values: dict[str, np.ndarray]) -> list[Check]:
@@ -816,33 +751,9 @@ class _Ids:
                           dtype=object)
 
 
-def _tie_groups(measures: list[Measure], conv: Conventions) -> dict[tuple[int, str], list[str]]:
-    groups: dict[tuple[int, str], list[str]] = {}
-    for m in measures:
-        if _rank_cutoff(m) and m.family in RANK_CUTOFF_FAMILIES:
-            groups.setdefault((int(m.cutoff), conv.for_family(m.family).ties), []).append(str(m))
-    return groups
-
-
-def _judged_groups(measures: list[Measure]) -> dict[int | None, list[str]]:
-    groups: dict[int | None, list[str]] = {}
-    for m in measures:
-        if m.spec.order_based and m.spec.bounds is not None and m.family != "Bpref" \
-                and m.family != "gm_bpref" and (m.cutoff is None or _rank_cutoff(m)):
-            groups.setdefault(m.cutoff, []).append(str(m))
-    return groups
-
-
-def _rank_cutoff(measure: Measure) -> bool:
-    return measure.cutoff is not None and measure.spec.cutoff_type is int
-
-
-def _examples_of(lists: _Summary, mask: np.ndarray) -> tuple[str, ...]:
-    return tuple(str(q) for q in lists.query_ids[np.flatnonzero(mask)[:_EXAMPLES]])
-
-
 def _concat_rows(parts: list[np.ndarray], width: int) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
+
 
 # ---------------------------------------------------------------------------- query order
 

@@ -162,3 +162,25 @@ def test_the_first_error_in_order_is_raised(tmp_path):
         InputError, together.rank_together, index, runs[:3]).value)
     assert "appears twice" in str(pytest.raises(
         InputError, together.rank_together, index, runs[2:]).value)
+
+
+def test_row_facts_of_stacked_lists_are_each_systems_own(tmp_path):
+    """The checks' facts read from the rows (ties straddling a cutoff, Judged@K), computed
+    once on many systems' lists stacked, are cut into each system's own."""
+    from rankwise.core.ranked import stack_lists
+    from rankwise.diagnostics import RowFacts
+
+    qrels, runs = _files(tmp_path, *_collection(7))
+    lists = together.rank_together(index_judgments(qrels), runs)
+    shared = RowFacts(stack_lists(lists))
+    start = 0
+    for one in lists:
+        mine, part = RowFacts(one), shared.part(start, start + one.num_queries)
+        for cutoff in (1, 3, 10):
+            for a, b in zip(part.straddling(cutoff), mine.straddling(cutoff)):
+                assert np.array_equal(a, b)
+        assert any(mine.straddling(3)[1])  # ties of mixed grades straddle rank 3 somewhere
+        for cutoff in (None, 5):
+            assert np.array_equal(part.judged(cutoff), mine.judged(cutoff), equal_nan=True)
+        start += one.num_queries
+    assert start == stack_lists(lists).num_queries
