@@ -305,14 +305,7 @@ def report_diagnostics(result, full: bool) -> None:
 def _compare(args: argparse.Namespace) -> int:
     from .compare import compare
 
-    labels = {_run_label(p, args.runs): p for p in args.runs}
-    baseline = args.baseline
-    if baseline is not None and baseline not in labels:
-        by_path = {p: label for label, p in labels.items()}
-        if baseline not in by_path:
-            raise InputError(f"--baseline must name one of the runs ({', '.join(labels)})",
-                             source="compare", value=baseline)
-        baseline = by_path[baseline]
+    labels, baseline = _labelled_runs(args, "compare")
     qrels, runs = _named_inputs(args, labels)
     comparison = compare(qrels, runs, _measure_names(args, ["nDCG@10", "AP"]), baseline,
                          args.test, args.correction, args.alpha, args.seed,
@@ -326,6 +319,20 @@ def _compare(args: argparse.Namespace) -> int:
         if args.format != "table":
             print(f"rankwise: warning: {warning}", file=sys.stderr)
     return 0
+
+
+def _labelled_runs(args: argparse.Namespace, command: str) -> tuple[dict[str, str], str | None]:
+    """The runs of ``compare`` and ``report`` by label, and the label ``--baseline`` names
+    (by label or by path; an InputError when it names no run)."""
+    labels = {_run_label(p, args.runs): p for p in args.runs}
+    baseline = args.baseline
+    if baseline is not None and baseline not in labels:
+        by_path = {p: label for label, p in labels.items()}
+        if baseline not in by_path:
+            raise InputError(f"--baseline must name one of the runs ({', '.join(labels)})",
+                             source=command, value=baseline)
+        baseline = by_path[baseline]
+    return labels, baseline
 
 
 def _run_label(path: str, all_paths: list[str]) -> str:

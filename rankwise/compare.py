@@ -14,6 +14,7 @@ import numpy as np
 
 from .conventions import Conventions
 from .errors import InputError
+from .plain import csv_field, plain
 from .results import Result
 
 #: Values of ``test``: the paired tests, and the two many-system tests.
@@ -536,7 +537,8 @@ class Comparison:
         for r in self.tests:
             t = r["test"]
             adj = r["p_value_corrected"]
-            lines.append(",".join([_csv(r["measure"]), _csv(r["system"]), _csv(r["other"]), t.test,
+            lines.append(",".join([*(csv_field(r[k]) for k in ("measure", "system", "other")),
+                                   t.test,
                                    *(repr(float(v)) for v in (t.statistic, t.p_value)),
                                    "" if adj is None else repr(adj),
                                    *(repr(float(v)) for v in (t.mean_difference, t.ci_low,
@@ -549,7 +551,7 @@ class Comparison:
         """Everything as plain Python values (NaN and infinities as None)."""
         from . import __version__
 
-        return _plain({
+        return plain({
             "rankwise": __version__,
             "settings": {"test": self.test, "correction": self.correction, "alpha": self.alpha,
                          "seed": self.seed, "permutations": self.permutations,
@@ -614,19 +616,3 @@ def _latex(text: str) -> str:
     return "".join(special.get(c, c) for c in text)
 
 
-def _csv(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (float, np.floating)):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError
+from .plain import plain
 
 #: Families explain knows, and the one whose steps they share.
 FAMILIES = {"P": "P", "R": "R", "F1": "F1", "Success": "Success", "RelP": "RelP",
@@ -134,7 +135,7 @@ class Explanation:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values (NaN as None)."""
-        return _plain({"measure": self.measure, "query": self.query, "system": self.system,
+        return plain({"measure": self.measure, "query": self.query, "system": self.system,
                        "columns": self.columns, "rows": self.rows, "ideal_rows": self.ideal_rows,
                        "value": self.value, "ideal_value": self.ideal_value,
                        "formula": self.formula, "notes": self.notes,
@@ -664,18 +665,6 @@ def _aligned(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(c.rjust(w) if i != 1 else c.ljust(w) for i, (c, w) in
                       enumerate(zip(r, widths))).rstrip() for r in rows]
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, np.generic):
-        return _plain(value.item())
-    return value
 
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .conventions import Conventions
+from .plain import csv_field
 
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor for geometric means
 
@@ -150,12 +151,12 @@ class Result:
             for name, s in self.systems.items():
                 values = self._values(s)
                 for i, q in enumerate(s.query_ids):
-                    lines.append(",".join([_csv(name), _csv(q),
+                    lines.append(",".join([csv_field(name), csv_field(q),
                                            *(repr(float(values[m][i])) for m in self.measures)]))
         else:
             lines.append(",".join(["system", *self.measures]))
             for name, s in self.systems.items():
-                lines.append(",".join([_csv(name), *(repr(s.aggregates[m]) for m in self.measures)]))
+                lines.append(",".join([csv_field(name), *(repr(s.aggregates[m]) for m in self.measures)]))
         return "\n".join(lines) + "\n"
 
     def to_trec(self, per_query: bool = False) -> str:
@@ -289,10 +290,6 @@ def _trec_id(text: str) -> str:
     """An id in trec_eval's whitespace-separated format: inner whitespace shown as \\t, \\n..."""
     return text.encode("unicode_escape").decode("ascii").replace(" ", "\\x20") \
         if any(c.isspace() for c in text) else text
-
-
-def _csv(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
 
 
 def _json_number(value: float) -> float | None:

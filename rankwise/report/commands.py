@@ -120,18 +120,10 @@ def _positive(text: str) -> int:
 
 
 def _collect(args: argparse.Namespace, **options):
-    from ..cli import _conventions, _measure_names, _named_inputs, _run_label
-    from ..errors import InputError
+    from ..cli import _conventions, _labelled_runs, _measure_names, _named_inputs
     from .data import DEFAULT_MEASURES, collect
 
-    labels = {_run_label(p, args.runs): p for p in args.runs}
-    baseline = args.baseline
-    if baseline is not None and baseline not in labels:
-        by_path = {p: label for label, p in labels.items()}
-        if baseline not in by_path:
-            raise InputError(f"--baseline must name one of the runs ({', '.join(labels)})",
-                             source="report", value=baseline)
-        baseline = by_path[baseline]
+    labels, baseline = _labelled_runs(args, "report")
     qrels, runs = _named_inputs(args, labels)
     return collect(qrels, runs, _measure_names(args, list(DEFAULT_MEASURES)), baseline,
                    _conventions(args), test=args.test, correction=args.correction,

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..plain import plain
 from .assets import CSS, JS
 
 MAGIC = b"RWR1"
@@ -224,11 +225,11 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
         "baseline": data.baseline, "queries": queries.tolist(),
         "measures": measures, "values": values,
         "present": blocks.add(present.ravel()), "relevant": blocks.add(relevant.ravel()),
-        "summary": _plain(data.summary),
+        "summary": plain(data.summary),
         "comparison": _comparison(data.comparison),
         "countLabels": COUNT_LABELS,
         "systems": [{"name": name, "label": s.label,
-                     "diagnostics": _plain(result.systems[name].diagnostics),
+                     "diagnostics": plain(result.systems[name].diagnostics),
                      "summaryLine": summary_line(_WithChecks(result.systems[name], s.checks),
                                                  hint=False),
                      "checks": [c.to_dict() for c in s.checks]}
@@ -358,7 +359,7 @@ def _comparison(comparison) -> dict[str, Any] | None:
     tests = [{"measure": r["measure"], "system": r["system"], "other": r["other"],
               **r["test"].to_dict(), "p_value_corrected": r["p_value_corrected"],
               "significant": r["significant"]} for r in comparison.tests]
-    return _plain({"describe": comparison.describe(), "legend": comparison.legend(),
+    return plain({"describe": comparison.describe(), "legend": comparison.legend(),
                    "confidence": comparison.confidence, "baseline": comparison.baseline,
                    "tests": tests, "warnings": comparison.warnings,
                    "labels": comparison.labels})
@@ -372,17 +373,3 @@ def _rounded(values: np.ndarray) -> list[float | None]:
     return [None if not math.isfinite(v) else round(float(v), 6) for v in values]
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (float, np.floating)):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
-    return value

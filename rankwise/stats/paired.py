@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import InputError
+from ..plain import plain
 from .intervals import bootstrap_interval, t_interval
 from .resampling import bootstrap_moments, relative_tolerance, sign_flip_exceedances
 
@@ -66,7 +67,7 @@ class PairedTest:
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain Python values (NaN and infinities as None, as JSON needs)."""
-        return {k: _plain(v) for k, v in asdict(self).items()}
+        return {k: plain(v) for k, v in asdict(self).items()}
 
 
 def paired_differences(x: Any, y: Any) -> tuple[np.ndarray, int]:
@@ -285,11 +286,3 @@ def paired_test(test: str, x: Any, y: Any, confidence: float = 0.95, permutation
     return _TESTS[test](x, y, confidence)
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (float, np.floating)):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    return value

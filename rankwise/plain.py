@@ -1,0 +1,35 @@
+"""Plain Python values and CSV fields for the outputs that leave the library (JSON, CSV,
+the HTML report's data)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+
+def plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays as Python numbers and lists, tuples as lists,
+    dict keys as strings, and NaN and infinities as None (JSON has no such numbers).
+
+    >>> plain({1: (np.float64("nan"), np.int32(2)), "b": np.array([True])})
+    {'1': [None, 2], 'b': [True]}
+    """
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return value
+
+
+def csv_field(text: str) -> str:
+    """One CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or a line
+    break (RFC 4180)."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
