@@ -117,6 +117,34 @@ def test_text_blocks_are_cut_where_the_last_query_begins(text, expected):
     assert _last_query_start(text, len(text)) == expected
 
 
+@pytest.mark.parametrize("compressed", [False, True])
+@pytest.mark.parametrize("chunk_bytes", [1, 7, 40, 1000, 1 << 20])
+def test_text_blocks_are_whole_queries_read_into_one_buffer(tmp_path, compressed, chunk_bytes):
+    """The blocks (views of one reused buffer) hold the file's text in order, each made of
+    whole queries and numbered by its first line, whatever the read size: a query longer
+    than many reads, a last line without a line break, gzip."""
+    import gzip
+
+    from rankwise.stream import _RunReader
+
+    lines = [f"q{q} Q0 d{i} {i + 1} {100 - i} t" for q, n in ((1, 3), (2, 60), (3, 1), (4, 5))
+             for i in range(n)]
+    text = ("\n".join(lines)).encode()
+    path = tmp_path / ("run.txt.gz" if compressed else "run.txt")
+    path.write_bytes(gzip.compress(text) if compressed else text)
+    blocks = [(bytes(block), line) for block, line in
+              _RunReader(str(path), chunk_bytes)._blocks()]  # copied: the buffer is reused
+    assert b"".join(b for b, _ in blocks) == text + b"\n"
+    first = 1
+    for block, line in blocks:
+        assert line == first and block.endswith(b"\n")
+        first += block.count(b"\n")
+    seen = [q for block, _ in blocks for q in dict.fromkeys(
+        row.split()[0] for row in block.decode().splitlines())]
+    assert seen == ["q1", "q2", "q3", "q4"]  # each query in one block, in file order
+    assert len(blocks) >= 2  # the last query is carried to the end of the file
+
+
 def test_clean_text_is_never_parsed_slowly(collection, monkeypatch):
     """Blocks cut at query starts are parsed by pyarrow as they are (the last one too): the
     slow reader is for messy text only."""
