@@ -145,6 +145,20 @@ def test_text_blocks_are_whole_queries_read_into_one_buffer(tmp_path, compressed
     assert len(blocks) >= 2  # the last query is carried to the end of the file
 
 
+def test_a_small_file_is_read_into_a_buffer_of_its_size(tmp_path, monkeypatch):
+    from rankwise.stream import _RunReader
+
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\n")
+    reads = []
+    real = _RunReader._read_into
+    monkeypatch.setattr(_RunReader, "_read_into",
+                        lambda self, handle, target: reads.append(len(target)) or
+                        real(self, handle, target))
+    assert len(list(_RunReader(str(path), 64 << 20)._blocks())) == 2
+    assert max(reads) <= path.stat().st_size + 1
+
+
 def test_clean_text_is_never_parsed_slowly(collection, monkeypatch):
     """Blocks cut at query starts are parsed by pyarrow as they are (the last one too): the
     slow reader is for messy text only."""
