@@ -584,7 +584,7 @@ class RowFacts:
     def __init__(self, lists, start: int = 0, stop: int | None = None,
                  shared: dict | None = None) -> None:
         self._lists = lists
-        self._rows = slice(start, lists.num_queries if stop is None else stop)
+        self._queries = slice(start, lists.num_queries if stop is None else stop)
         self._cache: dict = {} if shared is None else shared
 
     def part(self, start: int, stop: int) -> "RowFacts":
@@ -597,14 +597,14 @@ class RowFacts:
         if key not in self._cache:
             self._cache[key] = straddling_masks(self._lists, cutoff)
         straddle, change = self._cache[key]
-        return straddle[self._rows], change[self._rows]
+        return straddle[self._queries], change[self._queries]
 
     def judged(self, cutoff: int | None) -> np.ndarray:
         """Per query: Judged@``cutoff`` (None: the whole list)."""
         key = ("judged", cutoff)
         if key not in self._cache:
             self._cache[key] = judged_at(self._lists, cutoff)
-        return self._cache[key][self._rows]
+        return self._cache[key][self._queries]
 
 
 @dataclass(frozen=True)
