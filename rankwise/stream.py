@@ -946,10 +946,11 @@ class _RunReader:
                     grown = bytearray(max(kept + step, 2 * len(buffer)))
                     grown[:kept] = buffer[:kept]
                     buffer = grown
+                one_query = buffer.rfind(b"\n", 0, kept) + 1  # the carried whole lines
                 end = kept + self._read_into(handle, memoryview(buffer)[kept:][:step])
                 if end == kept:
                     break
-                cut = _last_query_start(buffer, buffer.rfind(b"\n", 0, end) + 1)
+                cut = _last_query_start(buffer, buffer.rfind(b"\n", 0, end) + 1, one_query)
                 if cut == 0:
                     kept = end
                     continue
@@ -1020,16 +1021,20 @@ class _RunReader:
                      run.score, run.rank, np.asarray(lines, dtype=np.int64) + first_line - 1)
 
 
-def _last_query_start(data: bytes, end: int) -> int:
+def _last_query_start(data: bytes, end: int, known: int = 0) -> int:
     """Where the lines of the last query of ``data[:end]`` (whole lines) begin: after the
     last data line whose first field is another query id (blank and comment lines go with
-    the lines after them); 0 when every line holds that query."""
+    the lines after them); 0 when every line holds that query. The lines of ``data[:known]``
+    are known to hold one query: the walk back stops at the first of them (a query longer
+    than many reads is not walked again at every read)."""
     qid = None
     stop = end
     while stop > 0:
         start = data.rfind(b"\n", 0, stop - 1) + 1
         fields = data[start:stop].split(None, 1)
         if fields and not fields[0].startswith(b"#"):
+            if stop <= known:  # a carried line: the lines before it hold its query too
+                return 0 if qid is None or fields[0] == qid else stop
             if qid is None:
                 qid = fields[0]
             elif fields[0] != qid:

@@ -115,6 +115,13 @@ def test_text_blocks_are_cut_where_the_last_query_begins(text, expected):
     from rankwise.stream import _last_query_start
 
     assert _last_query_start(text, len(text)) == expected
+    # the lines of a carried query are not walked again: same cut from any line of it
+    first = text.split(b" ", 1)[0]
+    for known in range(len(text) + 1):
+        carried = [line.split(None, 1)[0] for line in text[:known].split(b"\n")[:-1]
+                   if line.strip() and not line.startswith(b"#")]
+        if text[:known].endswith(b"\n") and set(carried) <= {first}:
+            assert _last_query_start(text, len(text), known) == expected, known
 
 
 @pytest.mark.parametrize("compressed", [False, True])

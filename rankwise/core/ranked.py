@@ -420,10 +420,10 @@ def _rank(index, run, conv: Conventions,
 
     if len(run) < THREAD_MIN_ROWS:  # a second thread costs more than it saves
         ordering: Future = Future()
-        ordering.set_result(_order_run(run, conv.ties))
+        ordering.set_result(order_run(run, conv.ties))
         return _rank_ordered(index, run, conv, run_keys, dropped, ordering)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        ordering = pool.submit(_order_run, run, conv.ties)
+        ordering = pool.submit(order_run, run, conv.ties)
         return _rank_ordered(index, run, conv, run_keys, dropped, ordering)
 
 
@@ -432,7 +432,7 @@ def _rank(index, run, conv: Conventions,
 THREAD_MIN_ROWS = 1 << 17
 
 
-def _order_run(run, ties: str, parts: np.ndarray | None = None):
+def order_run(run, ties: str, parts: np.ndarray | None = None):
     """Ranked order, block offsets, tied rows and rank/score contradictions of a run
     (``parts``: as for :func:`~.order.ranking_order_and_ties`).
 
@@ -537,7 +537,7 @@ def assemble_lists(index: JudgmentIndex, run, conv: Conventions, dropped: int,
                    run_to_qrels_query: np.ndarray, grade_of_row: np.ndarray,
                    order: np.ndarray, offsets: np.ndarray, tied_rows: int,
                    contradicting: np.ndarray | None) -> RankedLists:
-    """The ranked lists of a joined run (:func:`join_run`) in its order (``_order_run``), with
+    """The ranked lists of a joined run (:func:`join_run`) in its order (:func:`order_run`), with
     the conventions applied and every row and query counted; ``dropped``: duplicate rows
     already removed."""
     qrels = index.qrels

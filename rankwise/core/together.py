@@ -26,8 +26,8 @@ import numpy as np
 from ..conventions import Conventions
 from ..errors import InputError
 from .keys import KeyCollision
-from .ranked import (THREAD_MIN_ROWS, JudgmentIndex, RankedLists, _order_run,
-                     assemble_lists, join_run, rank)
+from .ranked import (THREAD_MIN_ROWS, JudgmentIndex, RankedLists, assemble_lists, join_run,
+                     order_run, rank)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -147,9 +147,9 @@ def _order_and_join(judgments, stacked, query_parts: np.ndarray, row_parts: np.n
     from concurrent.futures import ThreadPoolExecutor
 
     if len(stacked) < THREAD_MIN_ROWS:
-        return (_order_run(stacked, conv.ties, row_parts),
+        return (order_run(stacked, conv.ties, row_parts),
                 join_run(judgments, stacked, query_parts))
     with ThreadPoolExecutor(max_workers=1) as pool:
-        ordering = pool.submit(_order_run, stacked, conv.ties, row_parts)
+        ordering = pool.submit(order_run, stacked, conv.ties, row_parts)
         joined = join_run(judgments, stacked, query_parts)
         return ordering.result(), joined
