@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -326,17 +325,23 @@ def _values_and_checks(lists, parsed: list[Measure]):
 
 
 #: Run files read ahead of the one being evaluated, in two threads, so that reading overlaps
-#: the evaluation; after a large run (one evaluated alone) only one, so that at most two large
-#: runs are in memory however many are given (reading every run first held all of them).
+#: the evaluation: at least READ_AHEAD, and more while the files ahead hold at most
+#: READ_AHEAD_BYTES together (up to READ_AHEAD_MAX files), so that a batch of small runs is
+#: read while the one before is evaluated (two files ahead were read in a millisecond, then
+#: the readers waited for the evaluation: 1,000 runs of 5,000 lines 2.30 -> 2.12 s); after a
+#: large run (one evaluated alone) only one, so that at most two large runs are in memory
+#: however many are given (reading every run first held all of them).
 READ_AHEAD = 2
+READ_AHEAD_MAX = 64
+READ_AHEAD_BYTES = 32 << 20
 
 
 def _read_runs(sources: list, names: list, huge: list[bool],
                columns: tuple[str, str, str] = DEFAULT_RUN_COLUMNS) -> Iterator[Run | _RunFile]:
     """``to_run`` of every source in the given order (``columns``: the query, doc and score
-    column names; a ``_RunFile`` for the sources ``huge``, to be streamed), up to READ_AHEAD
-    files read ahead of the caller in two threads (pyarrow parses files without the
-    interpreter lock); a bad one raises its error when its turn comes, and an early stop
+    column names; a ``_RunFile`` for the sources ``huge``, to be streamed), read ahead of
+    the caller in two threads (pyarrow parses files without the interpreter lock; how many
+    ahead: see READ_AHEAD); a bad one raises its error when its turn comes, and an early stop
     leaves the rest unread."""
     items = [(r, n, h, columns) for r, n, h in zip(sources, names, huge)]
     if len(items) < 2:
@@ -345,15 +350,43 @@ def _read_runs(sources: list, names: list, huge: list[bool],
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
-    todo = iter(items)
+    sizes = [_file_bytes(source) for source in sources]
+    position = 0  # the next item to read
     with ThreadPoolExecutor(max_workers=2) as pool:
-        ahead = deque(pool.submit(_read, *item) for item in islice(todo, READ_AHEAD))
+        ahead: deque = deque()
+
+        def top_up(limit: int, budget: int) -> None:
+            nonlocal position
+            held = sum(sizes[i] for i, _ in ahead)
+            while position < len(items) and len(ahead) < limit and (
+                    len(ahead) < READ_AHEAD or held + sizes[position] <= budget):
+                held += sizes[position]
+                ahead.append((position, pool.submit(_read, *items[position])))
+                position += 1
+
+        top_up(READ_AHEAD_MAX, READ_AHEAD_BYTES)
         while ahead:
-            run = ahead.popleft().result()
-            limit = READ_AHEAD if len(run) < STACK_RUN_MAX_ROWS else 1
-            for item in islice(todo, max(0, limit - len(ahead))):
-                ahead.append(pool.submit(_read, *item))
+            run = ahead.popleft()[1].result()
+            if len(run) < STACK_RUN_MAX_ROWS:
+                top_up(READ_AHEAD_MAX, READ_AHEAD_BYTES)
+            else:
+                top_up(1, 0)
             yield run
+
+
+def _file_bytes(source: Any) -> int:
+    """The size of a run file on disk, for the read-ahead budget; a source that is not a
+    file (or cannot be seen) counts as over the budget, so that only READ_AHEAD of it are
+    read ahead."""
+    import os
+
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            if os.path.isfile(source):
+                return os.path.getsize(source)
+        except OSError:
+            pass
+    return READ_AHEAD_BYTES + 1
 
 
 def _read(source: Any, name: str | None, huge: bool,

@@ -298,3 +298,49 @@ def test_run_files_are_read_a_bounded_number_ahead(monkeypatch, rows):
     reader.close()
     assert len(started) <= 6 + ahead
     assert sorted(started) == list(range(len(started)))
+
+
+@pytest.mark.parametrize("size, expected", [(100, 7), (3000, 4)])
+def test_small_run_files_are_read_ahead_within_a_byte_budget(monkeypatch, tmp_path, size,
+                                                             expected):
+    """Small run files are read ahead while the files ahead hold at most READ_AHEAD_BYTES
+    (and at most READ_AHEAD_MAX of them), so that a batch is read while the one before is
+    evaluated; never fewer than READ_AHEAD."""
+    import threading
+    import time
+
+    import rankwise.api as api
+
+    started, lock = [], threading.Lock()
+    paths = []
+    for i in range(12):
+        path = tmp_path / f"run{i}.txt"
+        path.write_bytes(b"x" * size)
+        paths.append(str(path))
+
+    class FakeRun:
+        def __init__(self, source):
+            self.source = source
+
+        def __len__(self):
+            return 10
+
+    def fake_to_run(source, name=None, *columns):
+        with lock:
+            started.append(source)
+        return FakeRun(source)
+
+    monkeypatch.setattr(api, "to_run", fake_to_run)
+    monkeypatch.setattr(api, "READ_AHEAD_MAX", 6)
+    monkeypatch.setattr(api, "READ_AHEAD_BYTES", 10_000)
+    reader = api._read_runs(paths, [None] * 12, [False] * 12)
+    assert next(reader).source == paths[0]
+    for _ in range(200):  # the reads ahead finish in the two threads
+        with lock:
+            if len(started) >= expected:
+                break
+        time.sleep(0.005)
+    time.sleep(0.05)
+    with lock:
+        assert len(started) == expected  # the first, and those it let be read ahead
+    assert [run.source for run in reader] == paths[1:]
