@@ -205,6 +205,46 @@ def test_mean_carried_by_a_few_queries():
     assert with_values == pitfall_warnings(lists, parsed)
 
 
+def _carried_one_by_one(values: np.ndarray) -> tuple[int, int, float] | None:
+    """The check's definition, one measure at a time: (k, n, share), None when not checked."""
+    v = values[~np.isnan(values)]
+    n, total = len(v), float(v.sum())
+    if n < 20 or total <= 0 or (v < 0).any():
+        return None
+    ordered = np.sort(v)[::-1]
+    k = int(np.searchsorted(np.cumsum(ordered), total / 2 - 1e-12 * total) + 1)
+    return k, n, k / n
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_carried_by_few_checks_every_measure_as_one_by_one(seed):
+    """The check reads every measure's values in one table: each measure gets what it gets
+    alone (undefined values, negative values, too few queries, all zero, a few large)."""
+    from rankwise.diagnostics import _carried_by_few
+
+    rng = np.random.default_rng(seed)
+    queries = int(rng.choice([5, 19, 20, 40, 300]))
+    lists = rank(index_judgments(to_qrels({f"q{i}": {"d": 1} for i in range(queries)})),
+                 to_run({f"q{i}": {"d": 1.0} for i in range(queries)}))
+    measures = parse_measures(["P@1", "P@2", "P@3", "P@4", "P@5", "P@6", "P@7"])
+    skewed = np.where(rng.random(queries) < 0.03, 100.0, rng.random(queries) * 0.01)
+    columns = [rng.random(queries), skewed, np.zeros(queries), rng.random(queries) - 0.1,
+               np.where(rng.random(queries) < 0.5, np.nan, rng.random(queries)),
+               np.full(queries, np.nan), np.where(rng.random(queries) < 0.9, 0.0, 1.0)]
+    values = {str(m): c for m, c in zip(measures, columns)}
+    found = {c.measures[0]: c for c in _carried_by_few(lists, measures, values)}
+    for name, column in values.items():
+        want = _carried_one_by_one(column)
+        if want is None:
+            assert name not in found
+            continue
+        check = found[name]
+        k, n, share = want
+        assert (check.queries, check.total, check.value) == (k, queries, share)
+        assert check.severity == ("note" if share <= 0.05 else "ok")
+        assert f"comes from {k} of {n} queries" in check.message
+
+
 # ---------------------------------------------------------------------------- presentation
 
 

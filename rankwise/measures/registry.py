@@ -9,6 +9,7 @@ and returns one float per query.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
@@ -75,6 +76,11 @@ class Measure:
         return FAMILIES[self.family]
 
     def __str__(self) -> str:
+        return self._name
+
+    @cached_property
+    def _name(self) -> str:
+        """The canonical name, built once (results and checks ask for it per system)."""
         text = self.family
         if self.params:
             text += "(" + ",".join(f"{k}={_show(v)}" for k, v in self.params) + ")"
