@@ -344,3 +344,24 @@ def test_small_run_files_are_read_ahead_within_a_byte_budget(monkeypatch, tmp_pa
     with lock:
         assert len(started) == expected  # the first, and those it let be read ahead
     assert [run.source for run in reader] == paths[1:]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tie_group_extents_are_those_of_the_numbered_groups(seed):
+    """The binary searches find each asked row's tie group as numbering every row's group
+    does: groups at the edges of a query, a whole query tied, one-row queries, empty
+    queries, -0.0 beside 0.0."""
+    from rankwise.core.segments import tie_group_extents, tie_groups
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.choice([0, 1, 2, 5, 40], size=60)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    levels = rng.choice([1, 3, 30], size=len(lengths))
+    values = np.concatenate([-np.sort(-rng.integers(0, k, size=n).astype(float))
+                             for k, n in zip(levels, lengths)])
+    values[values == 0] = rng.choice([0.0, -0.0], size=int((values == 0).sum()))
+    rows = rng.choice(len(values), size=min(len(values), 50), replace=False)
+    group = tie_groups(values, offsets)
+    first, size = tie_group_extents(values, offsets, rows)
+    assert first.tolist() == np.searchsorted(group, group[rows], side="left").tolist()
+    assert (first + size).tolist() == np.searchsorted(group, group[rows], side="right").tolist()

@@ -54,6 +54,39 @@ def tie_groups(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.cumsum(new) - 1
 
 
+def tie_group_extents(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """First element and size of the tie group (:func:`tie_groups`) holding each of ``rows``,
+    where ``values`` do not increase within a segment (ranked scores): the group is the
+    segment's elements equal to the row's value, found by binary searches of its segment
+    (all rows searched at once), without numbering every element.
+
+    >>> values, offsets = np.array([3., 3., 2., 2., 2.]), np.array([0, 3, 5])
+    >>> [a.tolist() for a in tie_group_extents(values, offsets, np.array([1, 2, 4]))]
+    [[0, 2, 3], [2, 1, 2]]
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    segment = np.searchsorted(offsets, rows, side="right") - 1
+    value = values[rows]
+    first = _first_where(offsets[segment], rows, lambda at, i: values[at] <= value[i])
+    stop = _first_where(rows + 1, offsets[segment + 1], lambda at, i: values[at] < value[i])
+    return first, stop - first
+
+
+def _first_where(lo: np.ndarray, hi: np.ndarray, holds) -> np.ndarray:
+    """Per element i, the first index in ``[lo[i], hi[i])`` where ``holds(index, i)`` (False
+    then True over each range), else ``hi[i]``: binary searches side by side."""
+    lo, hi = lo.astype(np.int64), hi.astype(np.int64)
+    active = np.flatnonzero(lo < hi)
+    while len(active):
+        mid = (lo[active] + hi[active]) // 2
+        yes = holds(mid, active)
+        hi[active[yes]] = mid[yes]
+        lo[active[~yes]] = mid[~yes] + 1
+        active = active[lo[active] < hi[active]]
+    return lo
+
+
 def rank_within(segment: np.ndarray) -> np.ndarray:
     """1-based occurrence number of each element among equal, consecutive ``segment`` ids.
 
