@@ -276,8 +276,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
         result = evaluate_from_args(args, conventions)
     else:
-        runs = args.runs if len(args.runs) == 1 else \
-            {_run_label(p, args.runs): p for p in args.runs}
+        runs = args.runs if len(args.runs) == 1 else run_labels(args.runs)
         if args.stream:  # every run read chunk by chunk (else only one too large for memory)
             from .stream import evaluate_stream as evaluate
         # the runs stay paths, read one at a time, their Parquet columns named as given
@@ -324,7 +323,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _labelled_runs(args: argparse.Namespace, command: str) -> tuple[dict[str, str], str | None]:
     """The runs of ``compare`` and ``report`` by label, and the label ``--baseline`` names
     (by label or by path; an InputError when it names no run)."""
-    labels = {_run_label(p, args.runs): p for p in args.runs}
+    labels = run_labels(args.runs)
     baseline = args.baseline
     if baseline is not None and baseline not in labels:
         by_path = {p: label for label, p in labels.items()}
@@ -335,11 +334,26 @@ def _labelled_runs(args: argparse.Namespace, command: str) -> tuple[dict[str, st
     return labels, baseline
 
 
-def _run_label(path: str, all_paths: list[str]) -> str:
+def run_labels(paths: list[str]) -> dict[str, str]:
+    """Each run path by its label: the file's name, or its path where two runs share a
+    name; a path given twice is labelled ``path#2`` the second time (as
+    ``rankwise.evaluate`` names two runs of one name), so no run is lost. One pass over the
+    paths (a thousand runs were a million path parses)."""
+    from collections import Counter
     from pathlib import Path
 
-    names = [Path(p).name for p in all_paths]
-    return Path(path).name if names.count(Path(path).name) == 1 else path
+    names = [Path(p).name for p in paths]
+    shared = Counter(names)
+    labels: dict[str, str] = {}
+    for path, name in zip(paths, names):
+        label = name if shared[name] == 1 else path
+        if label in labels:
+            copy = 2
+            while f"{label}#{copy}" in labels:
+                copy += 1
+            label = f"{label}#{copy}"
+        labels[label] = path
+    return labels
 
 
 def render(result, fmt: str, per_query: bool) -> str:

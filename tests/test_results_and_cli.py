@@ -108,6 +108,22 @@ def test_cli_formats(files, fmt):
     assert "queries evaluated" in out.stderr
 
 
+def test_cli_labels_every_run_it_is_given(files, tmp_path, capsys):
+    """Runs are labelled by file name, by path where two share a name, and a path given
+    twice is evaluated twice (labelled ``#2``), as rankwise.evaluate names its runs."""
+    from rankwise.cli import run_labels
+
+    qrels, a, b = files
+    (tmp_path / "other").mkdir()
+    other = write(tmp_path / "other", "a.run", RUN_B)
+    assert run_labels([a, b, other]) == {a: a, "b.run": b, other: other}
+    assert run_labels([a, b, a, a]) == {a: a, "b.run": b, f"{a}#2": a, f"{a}#3": a}
+    assert main(["evaluate", qrels, a, b, a, "-m", "num_ret", "-f", "json"]) == 0
+    systems = json.loads(capsys.readouterr().out)["systems"]
+    assert list(systems) == [a, "b.run", f"{a}#2"]
+    assert systems[a]["aggregates"] == systems[f"{a}#2"]["aggregates"]
+
+
 def test_cli_trec_format_is_trec_evals(files):
     qrels, a, _ = files
     out = run_cli("evaluate", qrels, a, "-m", "P_2", "num_ret", "-q", "-f", "trec")

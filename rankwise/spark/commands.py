@@ -45,7 +45,7 @@ def evaluate_from_args(args: argparse.Namespace, conventions: Any,
     ``measures`` default to ``args.measures`` (else ``official``), a profile's peer names
     translated.
     """
-    from ..cli import QRELS_COLUMNS, RUN_COLUMNS, _run_label, column_names
+    from ..cli import QRELS_COLUMNS, RUN_COLUMNS, column_names, run_labels
     from ..errors import InputError
     from .api import evaluate
     from .io import read_qrels, read_run
@@ -67,10 +67,11 @@ def evaluate_from_args(args: argparse.Namespace, conventions: Any,
     fmt = args.spark_input
     qrels = read_qrels(spark, args.qrels, fmt, column_names(args, QRELS_COLUMNS))
     runs, sources = {}, {}
-    for path in args.runs:
+    labels = run_labels(args.runs)
+    for label, path in labels.items():
         frame, tag = read_run(spark, path, format=fmt,
                               columns=column_names(args, RUN_COLUMNS))
-        label = tag if len(args.runs) == 1 else _run_label(path, args.runs)
+        label = tag if len(args.runs) == 1 else label
         runs[label] = frame
         sources[label] = str(path)
     keep = bool(args.per_query or args.spark_per_query_output)
