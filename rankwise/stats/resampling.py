@@ -34,10 +34,23 @@ def _byte_tables(d: np.ndarray) -> np.ndarray:
     return padded.reshape(nbytes, 8) @ bits.T  # (nbytes, 256); exact sums of <= 8 terms
 
 
+#: Mask bytes gathered at a time: their rows of the byte tables (2 KiB each) stay in the CPU
+#: cache while every mask of the chunk reads them. Gathering across all the tables at once
+#: (25 MB for 98,000 differences) missed the cache at almost every byte: 10,000 sign flips of
+#: 98,000 differences 4.7 s -> 0.6 s, the sums bit for bit the same (one sum per row, as before).
+GATHER_BYTES = 256
+
+
 def _flipped_sums(mask_bytes: np.ndarray, table: np.ndarray, total: float) -> np.ndarray:
     """Sums of the differences after flipping the signs selected by each row's bit mask."""
-    selected = table[np.arange(table.shape[0]), mask_bytes].sum(axis=1)
-    return total - 2.0 * selected
+    rows, nbytes = mask_bytes.shape
+    flat = table.reshape(-1)
+    at = np.arange(nbytes, dtype=np.intp) * table.shape[1]  # row j of the tables in ``flat``
+    selected = np.empty((rows, nbytes))
+    for start in range(0, nbytes, GATHER_BYTES):
+        stop = min(start + GATHER_BYTES, nbytes)
+        selected[:, start:stop] = flat.take(mask_bytes[:, start:stop] + at[start:stop])
+    return total - 2.0 * selected.sum(axis=1)
 
 
 def sign_flip_exceedances(d: np.ndarray, permutations: int, rng: np.random.Generator | None,

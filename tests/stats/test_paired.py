@@ -133,6 +133,23 @@ def test_randomization_independent_of_chunk_size(rows):
         small, 0, None)
 
 
+@pytest.mark.parametrize("n", [1, 9, 2047, 2048, 5000])
+def test_flipped_sums_gathered_by_blocks_are_the_plain_gather_bit_for_bit(monkeypatch, n):
+    """The byte tables are read a block of mask bytes at a time (for the CPU cache); each
+    flipped sum is still the one sum of every byte's gathered value, bit for bit."""
+    from rankwise.stats import resampling
+
+    rng = np.random.default_rng(n)
+    d = rng.normal(size=n) * 10.0 ** rng.integers(-3, 3, size=n)
+    table = resampling._byte_tables(d)
+    masks = rng.integers(0, 256, size=(37, table.shape[0]), dtype=np.uint8)
+    plain = float(d.sum()) - 2.0 * table[np.arange(table.shape[0]), masks].sum(axis=1)
+    for block in (1, 3, 256, 10_000):
+        monkeypatch.setattr(resampling, "GATHER_BYTES", block)
+        got = resampling._flipped_sums(masks, table, float(d.sum()))
+        assert got.tobytes() == plain.tobytes()
+
+
 def test_randomization_large_is_vectorised():
     x, y = sample(10_000, 8, shift=0.002)
     r = randomization_test(x, y, permutations=20_000)
