@@ -44,13 +44,21 @@ def dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
 
 def _gaining_rows(lists, cutoff: int | None, gain) -> tuple[np.ndarray, np.ndarray]:
     """Rows ranked within the cutoff whose gain is not 0, and their gains (judged rows only:
-    unjudged documents gain nothing)."""
-    rows = lists.judged_rows
-    if cutoff is not None:
-        rows = rows[lists.position[rows] < cutoff]
-    row_gain = gains(lists.grade[rows], gain)
-    nonzero = row_gain != 0
-    return rows[nonzero], row_gain[nonzero]
+    unjudged documents gain nothing). The rows of the whole lists are found once per gain and
+    kept with the lists (a report's nDCG@1..100 curve asked for them a hundred times: 10M rows,
+    6.9 s -> 0.9 s), then cut at each cutoff."""
+    cache = lists.__dict__.setdefault("_gaining", {})
+    if gain not in cache:
+        rows = lists.judged_rows
+        row_gain = gains(lists.grade[rows], gain)
+        nonzero = row_gain != 0
+        rows = rows[nonzero]
+        cache[gain] = rows, row_gain[nonzero], lists.position[rows]
+    rows, row_gain, position = cache[gain]
+    if cutoff is None:
+        return rows, row_gain
+    within = position < cutoff
+    return rows[within], row_gain[within]
 
 
 def ideal_dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:

@@ -450,3 +450,49 @@ def test_err_of_a_query_depends_on_the_other_queries():
     second = per_query(qrels, {"q1": q1, "q0": q0}, ["ERR"])["q1"]["ERR"]
     assert second == 1 / 3
     assert first == second
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_graded_measures_on_one_lists_object_are_those_on_fresh_lists(seed):
+    """The gaining rows are kept with the lists once found (per gain): every cutoff and gain
+    asked of one lists object, in any order, gives the values fresh lists give."""
+    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.io import to_qrels, to_run
+    from rankwise.measures import parse_measure
+
+    rng = np.random.default_rng(seed)
+    qrels = {f"q{q}": {f"d{d}": int(rng.integers(-1, 4)) for d in range(0, 30, 2)}
+             for q in range(20)}
+    run = {f"q{q}": {f"d{d}": float(rng.integers(0, 8)) for d in rng.permutation(30)[:25]}
+           for q in range(22)}
+    judged, ranked = to_qrels(qrels), to_run(run)
+    names = [f"{family}{gain}@{k}" for k in (5, 1, 30, 3) for family in ("nDCG", "DCG", "CG")
+             for gain in ("", "(gain=exp)", "(gain={1:5,3:1})")] + ["nDCG", "DCG(gain=exp)"]
+    shared = rank(index_judgments(judged), ranked)
+    for name in names:
+        m = parse_measure(name)
+        alone = m.compute(rank(index_judgments(judged), ranked))
+        assert m.compute(shared).tobytes() == alone.tobytes(), name
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_interpolated_precision_on_one_lists_object_is_that_on_fresh_lists(seed):
+    """The best precision from each hit on is kept with the lists once found (per relevance
+    threshold): every recall level and threshold asked of one lists object, one at a time,
+    gives the values fresh lists give, and the 11-point average the mean of its levels."""
+    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.io import to_qrels, to_run
+    from rankwise.measures import parse_measure
+
+    rng = np.random.default_rng(seed)
+    qrels = {f"q{q}": {f"d{d}": int(rng.integers(-1, 4)) for d in range(0, 30, 2)}
+             for q in range(20)}
+    run = {f"q{q}": {f"d{d}": float(rng.integers(0, 8)) for d in rng.permutation(30)[:25]}
+           for q in range(22)}
+    judged, ranked = to_qrels(qrels), to_run(run)
+    names = [f"IPrec{rel}@{p}" for p in (0.5, 0, 1, 0.3) for rel in ("", "(rel=2)", "(rel=3)")]
+    shared = rank(index_judgments(judged), ranked)
+    for name in names + ["11pt_avg", "11pt_avg(rel=2)"]:
+        m = parse_measure(name)
+        alone = m.compute(rank(index_judgments(judged), ranked))
+        assert m.compute(shared).tobytes() == alone.tobytes(), name
