@@ -149,10 +149,11 @@ class Result:
         if per_query:
             lines.append(",".join(["system", "query", *self.measures]))
             for name, s in self.systems.items():
-                values = self._values(s)
-                for i, q in enumerate(s.query_ids):
-                    lines.append(",".join([csv_field(name), csv_field(q),
-                                           *(repr(float(values[m][i])) for m in self.measures)]))
+                values = self._values(s)  # as Python floats, each measure in one call
+                columns = [[repr(v) for v in values[m].tolist()] for m in self.measures]
+                system = csv_field(name)
+                for q, row in zip(s.query_ids.tolist(), zip(*columns)):
+                    lines.append(",".join([system, csv_field(q), *row]))
         else:
             lines.append(",".join(["system", *self.measures]))
             for name, s in self.systems.items():
@@ -164,13 +165,15 @@ class Result:
         integers, measure names padded to 22), so it can be diffed with trec_eval's."""
         lines = []
         for name, s in self.systems.items():
-            if per_query:
+            if per_query:  # each measure's values formatted in one pass over a list
                 values = self._values(s)
                 printed = [m for m in self.measures if _printed_per_query(m)]
-                for i, q in enumerate(s.query_ids):
-                    for m in printed:
-                        lines.append(_trec_line(s.trec_names[m], _trec_id(q), values[m][i],
-                                                self.aggregate_kinds[m] == "sum"))
+                labels = [f"{s.trec_names[m]:<22s}" for m in printed]
+                columns = [[_trec_value(v, self.aggregate_kinds[m] == "sum")
+                            for v in values[m].tolist()] for m in printed]
+                for q, row in zip(s.query_ids.tolist(), zip(*columns)):
+                    qid = _trec_id(q)
+                    lines.extend(f"{label}\t{qid}\t{value}" for label, value in zip(labels, row))
             lines.append(f"{'runid':<22s}\tall\t{_trec_id(name)}")
             for m in self.measures:
                 lines.append(_trec_line(s.trec_names[m], "all", s.aggregates[m],
@@ -275,8 +278,12 @@ def _canonical(measure: str) -> str:
 
 
 def _trec_line(name: str, qid: str, value: float, integer: bool) -> str:
-    shown = str(int(round(value))) if integer and not math.isnan(value) else f"{value:.4f}"
-    return f"{name:<22s}\t{qid}\t{shown}"
+    return f"{name:<22s}\t{qid}\t{_trec_value(value, integer)}"
+
+
+def _trec_value(value: float, integer: bool) -> str:
+    """A value as trec_eval prints it: 4 decimals, counts as integers."""
+    return str(int(round(value))) if integer and not math.isnan(value) else f"{value:.4f}"
 
 
 def _md(text: str) -> str:

@@ -232,3 +232,31 @@ def test_only_the_command_sets_the_allocator_for_good(tmp_path, monkeypatch, cap
     assert cli.command() == 0
     assert calls[0] == (memory._M_ARENA_MAX, 1) and calls.count(calls[0]) == 1
     assert "map" in capsys.readouterr().out
+
+
+def test_per_query_trec_and_csv_lines_are_formatted_value_by_value(files):
+    """The per-query lines of --format trec and csv, formatted a measure at a time, are
+    those of one value at a time: counts as integers, 4 decimals, NaN, odd ids and names."""
+    import numpy as np
+
+    from rankwise.plain import csv_field
+    from rankwise.results import _trec_id, _trec_line
+
+    qrels, a, b = files
+    result = rankwise.evaluate(qrels, {"A": a, 'B, "b"': b},
+                               ["nDCG(gain={1:5,2:1})@2", "num_ret", "P@2", "NumQ"],
+                               per_query=True)
+    system = result.systems["A"]
+    system.query_ids[0] = "q 1\t{x}"  # whitespace and braces in a query id
+    system.values["P@2"][1] = system.values[result.measures[1]][0] = np.nan  # undefined
+    want_trec, want_csv = [], ["system,query," + ",".join(result.measures)]
+    for name, s in result.systems.items():
+        for i, q in enumerate(s.query_ids):
+            want_trec += [_trec_line(s.trec_names[m], _trec_id(q), s.values[m][i],
+                                     result.aggregate_kinds[m] == "sum")
+                          for m in result.measures if m != "NumQ"]
+            want_csv.append(",".join([csv_field(name), csv_field(q),
+                                      *(repr(float(s.values[m][i])) for m in result.measures)]))
+    trec = result.to_trec(per_query=True).splitlines()
+    assert [line for line in trec if "\tall\t" not in line] == want_trec
+    assert result.to_csv(per_query=True).splitlines() == want_csv
