@@ -199,8 +199,7 @@ class Result:
                     "checks": s.checks,
                     "per_query": None if s.values is None else {
                         "query_ids": list(s.query_ids),
-                        "values": {m: [_json_number(v) for v in s.values[m].tolist()]
-                                   for m in self.measures},
+                        "values": {m: _json_numbers(s.values[m]) for m in self.measures},
                     },
                 }
                 for name, s in self.systems.items()
@@ -222,7 +221,7 @@ class Result:
                 query_ids=None if per_query is None else np.asarray(per_query["query_ids"],
                                                                     dtype=object),
                 values=None if per_query is None else {
-                    m: np.asarray([_from_json_number(v) for v in vals], dtype=np.float64)
+                    m: np.array(vals, dtype=np.float64)  # null -> NaN
                     for m, vals in per_query["values"].items()},
                 undefined=s["undefined"], trec_names=s["trec_names"],
                 warnings=s.get("warnings", []), checks=s.get("checks", []))
@@ -301,6 +300,14 @@ def _trec_id(text: str) -> str:
 
 def _json_number(value: float) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
+
+
+def _json_numbers(values: np.ndarray) -> list[float | None]:
+    """Per-query values for JSON: Python floats, NaN as None (one conversion for the array)."""
+    out = values.tolist()
+    if np.isnan(values).any():
+        out = [None if v != v else v for v in out]
+    return out
 
 
 def _from_json_number(value: float | None) -> float:
