@@ -68,7 +68,7 @@ def bootstrap_mean_interval(values: Any, confidence: float = 0.95, resamples: in
     x = x[~np.isnan(x)]
     if len(x) == 0:
         return float("nan"), float("nan")
-    means, _ = bootstrap_moments(x, resamples, np.random.default_rng(seed))
+    means, _ = bootstrap_moments(x, resamples, np.random.default_rng(seed), with_sd=False)
     return bootstrap_interval(means, confidence)
 
 

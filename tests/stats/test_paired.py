@@ -190,6 +190,21 @@ def test_bootstrap_independent_of_chunk_size(rows):
     assert np.array_equal(m1, m2) and np.array_equal(s1, s2)
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 40, 3000])
+def test_bootstrap_moments_are_numpys_mean_and_std_bit_for_bit(n):
+    """The moments worked out in the resampled block are numpy's mean and std(ddof=1) of the
+    same draws, bit for bit; asked for the means alone, the same means."""
+    x = np.random.default_rng(n).normal(size=n) * 10.0 ** np.random.default_rng(n).integers(
+        -3, 4, size=n)
+    rng = np.random.default_rng(4)
+    draws = x[rng.integers(0, n, size=(60, n))]
+    means, sds = bootstrap_moments(x, 60, np.random.default_rng(4), chunk_rows=7)
+    assert means.tobytes() == draws.mean(axis=1).tobytes()
+    assert sds.tobytes() == (draws.std(axis=1, ddof=1) if n > 1 else np.zeros(60)).tobytes()
+    alone, none = bootstrap_moments(x, 60, np.random.default_rng(4), with_sd=False)
+    assert none is None and alone.tobytes() == means.tobytes()
+
+
 def test_same_seed_same_numbers_and_nan_pairs_dropped():
     x, y = sample(60, 11)
     x[[3, 9]] = np.nan
