@@ -81,12 +81,20 @@ def test_a_duplicate_is_found_in_any_block(monkeypatch):
         rankwise.evaluate(qrels, run, ["P@5"])
 
 
-def test_packedsort_within_groups_is_lexsort():
+@pytest.mark.parametrize("block", [1, 7, 100, 1 << 12, 1 << 20])
+def test_packedsort_within_groups_is_lexsort(monkeypatch, block):
+    """Sorted in one pass or block by block of whole groups (groups larger than a block,
+    one group, single rows): the permutation of one lexsort by (group, key)."""
+    from rankwise.core import order
+
+    monkeypatch.setattr(order, "SORT_BLOCK_ROWS", block)
     rng = np.random.default_rng(3)
-    group = np.sort(rng.integers(0, 300, 5000))
-    for key in (rng.integers(0, 2**63, 5000, dtype=np.uint64),
-                rng.integers(0, 4, 5000).astype(np.uint64)):  # equal keys keep input order
-        assert np.array_equal(sort_within_groups(group, key), np.lexsort((key, group)))
+    for group in (np.sort(rng.integers(0, 300, 5000)), np.zeros(500, dtype=np.int64),
+                  np.arange(700), np.repeat(np.arange(4), [1, 900, 3, 2000])):
+        n = len(group)
+        for key in (rng.integers(0, 2**63, n, dtype=np.uint64),
+                    rng.integers(0, 4, n).astype(np.uint64)):  # equal keys keep input order
+            assert np.array_equal(sort_within_groups(group, key), np.lexsort((key, group)))
 
 
 def test_sorting_only_the_tied_rows_is_lexsort():
