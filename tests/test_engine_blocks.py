@@ -373,3 +373,36 @@ def test_tie_group_extents_are_those_of_the_numbered_groups(seed):
     first, size = tie_group_extents(values, offsets, rows)
     assert first.tolist() == np.searchsorted(group, group[rows], side="left").tolist()
     assert (first + size).tolist() == np.searchsorted(group, group[rows], side="right").tolist()
+
+
+@pytest.mark.parametrize("block", [1, 5, 1 << 16])
+@pytest.mark.parametrize("descending", [True, False])
+def test_tied_rows_ordered_by_doc_id_bytes_short_and_long(monkeypatch, block, descending):
+    """Tied rows are ordered by their doc ids' bytes (strcmp, as trec_eval): ids of at most 8
+    bytes by their prefixes, longer ones by Arrow block by block of whole groups; both give
+    the order of sorting (group, bytes) in Python, UTF-8 and shared prefixes included."""
+    import pyarrow as pa
+
+    from rankwise.core import order
+
+    monkeypatch.setattr(order, "ARROW_SORT_BLOCK_ROWS", block)
+    rng = np.random.default_rng(block + descending)
+    for alphabet, length in (("ab1é", 4), ("ab1é", 12), ("xyz", 30)):
+        n = 400
+        ids = ["clueweb12-" * (length > 8) + "".join(rng.choice(list(alphabet), size=int(
+            rng.integers(1, length)))) for _ in range(n)]
+        group = np.sort(rng.integers(0, 60, n))
+        tied = np.r_[group[1:] == group[:-1]]
+        in_group = order._in_tie_group(tied)
+        order_rows = rng.permutation(n).astype(np.int64)  # the rows, by score already
+        docs = pa.array([ids[r] for r in range(n)])
+        got = order_rows.copy()
+        order._order_ties(got, tied, in_group, docs, descending)
+        positions = np.flatnonzero(in_group)
+        key = {p: (group[p], ids[order_rows[p]].encode()) for p in positions}
+        ranked = sorted(positions, key=lambda p: key[p][1], reverse=descending)
+        want = order_rows.copy()
+        for g in np.unique(group[positions]):
+            at = [p for p in positions if group[p] == g]
+            want[at] = [order_rows[p] for p in ranked if group[p] == g]
+        assert got.tolist() == want.tolist()

@@ -82,15 +82,35 @@ def _order_ties(order: np.ndarray, tied: np.ndarray, in_group: np.ndarray, docs,
     tied_docs = take(docs, rows)
     if pa.types.is_integer(tied_docs.type):  # ordered as their decimal strings, as trec_eval
         tied_docs = cast(tied_docs, pa.string())
-    prefix, longest = byte_prefixes(tied_docs)
+    longest = compute("max", compute("binary_length", tied_docs)).as_py() or 0
     if longest <= 8:  # short ids (the usual case): their 8-byte prefixes order them exactly
+        prefix, _ = byte_prefixes(tied_docs)
         perm = sort_within_groups(group, ~prefix if descending else prefix)
     else:
-        table = pa.table({"group": indices(group), "doc": cast(tied_docs, pa.binary())})
-        perm = to_numpy(compute("sort_indices", table, options=compute_options("Sort", sort_keys=[
-            ("group", "ascending"), ("doc", "descending" if descending else "ascending")])),
-            np.int64)
+        perm = _sort_ids_within_groups(group, cast(tied_docs, pa.binary()), descending)
     order[positions] = rows[perm]
+
+
+#: Rows per block when longer ids are sorted by Arrow (whole groups per block; each call
+#: costs more than numpy's, so blocks are larger: 10M tied rows of 25-byte ids 0.83 s in one
+#: sort, 0.58 s in blocks of 1 << 12, 0.43 s of 1 << 16).
+ARROW_SORT_BLOCK_ROWS = 1 << 16
+
+
+def _sort_ids_within_groups(group: np.ndarray, docs, descending: bool) -> np.ndarray:
+    """The permutation that sorts rows by (group, doc id bytes), for ``group`` numbers that
+    do not decrease, block by block of whole groups."""
+    import pyarrow as pa
+
+    table = pa.table({"group": indices(group), "doc": docs})
+    options = compute_options("Sort", sort_keys=[
+        ("group", "ascending"), ("doc", "descending" if descending else "ascending")])
+    perm = np.empty(len(group), dtype=np.int64)
+    for start, end in query_blocks(group, ARROW_SORT_BLOCK_ROWS):
+        block = table.slice(start, end - start)
+        perm[start:end] = to_numpy(compute("sort_indices", block, options=options),
+                                   np.int64) + start
+    return perm
 
 
 def sort_within_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
