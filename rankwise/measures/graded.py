@@ -46,8 +46,8 @@ def _gaining_rows(lists, cutoff: int | None, gain
     """The gains, ranks (0-based) and queries of the rows ranked within the cutoff whose gain
     is not 0 (judged rows only: unjudged documents gain nothing), in row order. Those of the
     whole lists are found once per gain and kept with the lists (a report's nDCG@1..100
-    curve asked for them a hundred times: 10M rows, 6.9 s -> 0.5 s), then cut at each
-    cutoff."""
+    curves of two 100k-query runs asked for them 202 times: 6.9 s -> 1.0 s under a
+    profiler), then cut at each cutoff."""
     cache = lists.__dict__.setdefault("_gaining", {})
     if gain not in cache:
         rows = lists.judged_rows
