@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -26,17 +27,24 @@ def t_interval(values: Any, confidence: float = 0.95) -> tuple[float, float]:
     >>> round(low, 4), round(high, 4)
     (-0.0968, 0.8968)
     """
-    from scipy import stats
-
     _check_confidence(confidence)
     x = np.asarray(values, dtype=np.float64)
     x = x[~np.isnan(x)]
     n = len(x)
     if n < 2:
         return float("nan"), float("nan")
-    half = float(stats.t.ppf((1 + confidence) / 2, n - 1)) * float(x.std(ddof=1)) / math.sqrt(n)
+    half = _t_quantile((1 + confidence) / 2, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
     mean = float(x.mean())
     return mean - half, mean + half
+
+
+@functools.lru_cache(maxsize=256)
+def _t_quantile(q: float, df: int) -> float:
+    """Student t's quantile, once per (level, degrees of freedom): all-pairs comparisons of
+    100 systems ask for the same one 10,000 times (0.12 ms a call in scipy)."""
+    from scipy import stats
+
+    return float(stats.t.ppf(q, df))
 
 
 def bootstrap_interval(means: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:

