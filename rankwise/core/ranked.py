@@ -157,10 +157,13 @@ class RankedLists:
         if conventions == self.conventions:
             return self
         other = replace(self, conventions=conventions)
-        shared = ["segment", "position", "judged_rows", "num_retrieved", "tie_group"]
+        shared = ["segment", "position", "judged_rows", "num_retrieved", "tie_group",
+                  "_tie_groups", "_gaining"]  # the measures' caches of rows and grades only
+        self.__dict__.setdefault("_gaining", {})  # one cache, filled by either
         if conventions.nonpositive_scores == self.conventions.nonpositive_scores:
-            self.__dict__.setdefault("_hits", {})  # one cache, filled by either
-            shared.append("_hits")  # relevant rows depend on the grades, scores and this only
+            for cache in ("_hits", "_best_precision"):  # relevant rows depend on the grades,
+                self.__dict__.setdefault(cache, {})  # the scores and this only
+                shared.append(cache)
         if conventions.ideal == self.conventions.ideal:
             shared.append("ideal_level_counts")
         for name in shared:

@@ -496,3 +496,31 @@ def test_interpolated_precision_on_one_lists_object_is_that_on_fresh_lists(seed)
         m = parse_measure(name)
         alone = m.compute(rank(index_judgments(judged), ranked))
         assert m.compute(shared).tobytes() == alone.tobytes(), name
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_caches_kept_with_the_lists_follow_per_family_conventions(seed):
+    """A family that overrides a convention reads the lists through another conventions
+    object: the caches it shares with them (gaining rows, tie groups, relevant rows and the
+    best precision from each hit) give what fresh lists give, in either order of asking,
+    and are not shared where the override changes them (non-positive scores)."""
+    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.io import to_qrels, to_run
+    from rankwise.measures import parse_measure
+
+    rng = np.random.default_rng(seed)
+    qrels = {f"q{q}": {f"d{d}": int(rng.integers(-1, 4)) for d in range(0, 30, 2)}
+             for q in range(15)}
+    run = {f"q{q}": {f"d{d}": float(rng.integers(-3, 5)) for d in rng.permutation(30)[:25]}
+           for q in range(15)}
+    overrides = (("IPrec", "nonpositive_scores", "nonrelevant"), ("nDCG", "ties", "expected"),
+                 ("AP", "ties", "expected"))
+    conv = rankwise.Conventions(family_overrides=overrides)
+    judged, ranked = to_qrels(qrels), to_run(run)
+    names = ["11pt_avg", "IPrec@0.5", "P@5", "nDCG@5", "DCG@5", "AP", "RR", "IPrec@0.3"]
+    for order in (names, names[::-1]):
+        shared = rank(index_judgments(judged), ranked, conv)
+        for name in order:
+            m = parse_measure(name)
+            alone = m.compute(rank(index_judgments(judged), ranked, conv))
+            assert m.compute(shared).tobytes() == alone.tobytes(), name
