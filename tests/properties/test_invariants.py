@@ -452,10 +452,10 @@ def test_err_of_a_query_depends_on_the_other_queries():
     assert first == second
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_graded_measures_on_one_lists_object_are_those_on_fresh_lists(seed):
-    """The gaining rows are kept with the lists once found (per gain): every cutoff and gain
-    asked of one lists object, in any order, gives the values fresh lists give."""
+def _one_lists_object_gives_what_fresh_lists_give(seed: int, names: list[str],
+                                                  conventions=None, lowest_score: int = 0):
+    """Every measure of ``names``, asked in that order of one lists object (whose caches fill
+    as it goes), gives bit for bit what it gives on lists ranked afresh."""
     from rankwise.core.ranked import index_judgments, rank
     from rankwise.io import to_qrels, to_run
     from rankwise.measures import parse_measure
@@ -463,39 +463,33 @@ def test_graded_measures_on_one_lists_object_are_those_on_fresh_lists(seed):
     rng = np.random.default_rng(seed)
     qrels = {f"q{q}": {f"d{d}": int(rng.integers(-1, 4)) for d in range(0, 30, 2)}
              for q in range(20)}
-    run = {f"q{q}": {f"d{d}": float(rng.integers(0, 8)) for d in rng.permutation(30)[:25]}
-           for q in range(22)}
+    run = {f"q{q}": {f"d{d}": float(rng.integers(lowest_score, 8))
+                     for d in rng.permutation(30)[:25]} for q in range(22)}
     judged, ranked = to_qrels(qrels), to_run(run)
-    names = [f"{family}{gain}@{k}" for k in (5, 1, 30, 3) for family in ("nDCG", "DCG", "CG")
-             for gain in ("", "(gain=exp)", "(gain={1:5,3:1})")] + ["nDCG", "DCG(gain=exp)"]
-    shared = rank(index_judgments(judged), ranked)
+    shared = rank(index_judgments(judged), ranked, conventions)
     for name in names:
         m = parse_measure(name)
-        alone = m.compute(rank(index_judgments(judged), ranked))
+        alone = m.compute(rank(index_judgments(judged), ranked, conventions))
         assert m.compute(shared).tobytes() == alone.tobytes(), name
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_graded_measures_on_one_lists_object_are_those_on_fresh_lists(seed):
+    """The gaining rows are kept with the lists once found (per gain): every cutoff and gain
+    asked of one lists object, in any order, gives the values fresh lists give."""
+    _one_lists_object_gives_what_fresh_lists_give(seed, [
+        f"{family}{gain}@{k}" for k in (5, 1, 30, 3) for family in ("nDCG", "DCG", "CG")
+        for gain in ("", "(gain=exp)", "(gain={1:5,3:1})")] + ["nDCG", "DCG(gain=exp)"])
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_interpolated_precision_on_one_lists_object_is_that_on_fresh_lists(seed):
     """The best precision from each hit on is kept with the lists once found (per relevance
     threshold): every recall level and threshold asked of one lists object, one at a time,
-    gives the values fresh lists give, and the 11-point average the mean of its levels."""
-    from rankwise.core.ranked import index_judgments, rank
-    from rankwise.io import to_qrels, to_run
-    from rankwise.measures import parse_measure
-
-    rng = np.random.default_rng(seed)
-    qrels = {f"q{q}": {f"d{d}": int(rng.integers(-1, 4)) for d in range(0, 30, 2)}
-             for q in range(20)}
-    run = {f"q{q}": {f"d{d}": float(rng.integers(0, 8)) for d in rng.permutation(30)[:25]}
-           for q in range(22)}
-    judged, ranked = to_qrels(qrels), to_run(run)
-    names = [f"IPrec{rel}@{p}" for p in (0.5, 0, 1, 0.3) for rel in ("", "(rel=2)", "(rel=3)")]
-    shared = rank(index_judgments(judged), ranked)
-    for name in names + ["11pt_avg", "11pt_avg(rel=2)"]:
-        m = parse_measure(name)
-        alone = m.compute(rank(index_judgments(judged), ranked))
-        assert m.compute(shared).tobytes() == alone.tobytes(), name
+    gives the values fresh lists give, and so does the 11-point average."""
+    _one_lists_object_gives_what_fresh_lists_give(seed, [
+        f"IPrec{rel}@{p}" for p in (0.5, 0, 1, 0.3) for rel in ("", "(rel=2)", "(rel=3)")]
+        + ["11pt_avg", "11pt_avg(rel=2)"])
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -504,23 +498,9 @@ def test_caches_kept_with_the_lists_follow_per_family_conventions(seed):
     object: the caches it shares with them (gaining rows, tie groups, relevant rows and the
     best precision from each hit) give what fresh lists give, in either order of asking,
     and are not shared where the override changes them (non-positive scores)."""
-    from rankwise.core.ranked import index_judgments, rank
-    from rankwise.io import to_qrels, to_run
-    from rankwise.measures import parse_measure
-
-    rng = np.random.default_rng(seed)
-    qrels = {f"q{q}": {f"d{d}": int(rng.integers(-1, 4)) for d in range(0, 30, 2)}
-             for q in range(15)}
-    run = {f"q{q}": {f"d{d}": float(rng.integers(-3, 5)) for d in rng.permutation(30)[:25]}
-           for q in range(15)}
     overrides = (("IPrec", "nonpositive_scores", "nonrelevant"), ("nDCG", "ties", "expected"),
                  ("AP", "ties", "expected"))
     conv = rankwise.Conventions(family_overrides=overrides)
-    judged, ranked = to_qrels(qrels), to_run(run)
     names = ["11pt_avg", "IPrec@0.5", "P@5", "nDCG@5", "DCG@5", "AP", "RR", "IPrec@0.3"]
     for order in (names, names[::-1]):
-        shared = rank(index_judgments(judged), ranked, conv)
-        for name in order:
-            m = parse_measure(name)
-            alone = m.compute(rank(index_judgments(judged), ranked, conv))
-            assert m.compute(shared).tobytes() == alone.tobytes(), name
+        _one_lists_object_gives_what_fresh_lists_give(seed, order, conv, lowest_score=-3)
