@@ -395,12 +395,11 @@ def test_tied_rows_ordered_by_doc_id_bytes_short_and_long(monkeypatch, block, de
         tied = np.r_[group[1:] == group[:-1]]
         in_group = order._in_tie_group(tied)
         order_rows = rng.permutation(n).astype(np.int64)  # the rows, by score already
-        docs = pa.array([ids[r] for r in range(n)])
         got = order_rows.copy()
-        order._order_ties(got, tied, in_group, docs, descending)
-        positions = np.flatnonzero(in_group)
-        key = {p: (group[p], ids[order_rows[p]].encode()) for p in positions}
-        ranked = sorted(positions, key=lambda p: key[p][1], reverse=descending)
+        order._order_ties(got, tied, in_group, pa.array(ids), descending)
+        positions = np.flatnonzero(in_group)  # by bytes, ties in input order either way
+        ranked = sorted(positions, key=lambda p: ids[order_rows[p]].encode(),
+                        reverse=descending)
         want = order_rows.copy()
         for g in np.unique(group[positions]):
             at = [p for p in positions if group[p] == g]
