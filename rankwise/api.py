@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -302,10 +303,28 @@ def _summarise(name: str, lists, parsed: list[Measure], per_query: bool,
         diagnostics=lists.diagnostics.to_dict(),
         query_ids=lists.query_ids[order] if per_query else None,
         values={k: v[order] for k, v in values.items()} if per_query else None,
-        undefined={k: int(np.isnan(v).sum()) for k, v in values.items() if np.isnan(v).any()},
-        trec_names={str(m): m.trec_name() for m in parsed},
+        undefined=_undefined_counts(values),
+        trec_names=dict(_trec_names(tuple(parsed))),
         warnings=[c.message for c in checks if c.severity == "warning"],
         checks=[c.to_dict() for c in checks])
+
+
+def _undefined_counts(values: dict[str, np.ndarray]) -> dict[str, int]:
+    """Per measure with undefined (NaN) values, how many: counted only where the sum is NaN,
+    as a NaN anywhere makes it (one pass per measure in the usual case, nothing undefined)."""
+    counts = {}
+    for name, v in values.items():
+        if np.isnan(np.add.reduce(v)):
+            count = int(np.count_nonzero(np.isnan(v)))
+            if count:
+                counts[name] = count
+    return counts
+
+
+@lru_cache(maxsize=16)
+def _trec_names(parsed: tuple[Measure, ...]) -> dict[str, str]:
+    """Each measure's trec_eval name (the same for every system: worked out once)."""
+    return {str(m): m.trec_name() for m in parsed}
 
 
 def _values_and_checks(lists, parsed: list[Measure]):

@@ -246,14 +246,16 @@ class Result:
 def aggregate(values: np.ndarray, kind: str, skip_undefined: bool = True) -> float:
     """Mean, sum, or trec_eval's geometric mean (values floored at 1e-5), over the queries
     with a value (``skip_undefined``), else NaN as soon as one query has none."""
-    total = values.sum()  # one pass when every value is defined (the usual case)
+    # one pass when every value is defined (the usual case); np.add.reduce is ndarray.sum
+    # without its Python wrapper (1,000 small runs aggregate some 20,000 arrays)
+    total = np.add.reduce(values)
     if np.isnan(total):
         undefined = np.isnan(values)
         if undefined.any():
             if not skip_undefined:
                 return float("nan")
             values = values[~undefined]
-            total = values.sum()
+            total = np.add.reduce(values)
     if kind == "sum":
         return float(total)
     if len(values) == 0:

@@ -143,6 +143,40 @@ def test_judged_at_k_warns_only_for_pooled_judgments():
                    "judged_at_k")[0].severity == "ok"
 
 
+def test_judged_at_k_averages_only_queries_that_retrieved_something():
+    # q2 is judged but not in the run: missing_queries='zero' gives it an empty list, whose
+    # Judged@K is undefined (NaN), so the mean is q1's alone (and the example is q1)
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 0}}
+    run = {"q1": {"x": 3.0, "a": 2.0, "b": 1.0}}
+    (found,) = by_code(checks(qrels, run, ["P@3"], missing_queries="zero"), "judged_at_k")
+    assert found.value == pytest.approx(2 / 3) and found.queries == 1
+    assert found.examples == ("q1",) and "Judged@3 = 0.667" in found.message
+    (ok,) = by_code(checks(qrels, {"q1": {"a": 1.0}}, ["P@3"], missing_queries="zero"),
+                    "judged_at_k")
+    assert ok.severity == "ok" and ok.value == 1.0
+
+
+def test_means_in_the_checks_skip_undefined_values_as_numpy_does():
+    from rankwise.api import _undefined_counts
+    from rankwise.diagnostics import _mean_of_defined, _mean_without
+
+    rng = np.random.default_rng(7)
+    for n in (1, 7, 8, 50, 300):
+        values = rng.random(n)
+        assert _mean_of_defined(values) == values.mean()  # bit for bit
+        values[rng.random(n) < 0.3] = np.nan
+        defined = values[~np.isnan(values)]
+        assert _mean_of_defined(values) == (defined.mean() if len(defined) else None)
+    assert _mean_of_defined(np.array([np.nan])) is None
+    values = {"A": np.array([np.nan, 0.5, 1.0, 0.25]), "B": np.array([0.0, 0.1, 0.9, 0.3])}
+    text = _mean_without(["A", "B"], values, np.array([False, False, True, False]))
+    assert text == "; the mean over the other queries: A 0.3750, B 0.1333"
+    assert _mean_without(["A"], values, np.ones(4, dtype=bool)) == ""
+    with np.errstate(invalid="ignore"):  # inf - inf: a NaN sum without a NaN value
+        assert _undefined_counts({"A": values["A"], "B": values["B"],
+                                  "C": np.array([np.inf, -np.inf])}) == {"A": 1}
+
+
 # ---------------------------------------------------------------------------- one side, cutoffs
 
 
@@ -251,6 +285,9 @@ def test_carried_by_few_checks_every_measure_as_one_by_one(seed):
 def test_checks_round_trip_and_every_check_is_reported():
     found = checks(BINARY_QRELS, RUN, ["P@1", "nDCG@5", "AP"], values=True)
     assert [Check.from_dict(c.to_dict()) for c in found] == found
+    fields = list(Check.__dataclass_fields__)  # every field, in field order (the JSON's)
+    assert all(list(c.to_dict()) == fields for c in found)
+    assert Check("x", "ok", "m", value=float("inf")).to_dict()["value"] is None
     codes = {c.code for c in found}
     assert codes == {"binary_judgments", "tie_sensitivity", "short_lists", "ties_at_cutoff", "no_relevant",
                      "idcg_zero", "judged_at_k", "one_side"}

@@ -779,7 +779,8 @@ def _first_ids(query_dict, codes: np.ndarray, limit: int = 5) -> list[str]:
     """The ids of the ``limit`` smallest query codes (examples for the diagnostics)."""
     if len(codes) == 0:  # the usual case: no Arrow call (many small runs make thousands)
         return []
-    return take(query_dict, np.sort(codes)[:limit]).to_pylist()
+    # a few scalars read one by one: an Arrow take costs several times more for five
+    return [query_dict[code].as_py() for code in np.sort(codes)[:limit].tolist()]
 
 
 def _empty_queries(run, qrels) -> tuple[np.ndarray, int]:
