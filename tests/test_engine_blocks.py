@@ -10,7 +10,7 @@ import pytest
 import rankwise
 import rankwise.core.ranked as ranked
 from rankwise.core import segments
-from rankwise.core.order import sort_within_groups, sort_within_tie_groups
+from rankwise.core.order import sort_within_groups, tie_group_rows
 from rankwise.errors import InputError
 
 MEASURES = ["P@5", "R@20", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref", "ERR@10", "NumRet",
@@ -99,15 +99,39 @@ def test_packedsort_within_groups_is_lexsort(monkeypatch, block):
 
 def test_sorting_only_the_tied_rows_is_lexsort():
     """Tie groups re-ordered by grade touch only the rows of groups of two or more rows: the
-    same permutation as one lexsort by (group, key), singletons and empty lists included."""
+    same permutation as one lexsort by (group, key), singletons and empty lists included;
+    and the queries with a tie group mixing keys are those whose groups' keys differ."""
     rng = np.random.default_rng(5)
     for trial in range(300):
         n = int(rng.integers(0, 80))
         score = rng.integers(0, 5 if trial % 3 else 1000, n).astype(float)
         offsets = np.unique(np.r_[0, rng.integers(0, n + 1, 4), n])
         group = segments.tie_groups(score, offsets)
-        key = rng.integers(-1, 4, n).astype(float)
-        assert np.array_equal(sort_within_tie_groups(group, key), np.lexsort((key, group)))
+        grade = rng.integers(-2, 4, n).astype(float)
+        grade[rng.random(n) < 0.3] = np.nan  # unjudged: grade -1 in the order
+        key = np.where(grade >= 0, grade, -1.0)
+        rows, numbers = tie_group_rows(score, offsets)
+        sizes = np.bincount(group, minlength=len(group) and group[-1] + 1)
+        assert np.array_equal(rows, np.flatnonzero(sizes[group] > 1))
+        assert np.array_equal(np.diff(numbers) > 0, np.diff(group[rows]) > 0)
+        for best_first in (True, False):
+            perm = np.arange(n)
+            tied, source = ranked.ties_by_grade(score, offsets, grade, best_first)
+            perm[tied] = source
+            want = np.lexsort((-key if best_first else key, group))
+            assert np.array_equal(perm, want), (trial, best_first)
+        lists = ranked.RankedLists(np.arange(len(offsets) - 1).astype(str).astype(object),
+                                   offsets, grade, score, np.arange(n), None, np.zeros(0),
+                                   np.zeros((len(offsets) - 1, 0)), rankwise.Conventions(),
+                                   ranked.Diagnostics())
+        for by in (None, grade >= 1):
+            values = key if by is None else by.astype(float)
+            mixed = np.zeros(len(offsets) - 1, dtype=bool)
+            for g in np.unique(group):
+                first = np.flatnonzero(group == g)[0]
+                if np.ptp(values[group == g]) > 0:
+                    mixed[np.searchsorted(offsets, first, "right") - 1] = True
+            assert np.array_equal(lists.queries_with_mixed_ties(by), mixed), trial
 
 
 def test_blockwise_sort_by_query_then_score_is_lexsort(monkeypatch):

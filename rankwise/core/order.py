@@ -11,7 +11,7 @@ import numpy as np
 
 from .arrow import cast, compute, compute_options, indices, take, to_numpy
 from .keys import byte_prefixes
-from .segments import query_blocks, starts_of_runs
+from .segments import query_blocks, starts_of_runs, tied_neighbours
 
 
 #: Tie policies that are an order of the rows (the others are computed by the measures).
@@ -144,15 +144,19 @@ def _sort_block(group: np.ndarray, key: np.ndarray) -> np.ndarray:
     return np.argsort((group.astype(np.int64) << bits) | rank, kind="stable")
 
 
-def sort_within_tie_groups(group: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """:func:`sort_within_groups` for groups numbered in row order (each one contiguous, as
-    :func:`.segments.tie_groups` numbers them): only the rows of groups of two or more rows
-    are sorted, the others keep their place (a few percent of a run's rows, usually)."""
-    perm = np.arange(len(group))
-    rows = np.flatnonzero(_in_tie_group(group[1:] == group[:-1]))
-    if len(rows):
-        perm[rows] = rows[sort_within_groups(group[rows], key[rows])]
-    return perm
+def tie_group_rows(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of tie groups of two or more rows (:func:`.segments.tie_groups`: consecutive
+    equal ``values`` within a segment) and their group numbers (one per group, increasing):
+    only the tied rows are numbered (a few percent of a run's rows, usually).
+
+    >>> [a.tolist() for a in tie_group_rows(np.array([3., 3., 2., 1., 1.]), np.array([0, 5]))]
+    [[0, 1, 3, 4], [1, 1, 2, 2]]
+    """
+    tied = tied_neighbours(values, offsets)
+    rows = np.flatnonzero(_in_tie_group(tied))
+    new_group = np.ones(len(rows), dtype=bool)
+    new_group[1:] = ~tied[rows[1:] - 1]  # a tied row not tied with the row before it
+    return rows, np.cumsum(new_group)
 
 
 def _in_tie_group(tied: np.ndarray) -> np.ndarray:

@@ -19,9 +19,10 @@ from ..errors import InputError
 from .arrow import all_equal, compute, index_in, string_array, take, to_numpy
 from .keys import (KeyCollision, exact_pair_keys, fingerprints_and_words, integer_ids,
                    integer_pair_keys, pair_keys)
-from .order import ORDERING_TIES, ranking_order_and_ties, sort_within_tie_groups
+from .order import (ORDERING_TIES, ranking_order_and_ties, sort_within_groups,
+                    tie_group_rows)
 from .segments import (distinct, positions, query_blocks, rank_within, segment_ids,
-                       starts_of_runs, tie_groups)
+                       tie_groups, tied_neighbours)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -181,25 +182,36 @@ class RankedLists:
                            self.run_row[rows], self.docs, self.levels,
                            self.level_counts[queries], self.conventions, self.diagnostics)
 
-    def queries_with_mixed_ties(self) -> np.ndarray:
-        """Per query: has a tie group whose documents differ in grade (unjudged as -1), so
-        that an order-based measure may depend on how the tie is ordered."""
-        if self.num_rows == 0 or self.tie_group[-1] + 1 == self.num_rows:  # no tie at all
-            return np.zeros(self.num_queries, dtype=bool)
-        key = np.where(self.grade >= 0, self.grade, -1.0)
-        starts = starts_of_runs(self.tie_group)
-        mixed = np.minimum.reduceat(key, starts) != np.maximum.reduceat(key, starts)
+    def queries_with_mixed_ties(self, key: np.ndarray | None = None) -> np.ndarray:
+        """Per query: has a tie group whose documents differ in ``key`` (one value per row;
+        by default the grade, unjudged as -1), so that an order-based measure may depend on
+        how the tie is ordered.
+
+        A group mixes keys exactly when two neighbours in it differ, so the rows are compared
+        with the next row of the same query (equal score, different key): no numbering of
+        every row's tie group.
+        """
         out = np.zeros(self.num_queries, dtype=bool)
-        out[self.segment[starts[mixed]]] = True
+        if self.num_rows < 2:
+            return out
+        if key is None:
+            key = np.where(self.grade >= 0, self.grade, -1.0)
+        mixed = tied_neighbours(self.score, self.offsets)
+        mixed &= key[1:] != key[:-1]
+        rows = np.flatnonzero(mixed)
+        out[np.searchsorted(self.offsets, rows, side="right") - 1] = True
         return out
 
     def with_ties_by_grade(self, best_first: bool) -> "RankedLists":
         """The same lists with each tie group re-ordered by grade, best (or worst) first: the
         optimistic (pessimistic) order, for a family that overrides the ties convention."""
-        key = np.where(self.grade >= 0, self.grade, -1.0)
-        perm = sort_within_tie_groups(self.tie_group, -key if best_first else key)
-        other = replace(self, grade=self.grade[perm], score=self.score[perm],
-                        run_row=self.run_row[perm])
+        rows, source = ties_by_grade(self.score, self.offsets, self.grade, best_first)
+        columns = {}
+        for name in ("grade", "score", "run_row"):  # only the tied rows move
+            column = getattr(self, name).copy()
+            column[rows] = column[source]
+            columns[name] = column
+        other = replace(self, **columns)
         for name in ("segment", "position", "num_retrieved", "tie_group"):
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
@@ -809,12 +821,26 @@ def _rank_contradicts_score(run) -> np.ndarray:
     return distinct(qc[1:][rises])
 
 
+def ties_by_grade(score: np.ndarray, offsets: np.ndarray, grade: np.ndarray,
+                  best_first: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each tie group of ranked lists (equal scores within a query) ordered by grade, higher
+    grades first (``best_first``) or last, unjudged documents as grade -1 (below every judged
+    one when best first), stable otherwise: the rows of groups of two or more rows and, for
+    each, the row that moves there (the other rows keep their place)."""
+    rows, group = tie_group_rows(score, offsets)
+    key = grade[rows]
+    key = np.where(key >= 0, key, -1.0)
+    return rows, rows[sort_within_groups(group, -key if best_first else key)]
+
+
 def _order_ties_by_grade(rows: np.ndarray, grade: np.ndarray, score: np.ndarray,
                          offsets: np.ndarray, best_first: bool):
-    """Within each tie group, higher grades first (``best_first``) or last; unjudged documents
-    rank as grade -1 (below every judged one when best first). Stable otherwise."""
-    key = np.where(grade >= 0, grade, -1.0)
-    return rows[sort_within_tie_groups(tie_groups(score, offsets), -key if best_first else key)]
+    """``rows`` (and their ``grade``, ``score``) with each tie group ordered by grade
+    (:func:`ties_by_grade`)."""
+    tied, source = ties_by_grade(score, offsets, grade, best_first)
+    rows = rows.copy()
+    rows[tied] = rows[source]
+    return rows
 
 
 def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnostics):

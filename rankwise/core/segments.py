@@ -54,6 +54,19 @@ def tie_groups(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.cumsum(new) - 1
 
 
+def tied_neighbours(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``out[i]``: elements i and i + 1 are equal and in one segment (n - 1 of them), as
+    :func:`tie_groups` puts them in one group.
+
+    >>> tied_neighbours(np.array([3., 3., 2., 2., 2.]), np.array([0, 3, 5])).tolist()
+    [True, False, False, True]
+    """
+    tied = values[1:] == values[:-1]
+    starts = offsets[1:-1]
+    tied[starts[(starts > 0) & (starts < len(values))] - 1] = False
+    return tied
+
+
 def tie_group_extents(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
     """First element and size of the tie group (:func:`tie_groups`) holding each of ``rows``,
