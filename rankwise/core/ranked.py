@@ -61,7 +61,7 @@ class Diagnostics:
     examples: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = {name: getattr(self, name) for name in _DIAGNOSTIC_FIELDS}
         out["examples"] = {k: list(v) for k, v in self.examples.items()}
         return out
 
@@ -89,6 +89,11 @@ class Diagnostics:
         ]
         parts += [f"{getattr(self, k)} {text}" for k, text in labels if getattr(self, k)]
         return "; ".join(parts)
+
+
+#: Diagnostics' field names, looked up once (``dataclasses.fields`` costs microseconds a call,
+#: and 1,000 small runs convert 1,000 of them).
+_DIAGNOSTIC_FIELDS = tuple(f.name for f in fields(Diagnostics))
 
 
 @dataclass(frozen=True, eq=False)
@@ -586,7 +591,8 @@ def assemble_lists(index: JudgmentIndex, run, conv: Conventions, dropped: int,
     rows = order if keep_block.all() else order[np.repeat(keep_block, lengths)]
     lengths = lengths[keep_block]
     query_codes = block_qrels[keep_block]
-    query_ids = take(run.query_dict, block_query[keep_block]).to_pylist()
+    names = run.query_dict.to_pylist()  # (an Arrow take costs more on small runs)
+    query_ids = [names[code] for code in block_query[keep_block].tolist()]
 
     diag.queries_only_in_run += empty_unjudged
     diag.qrels_queries_without_judgments = len(qrels.empty_queries)
