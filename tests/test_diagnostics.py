@@ -154,20 +154,27 @@ def test_judged_at_k_averages_only_queries_that_retrieved_something():
     (ok,) = by_code(checks(qrels, {"q1": {"a": 1.0}}, ["P@3"], missing_queries="zero"),
                     "judged_at_k")
     assert ok.severity == "ok" and ok.value == 1.0
+    (none,) = by_code(checks({"q1": {"a": 1}}, {"q1": {}}, ["P@3"]), "judged_at_k")
+    assert none.severity == "ok" and none.value is None  # no query retrieved anything
 
 
 def test_means_in_the_checks_skip_undefined_values_as_numpy_does():
     from rankwise.api import _undefined_counts
-    from rankwise.diagnostics import _mean_of_defined, _mean_without
+    from rankwise.diagnostics import _mean_without
+    from rankwise.results import aggregate
+
+    def mean_of_defined(values):  # as the checks take it: the mean over the queries with one
+        mean = aggregate(values, "mean")
+        return None if np.isnan(mean) else mean
 
     rng = np.random.default_rng(7)
     for n in (1, 7, 8, 50, 300):
         values = rng.random(n)
-        assert _mean_of_defined(values) == values.mean()  # bit for bit
+        assert mean_of_defined(values) == values.mean()  # bit for bit
         values[rng.random(n) < 0.3] = np.nan
         defined = values[~np.isnan(values)]
-        assert _mean_of_defined(values) == (defined.mean() if len(defined) else None)
-    assert _mean_of_defined(np.array([np.nan])) is None
+        assert mean_of_defined(values) == (defined.mean() if len(defined) else None)
+    assert mean_of_defined(np.array([np.nan])) is None
     values = {"A": np.array([np.nan, 0.5, 1.0, 0.25]), "B": np.array([0.0, 0.1, 0.9, 0.3])}
     text = _mean_without(["A", "B"], values, np.array([False, False, True, False]))
     assert text == "; the mean over the other queries: A 0.3750, B 0.1333"

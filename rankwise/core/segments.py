@@ -44,13 +44,10 @@ def tie_groups(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     >>> tie_groups(np.array([3., 3., 2., 2., 2.]), np.array([0, 3, 5])).tolist()
     [0, 0, 1, 2, 2]
     """
-    n = len(values)
-    if n == 0:
+    if len(values) == 0:
         return np.zeros(0, dtype=np.int64)
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(values[1:], values[:-1], out=new[1:])
-    new[offsets[1:-1][offsets[1:-1] < n]] = True
+    new = np.ones(len(values), dtype=bool)
+    np.logical_not(tied_neighbours(values, offsets), out=new[1:])
     return np.cumsum(new) - 1
 
 
