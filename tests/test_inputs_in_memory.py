@@ -105,6 +105,44 @@ def test_arrays_against_sklearn_ndcg():
     assert ours == pytest.approx(sklearn_metrics.ndcg_score(y_true, y_score, k=5))
 
 
+def test_arrays_name_documents_by_position_and_order_ties_as_their_strings():
+    """Doc ids are the positions 0, 1, ... (integers), tie-ordered as trec_eval orders their
+    decimal strings ("9" before "10" under docid_desc): the same values as the same
+    lists given with string doc ids."""
+    rng = np.random.default_rng(5)
+    y_true = rng.integers(0, 3, size=(30, 12)).astype(float)
+    y_score = rng.integers(0, 3, size=(30, 12)).astype(float)  # many ties
+    measures = ["P@5", "AP", "nDCG@5", "RR", "ERR@10", "Bpref"]
+    qrels, run = rankwise.from_arrays(y_true, y_score)
+    assert rankwise.io.tables.doc_strings(run.docs)[:12] == [str(i) for i in range(12)]
+    as_dicts = ({str(q): {str(d): y_true[q, d] for d in range(12)} for q in range(30)},
+                {str(q): {str(d): y_score[q, d] for d in range(12)} for q in range(30)})
+    ours = rankwise.evaluate(qrels, run, measures, per_query=True).per_query()
+    assert ours == rankwise.evaluate(*as_dicts, measures, per_query=True).per_query()
+
+
+@pytest.mark.parametrize("query, names", [
+    (np.array([7, 7, 3, 3, 3, 7]), ["7", "3"]),  # first appearance, numbers as strings
+    (np.array(["b", "b", "a", "a", "a", "b"]), ["b", "a"]),
+    (np.array([0.0, 0.0, -0.0, -0.0, -0.0, 0.0]), ["0.0", "-0.0"]),  # equal, not the same id
+    (np.array([1, 1, "1", "1", "1", 1], dtype=object), ["1"]),
+    (np.array([1, 1, True, True, True, 1.0], dtype=object), ["1", "True", "1.0"]),
+])
+def test_arrays_with_query_ids_of_any_kind(query, names):
+    """Query ids are the given values' strings (rows of one id need not be together);
+    documents are numbered within each id."""
+    qrels, run = rankwise.from_arrays([1, 0, 2, 0, 1, 1], [0.5, 0.4, 0.3, 0.2, 0.1, 0.0],
+                                      query=query)
+    assert run.query_ids() == names == qrels.query_ids()
+    per_row = [str(v) for v in query]
+    seen: dict[str, int] = {}
+    expected = []
+    for qid in per_row:
+        expected.append(str(seen.get(qid, 0)))
+        seen[qid] = seen.get(qid, 0) + 1
+    assert rankwise.io.tables.doc_strings(run.docs) == expected
+
+
 @pytest.mark.parametrize("kwargs, fragment", [
     ({"group": [2, 2]}, "add up to 4, but there are 5 rows"),
     ({"group": [3, 2], "query": [1] * 5}, "either group"),

@@ -14,12 +14,19 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..core.arrow import to_arrow
 from .tables import Qrels, Run
 
 
 def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
                 name: str = "run") -> tuple[Qrels, Run]:
-    """Build (qrels, run) from arrays; documents are named by their position in the query.
+    """Build (qrels, run) from arrays; documents are named by their position in the query
+    (integer doc ids 0, 1, ..., written and tie-ordered as their decimal strings).
+
+    Query ids are the row numbers of 2-D arrays, the group numbers with ``group``, the given
+    ids (as strings) with ``query``. Ids are built as integers and one string per query, not
+    one string per row (10,000 x 100 arrays: 0.71 s to 0.02 s, 0.06 s with the first call's
+    import of pyarrow).
 
     Examples
     --------
@@ -36,7 +43,9 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
         if group is not None or query is not None:
             raise InputError("2-D arrays already give one query per row; pass no group/query",
                              source="arrays")
-        queries = np.repeat(np.arange(true.shape[0]), true.shape[1])
+        queries, width = true.shape
+        qids = _numbered_queries(np.repeat(np.arange(queries, dtype=np.int32), width), queries)
+        docs = np.tile(np.arange(width, dtype=np.int64), queries)
         true, score = true.reshape(-1), score.reshape(-1)
     elif true.ndim != 1:
         raise InputError(f"expected 1-D or 2-D arrays, got {true.ndim}-D", source="arrays")
@@ -44,40 +53,64 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
         raise InputError("give either group (sizes) or query (one id per row), not both",
                          source="arrays")
     elif group is not None:
-        queries = _queries_from_sizes(np.asarray(group), len(true))
+        sizes = _group_sizes(np.asarray(group), len(true))
+        qids = _numbered_queries(np.repeat(np.arange(len(sizes), dtype=np.int32), sizes),
+                                 len(sizes))
+        docs = np.arange(len(true), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     elif query is not None:
-        queries = np.asarray(query)
-        if len(queries) != len(true):
-            raise InputError(f"query has {len(queries)} ids for {len(true)} rows", source="arrays")
+        qids, docs = _given_queries(np.asarray(query), len(true))
     else:
-        queries = np.zeros(len(true), dtype=np.int64)
+        qids = _numbered_queries(np.zeros(len(true), dtype=np.int32), 1)
+        docs = np.arange(len(true), dtype=np.int64)
     bad = np.flatnonzero(~np.isfinite(true))
     if len(bad):
         raise InputError("y_true must be finite", source="y_true", line=int(bad[0]), unit="row",
                          value=str(true[bad[0]]))
-    docs = _position_in_query(queries)
-    qids = queries.astype(str) if queries.dtype.kind != "U" else queries
     qrels = Qrels.from_columns(qids, docs, true, source="y_true", row_unit="row")
     run = Run.from_columns(qids, docs, score, name=name, source="y_score", row_unit="row")
     return qrels, run
 
 
-def _queries_from_sizes(sizes: np.ndarray, n: int) -> np.ndarray:
+def _group_sizes(sizes: np.ndarray, n: int) -> np.ndarray:
     if sizes.ndim != 1 or not np.issubdtype(sizes.dtype, np.integer) or (sizes < 0).any():
         raise InputError("group must be a 1-D array of non-negative query sizes",
                          source="group", value=str(sizes[:5]))
     if int(sizes.sum()) != n:
         raise InputError(f"group sizes add up to {int(sizes.sum())}, but there are {n} rows",
                          source="group")
-    return np.repeat(np.arange(len(sizes)), sizes)
+    return sizes
 
 
-def _position_in_query(queries: np.ndarray) -> np.ndarray:
-    """Doc id = the row's position among the rows of its query ("0", "1", ...)."""
-    _, inverse = np.unique(queries, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    counts = np.bincount(inverse)
+def _numbered_queries(code: np.ndarray, count: int):
+    """Query ids "0", "1", ... given per row by their number (``code``, int32): a dictionary
+    column, one string per query."""
+    return _dictionary_column(code, to_arrow(np.arange(count).astype(str)))
+
+
+def _dictionary_column(code: np.ndarray, names):
+    import pyarrow as pa
+
+    return pa.DictionaryArray.from_arrays(to_arrow(code), names)
+
+
+def _given_queries(queries: np.ndarray, n: int):
+    """(query ids, doc positions) for one query id per row, ids as their strings (integers
+    and strings encoded by value, one string per query; other kinds through their strings)."""
+    if queries.ndim != 1 or len(queries) != n:
+        raise InputError(f"query has {len(queries)} ids for {n} rows", source="arrays")
+    if queries.dtype.kind not in "iuU":  # equal values may have different strings (0.0, -0.0)
+        queries = queries.astype(str)
+    names, code = np.unique(queries, return_inverse=True)
+    code = code.astype(np.int32)
+    return (_dictionary_column(code, to_arrow(names.astype(str))),
+            _position_in_query(code, len(names)))
+
+
+def _position_in_query(code: np.ndarray, count: int) -> np.ndarray:
+    """Doc id = the row's position among the rows of its query (``code``: 0 .. count-1)."""
+    order = np.argsort(code, kind="stable")
+    counts = np.bincount(code, minlength=count)
     starts = np.repeat(np.cumsum(counts) - counts, counts)
-    position = np.empty(len(queries), dtype=np.int64)
-    position[order] = np.arange(len(queries)) - starts
-    return position.astype(str)
+    position = np.empty(len(code), dtype=np.int64)
+    position[order] = np.arange(len(code)) - starts
+    return position
