@@ -74,7 +74,8 @@ def test_short_id_words_are_exact_or_absent():
 
 def test_files_read_in_many_chunks_give_the_same_numbers(tmp_path, monkeypatch):
     expected = _values(tmp_path)
-    monkeypatch.setattr(trec, "_BLOCK", 256)  # many Arrow chunks per column
+    monkeypatch.setattr(trec, "MIN_BLOCK", 256)  # many Arrow chunks per column
+    monkeypatch.setattr(trec, "PARSE_BLOCKS", 1 << 20)
     run = rankwise.read_run(write(tmp_path, "run", RUN))
     assert run.docs.num_chunks > 10
     assert _values(tmp_path) == expected

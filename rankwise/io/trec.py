@@ -25,7 +25,13 @@ from .tables import Qrels, Run, check_finite_scores, encode_queries
 
 RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docid", "rel")
-_BLOCK = 1 << 24
+#: pyarrow.csv parses a file in blocks, side by side on the cores: a file under SMALL_FILE
+#: bytes is cut into PARSE_BLOCKS blocks of at least MIN_BLOCK (the 10k x 100 run, 37 MB:
+#: 16 MB blocks, three of them, 0.07-0.08 s; 2 MB blocks 0.05 s), a larger one into blocks
+#: of LARGE_BLOCK (smaller blocks were slower at 118 and 376 MB).
+PARSE_BLOCKS = 16
+MIN_BLOCK, LARGE_BLOCK = 1 << 20, 1 << 24
+SMALL_FILE = 64 << 20
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -114,17 +120,18 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
 
     kind = "run" if len(names) == 6 else "qrels"
     head = _peek(source)
-    check_fits(source, _text_size(source, head), kind)
+    size = _text_size(source, head)
+    check_fits(source, size, kind)
     if head[:2] != _GZIP_MAGIC and b"\x00" not in head:
         try:  # the fast path: pyarrow reads the file itself, overlapping I/O and parsing
-            table = _arrow_parse(source, names, types, keep)
+            table = _arrow_parse(source, names, types, keep, size)
             if table.num_rows:
                 return table, None, _first_data_line(head)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             pass
     data = _read_bytes(source)
     try:
-        table = _arrow_parse(pa.py_buffer(data), names, types, keep)
+        table = _arrow_parse(pa.py_buffer(data), names, types, keep, len(data))
         lines = None
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         clean, lines = _normalise(data, len(names))
@@ -136,7 +143,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
             raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                              source=source) from None
         try:
-            table = _arrow_parse(pa.py_buffer(clean), names, types, keep)
+            table = _arrow_parse(pa.py_buffer(clean), names, types, keep, len(clean))
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             error = _locate_error(source, data, names, kind, optional)
             if error is None and optional:  # only an optional column failed: go without it
@@ -163,13 +170,15 @@ def _first_data_line(data: bytes) -> str:
     return ""
 
 
-def _arrow_parse(source, names, types, keep):
-    """pyarrow.csv on a path or a buffer: single spaces, no quoting, every line a row."""
+def _arrow_parse(source, names, types, keep, size: int):
+    """pyarrow.csv on a path or a buffer (``size`` bytes): single spaces, no quoting, every
+    line a row."""
     import pyarrow.csv as csv
 
+    block = LARGE_BLOCK if size >= SMALL_FILE else max(MIN_BLOCK, size // PARSE_BLOCKS)
     return csv.read_csv(
         source,
-        read_options=csv.ReadOptions(column_names=list(names), block_size=_BLOCK),
+        read_options=csv.ReadOptions(column_names=list(names), block_size=block),
         parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
                                        escape_char=False, ignore_empty_lines=False),
         convert_options=csv.ConvertOptions(column_types=types, include_columns=list(keep),
