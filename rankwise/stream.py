@@ -85,14 +85,13 @@ from .errors import InputError
 from .io.frames import to_qrels
 from .io.parquet import is_parquet_path, run_file_name
 from .io.tables import Run, check_finite_scores, encode_queries
+from .io.trec import parse_block_size
 from .measures import Measure, parse_measures
 from .results import Result, SystemResult, aggregate
 
 #: Default text per chunk: large enough that the fixed costs of a chunk (a pass over its
 #: queries, the thread hand-over) stay small, small enough for a few hundred MB of memory.
 DEFAULT_CHUNK_BYTES = 64 << 20
-#: pyarrow's parse block inside one chunk (parsed in parallel).
-_PARSE_BLOCK = 1 << 24
 _RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
 _GZIP_MAGIC = b"\x1f\x8b"
 _DATA_LINE = re.compile(rb"(?m)^[ \t\r]*[^#\s]")
@@ -1185,13 +1184,15 @@ def _whole_queries(parts: Iterable[_Rows]) -> Iterator[_Rows]:
 
 
 def _arrow_parse(buffer):
-    """pyarrow.csv over one block: single spaces, no quoting, every line a row."""
+    """pyarrow.csv over one chunk of text: single spaces, no quoting, every line a row;
+    parsed block by block in parallel (:func:`rankwise.io.trec.parse_block_size`)."""
     import pyarrow as pa
     from pyarrow import csv
 
     return csv.read_csv(
         buffer,
-        read_options=csv.ReadOptions(column_names=list(_RUN_FIELDS), block_size=_PARSE_BLOCK),
+        read_options=csv.ReadOptions(column_names=list(_RUN_FIELDS),
+                                     block_size=parse_block_size(buffer.size)),
         parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
                                        escape_char=False, ignore_empty_lines=False),
         convert_options=csv.ConvertOptions(

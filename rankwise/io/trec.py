@@ -170,15 +170,20 @@ def _first_data_line(data: bytes) -> str:
     return ""
 
 
+def parse_block_size(size: int) -> int:
+    """pyarrow.csv's block size for ``size`` bytes of text (see PARSE_BLOCKS)."""
+    return LARGE_BLOCK if size >= SMALL_FILE else max(MIN_BLOCK, size // PARSE_BLOCKS)
+
+
 def _arrow_parse(source, names, types, keep, size: int):
     """pyarrow.csv on a path or a buffer (``size`` bytes): single spaces, no quoting, every
     line a row."""
     import pyarrow.csv as csv
 
-    block = LARGE_BLOCK if size >= SMALL_FILE else max(MIN_BLOCK, size // PARSE_BLOCKS)
     return csv.read_csv(
         source,
-        read_options=csv.ReadOptions(column_names=list(names), block_size=block),
+        read_options=csv.ReadOptions(column_names=list(names),
+                                     block_size=parse_block_size(size)),
         parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
                                        escape_char=False, ignore_empty_lines=False),
         convert_options=csv.ConvertOptions(column_types=types, include_columns=list(keep),
