@@ -61,7 +61,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .results import aggregate
+from .results import aggregate, row_means
 
 SHORT_LIST_FAMILIES = ("P", "F1", "RelP")
 #: Families whose value at cutoff K depends on which documents are in the top K.
@@ -543,7 +543,7 @@ def _carried_by_few(lists, measures, values) -> list[Check]:
              if m.spec.aggregate == "mean" and m.spec.bounds is not None and str(m) in values]
     if not names:
         return []
-    table = np.vstack([values[name] for name in names])
+    table = np.array([values[name] for name in names])
     defined = ~np.isnan(table)
     filled = np.where(defined, table, 0.0)
     counts = defined.sum(axis=1)
@@ -679,35 +679,40 @@ def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None = None) -
     if not mixed.any():
         return [Check("tie_sensitivity", "ok", "no tie group mixes grades: no value depends on "
                       "the order of tied documents", tuple(str(m) for m in candidates))]
+    # the candidates' values as tables (measure x query), their means in one reduction each
+    best = np.array([bounds.bounds[str(m)][0] for m in candidates])
+    worst = np.array([bounds.bounds[str(m)][1] for m in candidates])
+    differs = best != worst  # (NaN against NaN counts as a change, as before)
+    changed = np.count_nonzero(differs, axis=1)
+    which = np.flatnonzero(changed)  # the measures the order of the ties changes
+    if not len(which):
+        return []
+    chosen = [candidates[i] for i in which]
+    skips = [m.skips_undefined(lists.conventions) for m in chosen]
+    reported = np.array([values[str(m)] for m in chosen])
+    means = row_means(reported, skips)
+    bound_means = []
+    for bound in (best, worst):
+        full = reported.copy()
+        full[:, mixed] = bound[which]
+        bound_means.append(row_means(full, skips))
     mixed_queries = np.flatnonzero(mixed)
     out = []
-    for m in candidates:
-        name = str(m)
-        reported = values[name]
-        best, worst = bounds.bounds[name]
-        differs = best != worst  # (NaN against NaN counts as a change, as before)
-        changed = int(np.count_nonzero(differs))
-        if not changed:  # the order of the ties does not change this measure
-            continue
-        skip = m.skips_undefined(lists.conventions)
-        means = []
-        for bound in (best, worst):
-            full = reported.copy()
-            full[mixed] = bound
-            means.append(aggregate(full, "mean", skip))
-        mean = aggregate(reported, "mean", skip)
-        low, high = min(means), max(means)
+    for j, (i, m) in enumerate(zip(which.tolist(), chosen)):
+        low, high = min(bound_means[0][j], bound_means[1][j]), \
+            max(bound_means[0][j], bound_means[1][j])
         if not high - low > 1e-12 * max(1.0, abs(high)):
             continue
+        name = str(m)
         ties = m.conventions(lists).ties
         severity = "warning" if ties in ORDERING_TIES else "note"
         out.append(Check(
             "tie_sensitivity", severity,
-            f"{name}: the mean {mean:.4f} (ties={ties}) would lie anywhere from {low:.4f} to "
-            f"{high:.4f} under another order of tied documents ({changed} queries have ties of "
-            "different grades that change it); ties='expected' gives the order-free value",
-            (name,), changed, lists.num_queries,
-            tuple(lists.query_ids[mixed_queries[differs][:EXAMPLES]].tolist()),
+            f"{name}: the mean {means[j]:.4f} (ties={ties}) would lie anywhere from {low:.4f} "
+            f"to {high:.4f} under another order of tied documents ({int(changed[i])} queries "
+            "have ties of different grades that change it); ties='expected' gives the "
+            "order-free value", (name,), int(changed[i]), lists.num_queries,
+            tuple(lists.query_ids[mixed_queries[differs[i]][:EXAMPLES]].tolist()),
             high - low))
     return out
 
@@ -751,12 +756,10 @@ def _mean_without(names: Sequence[str], values, excluded: np.ndarray) -> str:
     others = ~excluded
     if values is None or not others.any():
         return ""
-    parts = []
-    for name in names:
-        if name in values:
-            mean = aggregate(values[name][others], "mean")
-            if not math.isnan(mean):  # (NaN: no other query has a value)
-                parts.append(f"{name} {mean:.4f}")
+    names = [name for name in names if name in values]
+    means = row_means(np.array([values[name] for name in names])[:, others]) if names else []
+    parts = [f"{name} {mean:.4f}" for name, mean in zip(names, means)
+             if not math.isnan(mean)]  # (NaN: no other query has a value)
     return f"; the mean over the other queries: {', '.join(parts)}" if parts else ""
 
 
