@@ -14,12 +14,13 @@ from .conventions import Conventions, profile, resolve
 from .core.memory import large_arrays
 from .core.ranked import THREAD_MIN_ROWS, index_judgments, rank, stack_lists
 from .core.together import rank_together
-from .diagnostics import (RowFacts, TieBounds, combine_checks, list_checks, run_checks,
+from .diagnostics import (Check, checks_of_systems, combine_checks, list_checks, run_checks,
                           tie_order_bounds)
 from .errors import InputError
 from .io.frames import is_nested_run, to_qrels, to_run
 from .io.tables import Run
 from .measures import Measure, parse_measures
+from .parts import Parts
 from .results import Result, SystemResult, aggregate
 
 #: The column names of a run given as a table or Parquet (see :func:`evaluate`).
@@ -134,10 +135,9 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
                                                    parsed, per_query)
                     continue
                 ranked = rank_together(judgments(), [one for _, one in batch], conv)
-                for (name, _), lists, (values, bounds, facts) in zip(
+                for (name, _), lists, (values, checks) in zip(
                         batch, ranked, _stacked_values(ranked, parsed)):
-                    systems[name] = _summarise(name, lists, parsed, per_query, values, bounds,
-                                               facts)
+                    systems[name] = _summarise(name, lists, parsed, per_query, values, checks)
         if not systems:
             raise InputError("no run given", source="run")
     return Result([str(m) for m in parsed], systems, conv, {str(m): _kind(m) for m in parsed})
@@ -267,34 +267,28 @@ def _batches(runs: Iterable[tuple[str, Run]]) -> Iterator[list[tuple[str, Run]]]
 
 
 def _stacked_values(ranked: list, parsed: list[Measure]
-                    ) -> list[tuple[dict[str, np.ndarray], TieBounds, RowFacts]]:
-    """Per system, every measure's per-query values, the tie-order check's bounds and the
-    facts the other checks read from the rows, computed once on the systems' lists stacked
-    (many small runs: the cost of a measure is then mostly per call) and split back;
-    bit-identical to computing them run by run."""
+                    ) -> list[tuple[dict[str, np.ndarray], list[Check]]]:
+    """Per system, every measure's per-query values and the checks, computed once on the
+    systems' lists stacked (many small runs: the cost of a measure or a check is then mostly
+    per call) and split back; bit-identical to computing them run by run."""
     stacked = stack_lists(ranked)
     values = {str(m): m.compute(stacked) for m in parsed}
-    bounds = tie_order_bounds(stacked, parsed, values)
-    facts = RowFacts(stacked)
-    out, start = [], 0
-    for lists in ranked:
-        stop = start + lists.num_queries
-        out.append(({k: v[start:stop] for k, v in values.items()}, bounds.part(start, stop),
-                    facts.part(start, stop)))
-        start = stop
-    return out
+    edges = np.cumsum([0] + [lists.num_queries for lists in ranked]).tolist()
+    parts = Parts(edges, [lists.num_rows for lists in ranked])
+    checks = checks_of_systems(stacked, parsed, values, parts,
+                               [lists.diagnostics for lists in ranked],
+                               tie_order_bounds(stacked, parsed, values))
+    return [({k: v[start:stop] for k, v in values.items()}, found)
+            for start, stop, found in zip(edges[:-1], edges[1:], checks)]
 
 
 def _summarise(name: str, lists, parsed: list[Measure], per_query: bool,
-               values: dict[str, np.ndarray] | None = None,
-               bounds: TieBounds | None = None, facts: RowFacts | None = None
+               values: dict[str, np.ndarray] | None = None, checks: list[Check] | None = None
                ) -> SystemResult:
     """Every measure of one ranked run: aggregates, per-query values, diagnostics, warnings
-    (``values``, ``bounds`` and ``facts``: already computed by ``_stacked_values``)."""
-    if values is None:
+    (``values`` and ``checks``: already computed by ``_stacked_values``)."""
+    if values is None or checks is None:
         values, checks = _values_and_checks(lists, parsed)
-    else:
-        checks = run_checks(lists, parsed, values, bounds, facts)
     order = np.argsort(lists.query_ids.astype(str), kind="stable") if per_query else None
     return SystemResult(
         name=name,
@@ -340,7 +334,7 @@ def _values_and_checks(lists, parsed: list[Measure]):
     with ThreadPoolExecutor(max_workers=1) as pool:
         listed = pool.submit(list_checks, lists, parsed)
         values = {str(m): m.compute(lists) for m in parsed}
-        return values, combine_checks(lists, parsed, values, listed.result())
+        return values, combine_checks(lists, parsed, values, listed.result())[0]
 
 
 #: Run files read ahead of the one being evaluated, in two threads, so that reading overlaps

@@ -61,7 +61,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .results import aggregate, row_means
+from .parts import Parts
 
 SHORT_LIST_FAMILIES = ("P", "F1", "RelP")
 #: Families whose value at cutoff K depends on which documents are in the top K.
@@ -150,11 +150,11 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None,
         ``{str(measure): per-query values}`` in the order of ``lists.query_ids``; without
         them the ``carried_by_few`` check is skipped.
     bounds : TieBounds, optional
-        The tie-order check's bounds when already computed (:func:`tie_order_bounds`, e.g.
-        for many runs at once); by default computed here.
+        The tie-order check's bounds when already computed (:func:`tie_order_bounds`); by
+        default computed here.
     facts : RowFacts, optional
-        What the checks read from the ranked rows, when shared with other systems' lists
-        (:meth:`RowFacts.part`); by default read from ``lists``.
+        What the checks read from the ranked rows, when already gathered; by default read
+        from ``lists``.
 
     Returns
     -------
@@ -172,97 +172,128 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None,
     ['ties_at_cutoff']
     """
     measures = list(measures)
-    return combine_checks(lists, measures, values, list_checks(lists, measures, facts), bounds)
+    return combine_checks(lists, measures, values, list_checks(lists, measures, facts),
+                          bounds)[0]
 
 
-def list_checks(lists, measures, facts: RowFacts | None = None) -> dict[str, list[Check]]:
+def checks_of_systems(stacked, measures, values: dict[str, np.ndarray], parts: Parts,
+                      diagnostics: Sequence[Any], bounds: TieBounds | None = None
+                      ) -> list[list[Check]]:
+    """:func:`run_checks` of every system whose lists are stacked in ``stacked``
+    (:func:`~rankwise.core.ranked.stack_lists`; ``parts``: each system's queries and rows,
+    ``diagnostics``: each system's own, ``values`` and ``bounds``: computed on the stack),
+    each check made once for all of them: the checks of each system are those it gets
+    alone, message for message."""
+    measures = list(measures)
+    listed = list_checks(stacked, measures, RowFacts(stacked), parts, diagnostics)
+    return combine_checks(stacked, measures, values, listed, bounds, parts)
+
+
+def list_checks(lists, measures, facts: RowFacts | None = None, parts: Parts | None = None,
+                diagnostics: Sequence[Any] | None = None) -> dict[str, list[list[Check]]]:
     """The checks that read the ranked lists only, not the per-query values (so they can run
-    while the measures are computed), by check code (``facts``: as for run_checks)."""
+    while the measures are computed), by check code, each a list per system (``parts``: the
+    systems stacked in ``lists``, by default one; ``diagnostics``: each system's, by default
+    ``lists``'; ``facts``: as for run_checks)."""
     measures = list(measures)
     facts = facts or RowFacts(lists)
-    return {"binary_judgments": _binary_judgments(lists, measures),
-            "threshold_above_grades": _threshold_above_grades(lists, measures),
-            "short_lists": _short_lists(lists, measures),
-            "ties_at_cutoff": _ties_at_cutoff(lists, measures, facts),
-            "judged_at_k": _judged_at_k(lists, measures, facts), "one_side": _one_side(lists),
-            "different_cutoffs": _different_cutoffs(measures),
-            "exp_gain_levels": _exp_gain_levels(lists, measures)}
+    parts = parts or Parts.whole(lists)
+    return {"binary_judgments": _binary_judgments(lists, measures, parts),
+            "threshold_above_grades": _threshold_above_grades(lists, measures, parts),
+            "short_lists": _short_lists(lists, measures, parts),
+            "ties_at_cutoff": _ties_at_cutoff(lists, measures, facts, parts),
+            "judged_at_k": _judged_at_k(lists, measures, facts, parts),
+            "one_side": _one_side(diagnostics or [lists.diagnostics], parts),
+            "different_cutoffs": _different_cutoffs(measures, parts),
+            "exp_gain_levels": _exp_gain_levels(lists, measures, parts)}
 
 
 def combine_checks(lists, measures, values: dict[str, np.ndarray] | None,
-                   listed: dict[str, list[Check]], bounds: TieBounds | None = None
-                   ) -> list[Check]:
-    """Every check in :func:`run_checks`' order, from the :func:`list_checks` already done
-    (``listed``) and the checks that read the values (``bounds``: as for run_checks)."""
+                   listed: dict[str, list[list[Check]]], bounds: TieBounds | None = None,
+                   parts: Parts | None = None) -> list[list[Check]]:
+    """Every system's checks in :func:`run_checks`' order, from the :func:`list_checks`
+    already done (``listed``) and the checks that read the values (``bounds`` and
+    ``parts``: as for run_checks and list_checks)."""
     measures = list(measures)
-    checks = [*listed["binary_judgments"], *listed["threshold_above_grades"],
-              *listed["short_lists"], *listed["ties_at_cutoff"],
-              *_no_relevant(lists, measures, values), *_idcg_zero(lists, measures, values),
-              *listed["judged_at_k"], *listed["one_side"], *listed["different_cutoffs"],
-              *listed["exp_gain_levels"]]
+    parts = parts or Parts.whole(lists)
+    sections = [listed["binary_judgments"], listed["threshold_above_grades"],
+                listed["short_lists"], listed["ties_at_cutoff"],
+                _no_relevant(lists, measures, values, parts),
+                _idcg_zero(lists, measures, values, parts), listed["judged_at_k"],
+                listed["one_side"], listed["different_cutoffs"], listed["exp_gain_levels"]]
     if values is not None:
-        checks += _carried_by_few(lists, measures, values)
-        checks += _tie_sensitivity(lists, measures, values, bounds)
-    return checks
+        sections.append(_carried_by_few(lists, measures, values, parts))
+        sections.append(_tie_sensitivity(lists, measures, values, bounds, parts))
+    return [[check for section in sections for check in section[i]]
+            for i in range(len(parts))]
 
 
 # ---------------------------------------------------------------------------- the checks
 
 
-def _binary_judgments(lists, measures) -> list[Check]:
+def _binary_judgments(lists, measures, parts: Parts) -> list[list[Check]]:
     graded = [str(m) for m in measures if m.spec.graded]
     if not graded:
-        return []
+        return [[] for _ in parts.sizes]
     if not set(lists.levels.tolist()) <= {0.0, 1.0}:
-        return [Check("binary_judgments", "ok", "graded measures run on graded judgments",
-                      tuple(graded))]
+        return [[Check("binary_judgments", "ok", "graded measures run on graded judgments",
+                       tuple(graded))] for _ in parts.sizes]
     verb, pronoun = ("uses", "it reduces") if len(graded) == 1 else ("use", "they reduce")
-    return [Check("binary_judgments", "warning",
-                  f"{', '.join(graded)} {verb} graded relevance, but every judgment is 0 or 1: "
-                  f"{pronoun} to binary gains", tuple(graded))]
+    return [[Check("binary_judgments", "warning",
+                   f"{', '.join(graded)} {verb} graded relevance, but every judgment is 0 or 1: "
+                   f"{pronoun} to binary gains", tuple(graded))] for _ in parts.sizes]
 
 
-def _threshold_above_grades(lists, measures) -> list[Check]:
+def _threshold_above_grades(lists, measures, parts: Parts) -> list[list[Check]]:
     by_threshold: dict[float, list[str]] = {}
     for m in measures:
         if "rel" in m.spec.params:
             threshold = _threshold(lists, m)
             if threshold > lists.max_grade:
                 by_threshold.setdefault(float(threshold), []).append(str(m))
-    return [Check("threshold_above_grades", "warning",
-                  f"relevance threshold {t:g} is above every judged grade (the largest is "
-                  f"{lists.max_grade:g}): no document is relevant for {', '.join(names)}",
-                  tuple(names), lists.num_queries, lists.num_queries)
-            for t, names in by_threshold.items()]
+    return [[Check("threshold_above_grades", "warning",
+                   f"relevance threshold {t:g} is above every judged grade (the largest is "
+                   f"{lists.max_grade:g}): no document is relevant for {', '.join(names)}",
+                   tuple(names), total, total)
+             for t, names in by_threshold.items()] for total in parts.sizes]
 
 
-def _short_lists(lists, measures) -> list[Check]:
+def _short_lists(lists, measures, parts: Parts) -> list[list[Check]]:
+    ranked = [m for m in measures if _rank_cutoff(m)]
+    if not ranked:
+        return [[] for _ in parts.sizes]
+    short: dict[int, tuple[list[int], list[tuple[str, ...]]]] = {}  # per cutoff, per system
+    for m in ranked:
+        if m.cutoff not in short:
+            mask = lists.num_retrieved < m.cutoff
+            counts = parts.counts(mask)
+            short[m.cutoff] = (counts, parts.examples(mask, lists.query_ids, EXAMPLES)
+                               if any(counts) else [()] * len(counts))
     out = []
-    noted: dict[int, list[str]] = {}
-    for m in measures:
-        if not _rank_cutoff(m):
-            continue
-        short = lists.num_retrieved < m.cutoff
-        count = int(np.count_nonzero(short))
-        if m.family in SHORT_LIST_FAMILIES and count:
-            out.append(Check(
-                "short_lists", "warning",
-                f"{m}: {count} of {lists.num_queries} queries retrieved fewer than {m.cutoff} "
-                "documents; the missing ranks count as non-relevant", (str(m),), count,
-                lists.num_queries, _examples(lists, short)))
-        elif count:
-            noted.setdefault(m.cutoff, []).append(str(m))
-    for cutoff, names in noted.items():
-        short = lists.num_retrieved < cutoff
-        count = int(np.count_nonzero(short))
-        out.append(Check(
-            "short_lists", "note",
-            f"{', '.join(names)}: {count} of {lists.num_queries} queries retrieved fewer than "
-            f"{cutoff} documents (the missing ranks add nothing)", tuple(names), count,
-            lists.num_queries, _examples(lists, short)))
-    if not out and any(_rank_cutoff(m) for m in measures):
-        out.append(Check("short_lists", "ok", "every list is at least as long as each cutoff",
-                         total=lists.num_queries))
+    for i, total in enumerate(parts.sizes):
+        found: list[Check] = []
+        noted: dict[int, list[str]] = {}
+        for m in ranked:
+            count = short[m.cutoff][0][i]
+            if m.family in SHORT_LIST_FAMILIES and count:
+                found.append(Check(
+                    "short_lists", "warning",
+                    f"{m}: {count} of {total} queries retrieved fewer than {m.cutoff} "
+                    "documents; the missing ranks count as non-relevant", (str(m),), count,
+                    total, short[m.cutoff][1][i]))
+            elif count:
+                noted.setdefault(m.cutoff, []).append(str(m))
+        for cutoff, names in noted.items():
+            count = short[cutoff][0][i]
+            found.append(Check(
+                "short_lists", "note",
+                f"{', '.join(names)}: {count} of {total} queries retrieved fewer than "
+                f"{cutoff} documents (the missing ranks add nothing)", tuple(names), count,
+                total, short[cutoff][1][i]))
+        if not found:
+            found.append(Check("short_lists", "ok",
+                               "every list is at least as long as each cutoff", total=total))
+        out.append(found)
     return out
 
 
@@ -277,34 +308,40 @@ def tie_cutoff_groups(measures, conventions) -> dict[tuple[int, str], list[str]]
     return groups
 
 
-def _ties_at_cutoff(lists, measures, facts: RowFacts) -> list[Check]:
+def _ties_at_cutoff(lists, measures, facts: RowFacts, parts: Parts) -> list[list[Check]]:
     """Queries whose documents at ranks K and K+1 have equal scores, per cutoff K (and per tie
     policy, which a family may override)."""
-    out = []
+    out: list[list[Check]] = [[] for _ in parts.sizes]
     for (cutoff, ties), names in tie_cutoff_groups(measures, lists.conventions).items():
         straddle, change = facts.straddling(cutoff)
-        n, n_change = int(np.count_nonzero(straddle)), int(np.count_nonzero(change))
-        if n == 0:
-            out.append(Check("ties_at_cutoff", "ok", f"no tie straddles rank {cutoff}",
-                             tuple(names), 0, lists.num_queries))
-            continue
-        text = (f"{', '.join(names)}: ties straddle rank {cutoff} in {n} of {lists.num_queries} "
-                "queries (equal scores on both sides of the cutoff)")
-        if not n_change:
-            severity = "note"
-            text += ", but the tied documents have equal grades: the values do not depend on " \
-                    f"the tie order (ties={ties})"
-        elif ties in ORDERING_TIES:
-            severity = "warning"
-            text += (f"; in {n_change} of them the tied documents differ in grade, so the value "
-                     f"depends on the tie order (ties={ties})")
-        else:
-            severity = "note"
-            text += (f"; in {n_change} of them the tied documents differ in grade: the values "
-                     f"are the {_TIE_VALUE[ties]} over the orders of the tied documents "
-                     f"(ties={ties})")
-        out.append(Check("ties_at_cutoff", severity, text, tuple(names), n_change or n,
-                         lists.num_queries, _examples(lists, change if n_change else straddle)))
+        straddling, changing = parts.counts(straddle), parts.counts(change)
+        examples = {}
+        for i, (n, n_change, total) in enumerate(zip(straddling, changing, parts.sizes)):
+            if n == 0:
+                out[i].append(Check("ties_at_cutoff", "ok", f"no tie straddles rank {cutoff}",
+                                    tuple(names), 0, total))
+                continue
+            text = (f"{', '.join(names)}: ties straddle rank {cutoff} in {n} of {total} "
+                    "queries (equal scores on both sides of the cutoff)")
+            if not n_change:
+                severity = "note"
+                text += ", but the tied documents have equal grades: the values do not " \
+                        f"depend on the tie order (ties={ties})"
+            elif ties in ORDERING_TIES:
+                severity = "warning"
+                text += (f"; in {n_change} of them the tied documents differ in grade, so the "
+                         f"value depends on the tie order (ties={ties})")
+            else:
+                severity = "note"
+                text += (f"; in {n_change} of them the tied documents differ in grade: the "
+                         f"values are the {_TIE_VALUE[ties]} over the orders of the tied "
+                         f"documents (ties={ties})")
+            shown = bool(n_change)
+            if shown not in examples:
+                examples[shown] = parts.examples(change if shown else straddle,
+                                                 lists.query_ids, EXAMPLES)
+            out[i].append(Check("ties_at_cutoff", severity, text, tuple(names), n_change or n,
+                                total, examples[shown][i]))
     return out
 
 
@@ -352,29 +389,32 @@ _TIE_VALUE = {"expected": "expected value", "optimistic": "best value",
 ORDERING_TIES = ("docid_desc", "docid_asc", "input_order")
 
 
-def _no_relevant(lists, measures, values) -> list[Check]:
+def _no_relevant(lists, measures, values, parts: Parts) -> list[list[Check]]:
     groups: dict[tuple[float, str], list[str]] = {}
     for m in measures:
         if m.spec.undefined_when == "no_relevant" and m.spec.bounds is not None:
             params, conv = _params(lists, m)
             groups.setdefault((float(params["rel"]), conv.no_relevant), []).append(str(m))
-    out = []
+    out: list[list[Check]] = [[] for _ in parts.sizes]
     for (threshold, policy), names in groups.items():
         none = lists.num_relevant(threshold) == 0
-        count = int(none.sum())
+        counts = parts.counts(none)
         where = " among the retrieved (ideal='retrieved')" \
             if lists.conventions.ideal == "retrieved" else ""
-        if count == 0:
-            out.append(Check("no_relevant", "ok", f"every query has a document of grade >= "
-                             f"{threshold:g}{where}", tuple(names), 0, lists.num_queries))
-            continue
-        text = (f"{count} of {lists.num_queries} queries have no relevant document (grade >= "
-                f"{threshold:g}){where}: {', '.join(names)} {_UNDEFINED[policy]} "
-                f"(no_relevant='{policy}')")
-        if policy == "zero":
-            text += _mean_without(names, values, none)
-        out.append(Check("no_relevant", "note", text, tuple(names), count, lists.num_queries,
-                         _examples(lists, none)))
+        if any(counts):
+            examples = parts.examples(none, lists.query_ids, EXAMPLES)
+            without = _means_without(names, values, none, parts) if policy == "zero" \
+                else [""] * len(parts)
+        for i, (count, total) in enumerate(zip(counts, parts.sizes)):
+            if count == 0:
+                out[i].append(Check("no_relevant", "ok", f"every query has a document of "
+                                    f"grade >= {threshold:g}{where}", tuple(names), 0, total))
+                continue
+            text = (f"{count} of {total} queries have no relevant document (grade >= "
+                    f"{threshold:g}){where}: {', '.join(names)} {_UNDEFINED[policy]} "
+                    f"(no_relevant='{policy}')") + without[i]
+            out[i].append(Check("no_relevant", "note", text, tuple(names), count, total,
+                                examples[i]))
     return out
 
 
@@ -384,7 +424,7 @@ _UNDEFINED = {"zero": "score 0 on them and they count in the mean (trec_eval)",
               "one": "score 1 on them and they count in the mean (torchmetrics 'pos')"}
 
 
-def _idcg_zero(lists, measures, values) -> list[Check]:
+def _idcg_zero(lists, measures, values, parts: Parts) -> list[list[Check]]:
     from .measures.graded import gains
 
     groups: dict[tuple[Any, str], list[str]] = {}
@@ -392,22 +432,25 @@ def _idcg_zero(lists, measures, values) -> list[Check]:
         if m.spec.undefined_when == "idcg_zero":
             params, conv = _params(lists, m)
             groups.setdefault((params["gain"], conv.idcg_zero), []).append(str(m))
-    out = []
+    out: list[list[Check]] = [[] for _ in parts.sizes]
     for (gain, policy), names in groups.items():
         positive = gains(lists.levels, gain) > 0
         zero = lists.ideal_level_counts[:, positive].sum(axis=1) == 0
-        count = int(zero.sum())
-        if count == 0:
-            out.append(Check("idcg_zero", "ok", "every query has an ideal DCG above 0",
-                             tuple(names), 0, lists.num_queries))
-            continue
-        text = (f"{count} of {lists.num_queries} queries have an ideal DCG of 0 (no judged "
-                f"document with a positive gain): {', '.join(names)} {_UNDEFINED[policy]} "
-                f"(idcg_zero='{policy}')")
-        if policy == "zero":
-            text += _mean_without(names, values, zero)
-        out.append(Check("idcg_zero", "note", text, tuple(names), count, lists.num_queries,
-                         _examples(lists, zero)))
+        counts = parts.counts(zero)
+        if any(counts):
+            examples = parts.examples(zero, lists.query_ids, EXAMPLES)
+            without = _means_without(names, values, zero, parts) if policy == "zero" \
+                else [""] * len(parts)
+        for i, (count, total) in enumerate(zip(counts, parts.sizes)):
+            if count == 0:
+                out[i].append(Check("idcg_zero", "ok", "every query has an ideal DCG above 0",
+                                    tuple(names), 0, total))
+                continue
+            text = (f"{count} of {total} queries have an ideal DCG of 0 (no judged "
+                    f"document with a positive gain): {', '.join(names)} {_UNDEFINED[policy]} "
+                    f"(idcg_zero='{policy}')") + without[i]
+            out[i].append(Check("idcg_zero", "note", text, tuple(names), count, total,
+                                examples[i]))
     return out
 
 
@@ -442,67 +485,76 @@ def judged_groups(measures) -> dict[int | None, list[str]]:
     return by_cutoff
 
 
-def _judged_at_k(lists, measures, facts: RowFacts) -> list[Check]:
+def _judged_at_k(lists, measures, facts: RowFacts, parts: Parts) -> list[list[Check]]:
     by_cutoff = judged_groups(measures)
     if not by_cutoff:
-        return []
-    pooled = bool((lists.num_judged_nonrelevant(lists.conventions.relevance_threshold) > 0).any())
-    out = []
+        return [[] for _ in parts.sizes]
+    nonrelevant = lists.num_judged_nonrelevant(lists.conventions.relevance_threshold) > 0
+    pooled = [count > 0 for count in parts.counts(nonrelevant)]
+    out: list[list[Check]] = [[] for _ in parts.sizes]
     for cutoff, names in by_cutoff.items():
         judged = facts.judged(cutoff)
-        mean = aggregate(judged, "mean")  # NaN when no query retrieved anything
+        means = parts.means(judged)  # NaN when no query retrieved anything
         incomplete = judged < 1  # (False where undefined)
-        count = int(incomplete.sum())
+        counts = parts.counts(incomplete)
+        examples = parts.examples(incomplete, lists.query_ids, EXAMPLES) if any(counts) \
+            else None
         label = f"Judged@{cutoff}" if cutoff is not None else "Judged (whole lists)"
-        if count == 0:
-            out.append(Check("judged_at_k", "ok", f"{label} = 1: every retrieved document in "
-                             "the top ranks is judged", tuple(names), 0, lists.num_queries,
-                             value=None if math.isnan(mean) else mean))
-            continue
-        severity = "warning" if pooled and mean < JUDGED_WARNING else "note"
-        text = (f"{', '.join(names)}: {label} = {mean:.3f}: {count} of {lists.num_queries} "
-                f"queries have unjudged documents in the top "
-                f"{cutoff if cutoff is not None else 'ranks'}, and unjudged documents count as "
-                "non-relevant, so the values are lower bounds")
-        if not pooled:
-            text += " (the judgments hold no judged non-relevant document: unjudged means " \
-                    "not relevant by design)"
-        elif severity == "warning":
-            text += "; with fewer than half of the top documents judged, compare systems with " \
-                    "Bpref or unjudged='remove' (trec_eval -J), or judge more"
-        out.append(Check("judged_at_k", severity, text, tuple(names), count, lists.num_queries,
-                         _examples(lists, incomplete), mean))
+        for i, (count, total, mean) in enumerate(zip(counts, parts.sizes, means)):
+            if count == 0:
+                out[i].append(Check("judged_at_k", "ok", f"{label} = 1: every retrieved "
+                                    "document in the top ranks is judged", tuple(names), 0,
+                                    total, value=None if math.isnan(mean) else mean))
+                continue
+            severity = "warning" if pooled[i] and mean < JUDGED_WARNING else "note"
+            text = (f"{', '.join(names)}: {label} = {mean:.3f}: {count} of {total} "
+                    f"queries have unjudged documents in the top "
+                    f"{cutoff if cutoff is not None else 'ranks'}, and unjudged documents count "
+                    "as non-relevant, so the values are lower bounds")
+            if not pooled[i]:
+                text += " (the judgments hold no judged non-relevant document: unjudged " \
+                        "means not relevant by design)"
+            elif severity == "warning":
+                text += "; with fewer than half of the top documents judged, compare systems " \
+                        "with Bpref or unjudged='remove' (trec_eval -J), or judge more"
+            out[i].append(Check("judged_at_k", severity, text, tuple(names), count, total,
+                                examples[i], mean))
     return out
 
 
-def _one_side(lists) -> list[Check]:
-    d = lists.diagnostics
+def _one_side(diagnostics: Sequence[Any], parts: Parts) -> list[list[Check]]:
+    """Queries on one side only, from each system's diagnostics."""
+    return [_one_side_of(d, total) for d, total in zip(diagnostics, parts.sizes)]
+
+
+def _one_side_of(d, total: int) -> list[Check]:
     out = []
     if d.queries_only_in_run:
         out.append(Check(
             "one_side", "note",
             f"{d.queries_only_in_run} queries are in the run but not in the judgments and are "
-            "ignored (trec_eval)", queries=d.queries_only_in_run, total=lists.num_queries,
+            "ignored (trec_eval)", queries=d.queries_only_in_run, total=total,
             examples=tuple(d.examples.get("queries_only_in_run", ())[:EXAMPLES])))
     if d.queries_only_in_qrels:
         scored = d.queries_only_in_qrels_scored_zero
         text = (f"{d.queries_only_in_qrels} judged queries are not in the run and "
                 + ("score 0 in every measure (missing_queries='zero', trec_eval -c)" if scored
                    else "are ignored (trec_eval's default): means are over the "
-                   f"{lists.num_queries} queries the run answered; missing_queries='zero' "
+                   f"{total} queries the run answered; missing_queries='zero' "
                    "(trec_eval -c) counts them as 0"))
         out.append(Check("one_side", "note", text, queries=d.queries_only_in_qrels,
-                         total=lists.num_queries,
+                         total=total,
                          examples=tuple(d.examples.get("queries_only_in_qrels", ())[:EXAMPLES])))
     if not out:
         out.append(Check("one_side", "ok", "the run and the judgments have the same queries",
-                         total=lists.num_queries))
+                         total=total))
     return out
 
 
-def _different_cutoffs(measures) -> list[Check]:
-    return [Check("different_cutoffs", "note", text)
-            for text in _cutoff_notes(tuple(str(m) for m in measures))]
+def _different_cutoffs(measures, parts: Parts) -> list[list[Check]]:
+    checks = [Check("different_cutoffs", "note", text)
+              for text in _cutoff_notes(tuple(str(m) for m in measures))]
+    return [checks for _ in parts.sizes]
 
 
 @lru_cache(maxsize=64)
@@ -513,100 +565,110 @@ def _cutoff_notes(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(cutoff_warnings(names))
 
 
-def _exp_gain_levels(lists, measures) -> list[Check]:
+def _exp_gain_levels(lists, measures, parts: Parts) -> list[list[Check]]:
+    """The same for every system (their judgments are the same)."""
     exp = [str(m) for m in measures
            if (m.family in EXP_GAIN_FAMILIES and _params(lists, m)[0].get("gain") == "exp")
            or m.family == "ERR"]
     if not exp:
-        return []
+        return [[] for _ in parts.sizes]
     positive = lists.levels[lists.levels > 0]
     top = lists.max_grade
     if top <= LARGEST_USUAL_GRADE:
-        return [Check("exp_gain_levels", "ok", f"exponential gain on grades up to {top:g}",
-                      tuple(exp))]
+        checks = [Check("exp_gain_levels", "ok", f"exponential gain on grades up to {top:g}",
+                        tuple(exp))]
+        return [checks for _ in parts.sizes]
     second = positive[-2] if len(positive) > 1 else 0.0
     gain_top, gain_second = 2.0 ** top - 1, 2.0 ** second - 1
     ratio = f"{gain_top / gain_second:.0f}× a grade-{second:g} one" if second > 1 else ""
-    return [Check("exp_gain_levels", "warning",
-                  f"{', '.join(exp)}: exponential gain 2^g - 1 on grades up to {top:g} "
-                  f"({len(positive)} positive levels): a grade-{top:g} document gains "
-                  f"{gain_top:g}, {ratio + ' and ' if ratio else ''}{gain_top:.0f}× a grade-1 "
-                  "one, so the highest grades decide the value almost alone; use linear gain or "
-                  "fewer grade levels", tuple(exp), value=float(top))]
+    checks = [Check("exp_gain_levels", "warning",
+                    f"{', '.join(exp)}: exponential gain 2^g - 1 on grades up to {top:g} "
+                    f"({len(positive)} positive levels): a grade-{top:g} document gains "
+                    f"{gain_top:g}, {ratio + ' and ' if ratio else ''}{gain_top:.0f}× a grade-1 "
+                    "one, so the highest grades decide the value almost alone; use linear gain "
+                    "or fewer grade levels", tuple(exp), value=float(top))]
+    return [checks for _ in parts.sizes]
 
 
-def _carried_by_few(lists, measures, values) -> list[Check]:
+def _carried_by_few(lists, measures, values, parts: Parts) -> list[list[Check]]:
     """Is a mean carried by a few queries? Half of its total comes from the top k of its n
-    queries; a note when k / n <= CARRIED_SHARE. One pass over every measure's values (a
-    measures x queries table: many small runs check a few queries per measure)."""
+    queries; a note when k / n <= CARRIED_SHARE. One pass over every measure's values per
+    size of system (a systems x measures x queries block: many small runs check a few queries
+    per measure)."""
     names = [str(m) for m in measures
              if m.spec.aggregate == "mean" and m.spec.bounds is not None and str(m) in values]
+    out: list[list[Check]] = [[] for _ in parts.sizes]
     if not names:
-        return []
+        return out
     table = np.array([values[name] for name in names])
-    defined = ~np.isnan(table)
-    filled = np.where(defined, table, 0.0)
-    counts = defined.sum(axis=1)
-    totals = filled.sum(axis=1)
-    negative = (filled < 0).any(axis=1)
-    ordered = -np.sort(-filled, axis=1)  # largest first, the undefined (0) among the last
-    running = np.cumsum(ordered, axis=1)
-    tops = (running < (totals / 2 - 1e-12 * totals)[:, None]).sum(axis=1) + 1
-    out = []
-    n_all = lists.num_queries
-    for i, name in enumerate(names):
-        n, total, k = int(counts[i]), float(totals[i]), int(tops[i])
-        if n < CARRIED_MIN_QUERIES or total <= 0 or negative[i]:
+    sizes = np.asarray(parts.sizes)
+    starts = parts.bounds[:-1]
+    for size in sorted(set(parts.sizes)):
+        which = np.flatnonzero(sizes == size)
+        if size == 0:
             continue
-        share = k / n
-        if share > CARRIED_SHARE:
-            out.append(Check("carried_by_few", "ok", f"{name}: half of the total comes from "
-                             f"{k} of {n} queries ({share:.0%})", (name,), k, n_all, value=share))
-            continue
-        rest = (total - float(ordered[i, :k].sum())) / (n - k) if n > k else float("nan")
-        top = np.argsort(-values[name], kind="stable")[:min(k, EXAMPLES)]
-        out.append(Check(
-            "carried_by_few", "note",
-            f"{name}: half of the total comes from {k} of {n} queries ({share:.1%}); the other "
-            f"{n - k} average {rest:.4f}, against a mean of {total / n:.4f}: the mean is carried "
-            "by a few queries, look at the per-query distribution", (name,), k, n_all,
-            tuple(lists.query_ids[top].tolist()), share))
+        first = starts[which]
+        block = np.ascontiguousarray(  # system x measure x query
+            table[:, first[:, None] + np.arange(size)].transpose(1, 0, 2))
+        defined = ~np.isnan(block)
+        filled = np.where(defined, block, 0.0)
+        counts = defined.sum(axis=2).tolist()
+        totals = filled.sum(axis=2)
+        negative = (filled < 0).any(axis=2).tolist()
+        ordered = -np.sort(-filled, axis=2)  # largest first, the undefined (0) among the last
+        running = np.cumsum(ordered, axis=2)
+        tops = ((running < (totals / 2 - 1e-12 * totals)[:, :, None]).sum(axis=2) + 1).tolist()
+        totals = totals.tolist()
+        for p, (part, start) in enumerate(zip(which.tolist(), first.tolist())):
+            for i, name in enumerate(names):
+                n, total, k = counts[p][i], totals[p][i], tops[p][i]
+                if n < CARRIED_MIN_QUERIES or total <= 0 or negative[p][i]:
+                    continue
+                share = k / n
+                if share > CARRIED_SHARE:
+                    out[part].append(Check(
+                        "carried_by_few", "ok", f"{name}: half of the total comes from {k} of "
+                        f"{n} queries ({share:.0%})", (name,), k, size, value=share))
+                    continue
+                rest = (total - float(ordered[p, i, :k].sum())) / (n - k) if n > k \
+                    else float("nan")
+                top = np.argsort(-values[name][start:start + size],
+                                 kind="stable")[:min(k, EXAMPLES)]
+                out[part].append(Check(
+                    "carried_by_few", "note",
+                    f"{name}: half of the total comes from {k} of {n} queries ({share:.1%}); "
+                    f"the other {n - k} average {rest:.4f}, against a mean of {total / n:.4f}: "
+                    "the mean is carried by a few queries, look at the per-query distribution",
+                    (name,), k, size, tuple(lists.query_ids[start + top].tolist()), share))
     return out
 
 
 class RowFacts:
     """What the checks read from the ranked rows rather than from per-query counts: per
     query, whether a tie straddles rank K and mixes grades (:func:`straddling_masks`), and
-    Judged@K (:func:`judged_at`). Each is computed once, when first asked for; the lists of
-    many systems stacked share them, each system reading its slice (:meth:`part`: every fact
-    is a function of its query's rows alone, so the slice is what the system's own lists give).
-    The streaming engine gathers the same facts chunk by chunk and answers the same calls.
+    Judged@K (:func:`judged_at`). Each is computed once, when first asked for (the lists of
+    many systems stacked: once for all of them, each fact a function of its query's rows
+    alone). The streaming engine gathers the same facts chunk by chunk and answers the same
+    calls.
     """
 
-    def __init__(self, lists, start: int = 0, stop: int | None = None,
-                 shared: dict | None = None) -> None:
+    def __init__(self, lists) -> None:
         self._lists = lists
-        self._queries = slice(start, lists.num_queries if stop is None else stop)
-        self._cache: dict = {} if shared is None else shared
-
-    def part(self, start: int, stop: int) -> "RowFacts":
-        """The facts of queries ``start:stop`` (one system's queries in stacked lists)."""
-        return RowFacts(self._lists, start, stop, self._cache)
+        self._cache: dict = {}
 
     def straddling(self, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
         """Per query: a tie straddles rank ``cutoff``; and its documents differ in grade."""
         key = ("straddling", cutoff)
         if key not in self._cache:
             self._cache[key] = straddling_masks(self._lists, cutoff)
-        straddle, change = self._cache[key]
-        return straddle[self._queries], change[self._queries]
+        return self._cache[key]
 
     def judged(self, cutoff: int | None) -> np.ndarray:
         """Per query: Judged@``cutoff`` (None: the whole list)."""
         key = ("judged", cutoff)
         if key not in self._cache:
             self._cache[key] = judged_at(self._lists, cutoff)
-        return self._cache[key][self._queries]
+        return self._cache[key]
 
 
 @dataclass(frozen=True)
@@ -618,13 +680,6 @@ class TieBounds:
     mixed: np.ndarray
     bounds: dict[str, tuple[np.ndarray, np.ndarray]]
 
-    def part(self, start: int, stop: int) -> "TieBounds":
-        """The bounds of queries ``start:stop`` (one system's queries in stacked lists)."""
-        first = int(np.count_nonzero(self.mixed[:start]))
-        last = first + int(np.count_nonzero(self.mixed[start:stop]))
-        return TieBounds(self.mixed[start:stop], {name: (best[first:last], worst[first:last])
-                                                  for name, (best, worst) in self.bounds.items()})
-
 
 def _tie_candidates(measures, values) -> list:
     """The measures whose mean the tie order can change (order-based, averaged as a mean,
@@ -635,8 +690,8 @@ def _tie_candidates(measures, values) -> list:
 
 def tie_order_bounds(lists, measures, values) -> TieBounds:
     """The tie-order check's bounds (:class:`TieBounds`) for ``lists``; per query they depend
-    on that query's rows only, so the bounds of stacked lists (``stack_lists``) split into
-    each system's with :meth:`TieBounds.part`."""
+    on that query's rows only, so those of stacked lists (``stack_lists``) are each
+    system's own."""
     from .core.ranked import THREAD_MIN_ROWS
     from .measures.expected import tie_bound
 
@@ -662,58 +717,70 @@ def tie_order_bounds(lists, measures, values) -> TieBounds:
     return TieBounds(mixed, {str(m): (b, w) for m, b, w in zip(candidates, best, worst)})
 
 
-def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None = None) -> list[Check]:
+def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None,
+                     parts: Parts) -> list[list[Check]]:
     """Would a reported mean change under another order of the tied documents? The best and
     worst orders (tie groups by grade) are evaluated on the queries where a tie group mixes
     grades; a warning names the range when the tie policy is an order, a note otherwise."""
     candidates = _tie_candidates(measures, values)
+    out: list[list[Check]] = [[] for _ in parts.sizes]
     if not candidates:
-        return []
-    if lists.num_rows > TIE_CHECK_MAX_ROWS:
-        return [Check("tie_sensitivity", "ok", f"not checked on {lists.num_rows} documents (the "
-                      f"limit is {TIE_CHECK_MAX_ROWS}); ties='optimistic' / 'pessimistic' give "
-                      "the range, ties='expected' the order-free value")]
+        return out
+    too_large = [rows > TIE_CHECK_MAX_ROWS for rows in parts.rows]
+    for i, rows in enumerate(parts.rows):
+        if too_large[i]:
+            out[i].append(Check(
+                "tie_sensitivity", "ok", f"not checked on {rows} documents (the limit is "
+                f"{TIE_CHECK_MAX_ROWS}); ties='optimistic' / 'pessimistic' give the range, "
+                "ties='expected' the order-free value"))
+    if all(too_large):
+        return out
     if bounds is None:
         bounds = tie_order_bounds(lists, measures, values)
     mixed = bounds.mixed
-    if not mixed.any():
-        return [Check("tie_sensitivity", "ok", "no tie group mixes grades: no value depends on "
-                      "the order of tied documents", tuple(str(m) for m in candidates))]
-    # the candidates' values as tables (measure x query), their means in one reduction each
-    best = np.array([bounds.bounds[str(m)][0] for m in candidates])
-    worst = np.array([bounds.bounds[str(m)][1] for m in candidates])
-    differs = best != worst  # (NaN against NaN counts as a change, as before)
-    changed = np.count_nonzero(differs, axis=1)
-    which = np.flatnonzero(changed)  # the measures the order of the ties changes
-    if not len(which):
-        return []
-    chosen = [candidates[i] for i in which]
-    skips = [m.skips_undefined(lists.conventions) for m in chosen]
-    reported = np.array([values[str(m)] for m in chosen])
-    means = row_means(reported, skips)
-    bound_means = []
-    for bound in (best, worst):
-        full = reported.copy()
-        full[:, mixed] = bound[which]
-        bound_means.append(row_means(full, skips))
+    within = parts.within(mixed)  # each system's queries among the mixed ones
     mixed_queries = np.flatnonzero(mixed)
-    out = []
-    for j, (i, m) in enumerate(zip(which.tolist(), chosen)):
-        low, high = min(bound_means[0][j], bound_means[1][j]), \
-            max(bound_means[0][j], bound_means[1][j])
-        if not high - low > 1e-12 * max(1.0, abs(high)):
+    names = [str(m) for m in candidates]
+    changes = []  # per candidate that changes somewhere: its counts, means and examples
+    if len(mixed_queries):
+        best = np.array([bounds.bounds[name][0] for name in names])
+        worst = np.array([bounds.bounds[name][1] for name in names])
+        differs = best != worst  # (NaN against NaN counts as a change, as before)
+        for j in np.flatnonzero(differs.any(axis=1)).tolist():
+            m, name = candidates[j], names[j]
+            skip = m.skips_undefined(lists.conventions)
+            reported = values[name]
+            bound_means = []
+            for bound in (best[j], worst[j]):
+                full = reported.copy()
+                full[mixed] = bound
+                bound_means.append(parts.means(full, skip))
+            shown = np.zeros(len(mixed), dtype=bool)
+            shown[mixed_queries[differs[j]]] = True
+            changes.append((m, name, within.counts(differs[j]), parts.means(reported, skip),
+                            bound_means, parts.examples(shown, lists.query_ids, EXAMPLES)))
+    for i, (mixed_count, total) in enumerate(zip(parts.counts(mixed), parts.sizes)):
+        if too_large[i]:
             continue
-        name = str(m)
-        ties = m.conventions(lists).ties
-        severity = "warning" if ties in ORDERING_TIES else "note"
-        out.append(Check(
-            "tie_sensitivity", severity,
-            f"{name}: the mean {means[j]:.4f} (ties={ties}) would lie anywhere from {low:.4f} "
-            f"to {high:.4f} under another order of tied documents ({int(changed[i])} queries "
-            "have ties of different grades that change it); ties='expected' gives the "
-            "order-free value", (name,), int(changed[i]), lists.num_queries,
-            tuple(lists.query_ids[mixed_queries[differs[i]][:EXAMPLES]].tolist()),
-            high - low))
+        if not mixed_count:
+            out[i].append(Check("tie_sensitivity", "ok", "no tie group mixes grades: no value "
+                                "depends on the order of tied documents", tuple(names)))
+            continue
+        for m, name, changed, means, (best_means, worst_means), examples in changes:
+            if not changed[i]:  # the order of the ties does not change this measure
+                continue
+            low, high = min(best_means[i], worst_means[i]), max(best_means[i], worst_means[i])
+            if not high - low > 1e-12 * max(1.0, abs(high)):
+                continue
+            ties = m.conventions(lists).ties
+            severity = "warning" if ties in ORDERING_TIES else "note"
+            out[i].append(Check(
+                "tie_sensitivity", severity,
+                f"{name}: the mean {means[i]:.4f} (ties={ties}) would lie anywhere from "
+                f"{low:.4f} to {high:.4f} under another order of tied documents ({changed[i]} "
+                "queries have ties of different grades that change it); ties='expected' "
+                "gives the order-free value", (name,), changed[i], total, examples[i],
+                high - low))
     return out
 
 
@@ -748,19 +815,21 @@ def _rank_cutoff(measure) -> bool:
     return measure.cutoff is not None and measure.spec.cutoff_type is int
 
 
-def _examples(lists, mask: np.ndarray) -> tuple[str, ...]:
-    return tuple(str(q) for q in lists.query_ids[np.flatnonzero(mask)[:EXAMPLES]])
-
-
-def _mean_without(names: Sequence[str], values, excluded: np.ndarray) -> str:
+def _means_without(names: Sequence[str], values, excluded: np.ndarray,
+                   parts: Parts) -> list[str]:
+    """Per system, its measures' means over its queries not ``excluded`` (for the notes)."""
     others = ~excluded
-    if values is None or not others.any():
-        return ""
+    if values is None:
+        return [""] * len(parts)
+    within = parts.within(others)
     names = [name for name in names if name in values]
-    means = row_means(np.array([values[name] for name in names])[:, others]) if names else []
-    parts = [f"{name} {mean:.4f}" for name, mean in zip(names, means)
-             if not math.isnan(mean)]  # (NaN: no other query has a value)
-    return f"; the mean over the other queries: {', '.join(parts)}" if parts else ""
+    means = [within.means(values[name][others]) for name in names]
+    out = []
+    for i, count in enumerate(within.sizes):
+        shown = [f"{name} {column[i]:.4f}" for name, column in zip(names, means)
+                 if count and not math.isnan(column[i])]  # (NaN: no other query has a value)
+        out.append(f"; the mean over the other queries: {', '.join(shown)}" if shown else "")
+    return out
 
 
 # ---------------------------------------------------------------------------- presentation

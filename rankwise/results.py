@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -263,22 +263,6 @@ def aggregate(values: np.ndarray, kind: str, skip_undefined: bool = True) -> flo
     if kind == "gmean":
         return float(np.exp(np.mean(np.log(np.maximum(values, MIN_GEO_MEAN)))))
     return float(total) / len(values)  # numpy's mean (the same sum over the count), bit for bit
-
-
-def row_means(table: np.ndarray, skip_undefined: bool | Sequence[bool] = True) -> list[float]:
-    """``aggregate(row, "mean", skip)`` of every row of a 2-D table (``skip_undefined``: one
-    for all rows, or one per row), bit for bit, from one reduction: numpy sums each contiguous
-    row pairwise, as it sums a 1-D array (a row with an undefined value is summed again on
-    its own, as ``aggregate`` does). For checks that take several measures' means over the
-    same queries."""
-    table = np.ascontiguousarray(table, dtype=np.float64)
-    skips = [skip_undefined] * len(table) if isinstance(skip_undefined, bool) else skip_undefined
-    count = table.shape[1]
-    if count == 0:
-        return [float("nan")] * len(table)
-    totals = np.add.reduce(table, axis=1).tolist()
-    return [aggregate(table[i], "mean", skips[i]) if math.isnan(total) else total / count
-            for i, total in enumerate(totals)]
 
 
 def _printed_per_query(measure: str) -> bool:

@@ -652,21 +652,15 @@ class _QueryFacts:
                diag: Diagnostics, conv: Conventions) -> list[Check]:
         """The checks of ``run_checks(lists, measures, values)`` over all queries, in its
         order."""
-        from . import diagnostics as d
+        from .diagnostics import combine_checks, list_checks
 
         lists = _Summary(conv, self.levels, diag, self.query_ids,
                          _concat(self.num_retrieved, dtype=np.int64),
                          _concat_rows(self.ideal_counts, 0 if self.levels is None
                                       else len(self.levels)), self.num_rows)
-        return [*d._binary_judgments(lists, measures),
-                *d._threshold_above_grades(lists, measures),
-                *d._short_lists(lists, measures), *d._ties_at_cutoff(lists, measures, self),
-                *d._no_relevant(lists, measures, values), *d._idcg_zero(lists, measures, values),
-                *d._judged_at_k(lists, measures, self), *d._one_side(lists),
-                *d._different_cutoffs(measures),
-                *d._exp_gain_levels(lists, measures),
-                *d._carried_by_few(lists, measures, values),
-                *self._tie_sensitivity(lists, measures, values)]
+        listed = list_checks(lists, measures, self)
+        return combine_checks(lists, measures, values, listed,
+                              self._tie_bounds(lists, values))[0]
 
     def straddling(self, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
         """Per query: a tie straddles rank ``cutoff``; and its documents differ in grade (as
@@ -678,11 +672,10 @@ class _QueryFacts:
         """Per query: Judged@``cutoff`` (as :meth:`rankwise.diagnostics.RowFacts.judged`)."""
         return _concat(self.judged_values[cutoff])
 
-    def _tie_sensitivity(self, lists: _Summary, measures: list[Measure],
-                         values: dict[str, np.ndarray]) -> list[Check]:
-        """The in-memory check, its bounds computed once on the kept mixed queries' lists
+    def _tie_bounds(self, lists: _Summary, values: dict[str, np.ndarray]):
+        """The tie-order check's bounds, computed once on the kept mixed queries' lists
         stacked (they are kept only while the run is within the check's row limit)."""
-        from .diagnostics import TieBounds, _tie_sensitivity
+        from .diagnostics import TieBounds
         from .measures.expected import tie_bounds
 
         bounds = {}
@@ -690,8 +683,7 @@ class _QueryFacts:
             stacked = stack_lists(self.mixed_lists)
             bounds = {str(m): tie_bounds(m, stacked)
                       for m in _tie_candidates(self.tie_candidates, values)}
-        return _tie_sensitivity(lists, measures, values,
-                                TieBounds(_concat(self.mixed, dtype=bool), bounds))
+        return TieBounds(_concat(self.mixed, dtype=bool), bounds)
 
 
 @dataclass

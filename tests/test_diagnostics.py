@@ -160,7 +160,8 @@ def test_judged_at_k_averages_only_queries_that_retrieved_something():
 
 def test_means_in_the_checks_skip_undefined_values_as_numpy_does():
     from rankwise.api import _undefined_counts
-    from rankwise.diagnostics import _mean_without
+    from rankwise.diagnostics import _means_without
+    from rankwise.parts import Parts
     from rankwise.results import aggregate
 
     def mean_of_defined(values):  # as the checks take it: the mean over the queries with one
@@ -176,9 +177,14 @@ def test_means_in_the_checks_skip_undefined_values_as_numpy_does():
         assert mean_of_defined(values) == (defined.mean() if len(defined) else None)
     assert mean_of_defined(np.array([np.nan])) is None
     values = {"A": np.array([np.nan, 0.5, 1.0, 0.25]), "B": np.array([0.0, 0.1, 0.9, 0.3])}
-    text = _mean_without(["A", "B"], values, np.array([False, False, True, False]))
+    one = Parts([0, 4])
+    (text,) = _means_without(["A", "B"], values, np.array([False, False, True, False]), one)
     assert text == "; the mean over the other queries: A 0.3750, B 0.1333"
-    assert _mean_without(["A"], values, np.ones(4, dtype=bool)) == ""
+    assert _means_without(["A"], values, np.ones(4, dtype=bool), one) == [""]
+    two = Parts([0, 2, 4])  # each system's own queries
+    assert _means_without(["A", "B"], values, np.array([False, True, False, False]), two) == \
+        ["; the mean over the other queries: B 0.0000",
+         "; the mean over the other queries: A 0.6250, B 0.6000"]
     with np.errstate(invalid="ignore"):  # inf - inf: a NaN sum without a NaN value
         assert _undefined_counts({"A": values["A"], "B": values["B"],
                                   "C": np.array([np.inf, -np.inf])}) == {"A": 1}
@@ -262,6 +268,7 @@ def test_carried_by_few_checks_every_measure_as_one_by_one(seed):
     """The check reads every measure's values in one table: each measure gets what it gets
     alone (undefined values, negative values, too few queries, all zero, a few large)."""
     from rankwise.diagnostics import _carried_by_few
+    from rankwise.parts import Parts
 
     rng = np.random.default_rng(seed)
     queries = int(rng.choice([5, 19, 20, 40, 300]))
@@ -273,7 +280,8 @@ def test_carried_by_few_checks_every_measure_as_one_by_one(seed):
                np.where(rng.random(queries) < 0.5, np.nan, rng.random(queries)),
                np.full(queries, np.nan), np.where(rng.random(queries) < 0.9, 0.0, 1.0)]
     values = {str(m): c for m, c in zip(measures, columns)}
-    found = {c.measures[0]: c for c in _carried_by_few(lists, measures, values)}
+    found = {c.measures[0]: c for c in _carried_by_few(lists, measures, values,
+                                                        Parts.whole(lists))[0]}
     for name, column in values.items():
         want = _carried_one_by_one(column)
         if want is None:

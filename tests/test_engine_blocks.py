@@ -242,11 +242,12 @@ def test_grade_levels_counted_block_by_block(monkeypatch, kind):
 
 @pytest.mark.parametrize("conventions", [
     {}, {"missing_queries": "zero"}, {"ties": "expected"}, {"unjudged": "remove"},
-    {"max_depth": 7, "relevance_threshold": 2}])
+    {"max_depth": 7, "relevance_threshold": 2}, {"no_relevant": "skip", "idcg_zero": "nan"}])
 def test_small_runs_evaluated_together_as_each_alone(monkeypatch, conventions):
     """Small runs are ranked one by one and their lists stacked, each measure (and the
-    tie-order check's bounds) computed once for all: every system's values, diagnostics,
-    checks and warnings are those of evaluating it alone, whatever the batches."""
+    tie-order check's bounds) and each check made once for all (``parts.Parts``): every
+    system's values, diagnostics, checks and warnings are those of evaluating it alone,
+    whatever the batches."""
     import json
 
     import rankwise.api as api

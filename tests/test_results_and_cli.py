@@ -67,33 +67,6 @@ def test_aggregate_is_numpys_mean_sum_and_geometric_mean_bit_for_bit(seed):
         assert aggregate(values, "mean", skip_undefined=False) == expected
 
 
-@pytest.mark.parametrize("seed", range(10))
-def test_row_means_are_each_rows_aggregate_bit_for_bit(seed):
-    """One reduction over a measures x queries table gives each row's ``aggregate`` mean
-    exactly (numpy sums each contiguous row pairwise); rows with undefined values follow
-    their own skip setting."""
-    import numpy as np
-
-    from rankwise.results import aggregate, row_means
-
-    rng = np.random.default_rng(seed)
-    rows, width = int(rng.integers(1, 12)), int(rng.integers(0, 700))
-    table = rng.random((rows, width)) * 10.0 ** rng.uniform(-6, 6, (rows, width))
-    if width:
-        table[rng.random((rows, width)) < 0.02] = np.nan
-        table[0, :] = np.nan if seed % 3 == 0 else table[0, :]
-        table[-1, 0] = np.inf if seed % 4 == 1 else table[-1, 0]
-    skips = [bool(i % 2) for i in range(rows)]
-    with np.errstate(invalid="ignore"):
-        for skip in (True, False, skips):
-            per_row = [aggregate(table[i], "mean", skip if isinstance(skip, bool) else skip[i])
-                       for i in range(rows)]
-            assert list(map(str, row_means(table, skip))) == list(map(str, per_row))
-        strided = table[:, ::2]  # a view: made contiguous first
-        assert list(map(str, row_means(strided))) == \
-            [str(aggregate(np.ascontiguousarray(strided[i]), "mean")) for i in range(rows)]
-
-
 def test_aggregate_of_infinities_and_no_values():
     import numpy as np
 
