@@ -44,6 +44,8 @@ and returns a :class:`Check`: a ``warning`` (printed by the command line and kep
 
 Warnings depend on the ranked lists only, never on the per-query values, so every engine
 (in memory, streamed, Spark) finds the same ones; the per-query values only add notes.
+Many small runs are checked together: each check reads their lists stacked once and gives
+every run (a part, :class:`rankwise.parts.Parts`) the checks it gets alone.
 
 References: Buckley & Voorhees (2004), "Retrieval evaluation with incomplete information",
 SIGIR (unjudged documents); McSherry & Najork (2008), "Computing information retrieval
