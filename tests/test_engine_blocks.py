@@ -135,25 +135,34 @@ def test_sorting_only_the_tied_rows_is_lexsort():
 
 
 def test_blockwise_sort_by_query_then_score_is_lexsort(monkeypatch):
-    """Runs not in ranked order are sorted block by block of whole queries: the same
-    permutation as one lexsort (ties in input order, -0.0 equal to 0.0), whether the queries
-    are in one piece each, in code order or not, or scattered."""
+    """Runs not in ranked order are sorted block by block of whole queries (a padded table
+    where the lists are of similar length, else small blocks): the same permutation as one
+    lexsort (ties in input order, -0.0 equal to 0.0), whether the queries are in one piece
+    each, in code order or not, or scattered, their lists of one length or not."""
     from rankwise.core import order
 
     rng = np.random.default_rng(4)
-    for trial in range(300):
+    paths = set()
+    real = order._by_score_padded
+    monkeypatch.setattr(order, "_by_score_padded",
+                        lambda c, s: paths.add(real(c, s) is None) or real(c, s))
+    for trial in range(400):
         nq = int(rng.integers(1, 30))
         qc = rng.integers(0, nq, int(rng.integers(1, 300))).astype(np.int32)
-        if trial % 3 == 1:
+        if trial % 4 == 1:
             qc = np.sort(qc)
-        elif trial % 3 == 2:
+        elif trial % 4 == 2:
             qc = np.repeat(rng.permutation(nq), rng.integers(1, 20, nq)).astype(np.int32)
+        elif trial % 4 == 3:  # every list of one length (learning-to-rank candidates)
+            qc = np.repeat(rng.permutation(nq), int(rng.integers(1, 20))).astype(np.int32)
         score = rng.choice([0.0, -0.0, 1.5, 2.0, -3.0, 1e300], len(qc))
         monkeypatch.setattr(order, "SORT_BLOCK_ROWS", int(rng.integers(1, 50)))
+        monkeypatch.setattr(order, "PADDED_BLOCK_ROWS", int(rng.integers(1, 400)))
         starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
         grouped = len(np.unique(qc[starts])) == len(starts)
         assert np.array_equal(order._by_query_then_score(qc, score, grouped),
                               np.lexsort((-score, qc)))
+    assert paths == {True, False}  # both ways taken
 
 
 def test_checks_alongside_the_measures_give_the_same_result(monkeypatch):

@@ -229,10 +229,11 @@ class RankedLists:
         if self.conventions.ideal == "judgments":
             return self.level_counts
         rows = self.judged_rows
-        level = np.searchsorted(self.levels, self.grade[rows])
-        counts = np.zeros((self.num_queries, len(self.levels)), dtype=np.int64)
-        np.add.at(counts, (self.segment[rows], level), 1)
-        return counts
+        cell = self.segment[rows] * len(self.levels) + np.searchsorted(self.levels,
+                                                                       self.grade[rows])
+        size = self.num_queries * len(self.levels)
+        return np.bincount(cell, minlength=size).astype(np.int64, copy=False).reshape(
+            self.num_queries, len(self.levels))
 
     def num_relevant(self, threshold: float) -> np.ndarray:
         """Documents per query with grade >= threshold (R): judged, or retrieved under
