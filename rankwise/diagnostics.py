@@ -399,25 +399,32 @@ def _no_relevant(lists, measures, values, parts: Parts) -> list[list[Check]]:
             groups.setdefault((float(params["rel"]), conv.no_relevant), []).append(str(m))
     out: list[list[Check]] = [[] for _ in parts.sizes]
     for (threshold, policy), names in groups.items():
-        none = lists.num_relevant(threshold) == 0
-        counts = parts.counts(none)
         where = " among the retrieved (ideal='retrieved')" \
             if lists.conventions.ideal == "retrieved" else ""
-        if any(counts):
-            examples = parts.examples(none, lists.query_ids, EXAMPLES)
-            without = _means_without(names, values, none, parts) if policy == "zero" \
-                else [""] * len(parts)
-        for i, (count, total) in enumerate(zip(counts, parts.sizes)):
-            if count == 0:
-                out[i].append(Check("no_relevant", "ok", f"every query has a document of "
-                                    f"grade >= {threshold:g}{where}", tuple(names), 0, total))
-                continue
-            text = (f"{count} of {total} queries have no relevant document (grade >= "
-                    f"{threshold:g}){where}: {', '.join(names)} {_UNDEFINED[policy]} "
-                    f"(no_relevant='{policy}')") + without[i]
-            out[i].append(Check("no_relevant", "note", text, tuple(names), count, total,
-                                examples[i]))
+        found = _undefined_queries(
+            "no_relevant", lists, parts, values, names, lists.num_relevant(threshold) == 0,
+            policy, f"every query has a document of grade >= {threshold:g}{where}",
+            f"have no relevant document (grade >= {threshold:g}){where}: {', '.join(names)} "
+            f"{_UNDEFINED[policy]} (no_relevant='{policy}')")
+        for mine, check in zip(out, found):
+            mine.append(check)
     return out
+
+
+def _undefined_queries(code: str, lists, parts: Parts, values, names: list[str],
+                       flagged: np.ndarray, policy: str, ok: str, what: str) -> list[Check]:
+    """Per system, one check on the queries where ``names`` are undefined (``flagged``): ok
+    when it has none, else a note ("N of M queries ``what``") and, where they score 0, the
+    means over its other queries."""
+    counts = parts.counts(flagged)
+    if any(counts):
+        examples = parts.examples(flagged, lists.query_ids, EXAMPLES)
+        without = _means_without(names, values, flagged, parts) if policy == "zero" \
+            else [""] * len(parts)
+    return [Check(code, "ok", ok, tuple(names), 0, total) if count == 0 else
+            Check(code, "note", f"{count} of {total} queries {what}{without[i]}", tuple(names),
+                  count, total, examples[i])
+            for i, (count, total) in enumerate(zip(counts, parts.sizes))]
 
 
 _UNDEFINED = {"zero": "score 0 on them and they count in the mean (trec_eval)",
@@ -437,22 +444,14 @@ def _idcg_zero(lists, measures, values, parts: Parts) -> list[list[Check]]:
     out: list[list[Check]] = [[] for _ in parts.sizes]
     for (gain, policy), names in groups.items():
         positive = gains(lists.levels, gain) > 0
-        zero = lists.ideal_level_counts[:, positive].sum(axis=1) == 0
-        counts = parts.counts(zero)
-        if any(counts):
-            examples = parts.examples(zero, lists.query_ids, EXAMPLES)
-            without = _means_without(names, values, zero, parts) if policy == "zero" \
-                else [""] * len(parts)
-        for i, (count, total) in enumerate(zip(counts, parts.sizes)):
-            if count == 0:
-                out[i].append(Check("idcg_zero", "ok", "every query has an ideal DCG above 0",
-                                    tuple(names), 0, total))
-                continue
-            text = (f"{count} of {total} queries have an ideal DCG of 0 (no judged "
-                    f"document with a positive gain): {', '.join(names)} {_UNDEFINED[policy]} "
-                    f"(idcg_zero='{policy}')") + without[i]
-            out[i].append(Check("idcg_zero", "note", text, tuple(names), count, total,
-                                examples[i]))
+        found = _undefined_queries(
+            "idcg_zero", lists, parts, values, names,
+            lists.ideal_level_counts[:, positive].sum(axis=1) == 0, policy,
+            "every query has an ideal DCG above 0",
+            f"have an ideal DCG of 0 (no judged document with a positive gain): "
+            f"{', '.join(names)} {_UNDEFINED[policy]} (idcg_zero='{policy}')")
+        for mine, check in zip(out, found):
+            mine.append(check)
     return out
 
 
