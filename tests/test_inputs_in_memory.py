@@ -147,6 +147,7 @@ def test_arrays_with_query_ids_of_any_kind(query, names):
     ({"group": [2, 2]}, "add up to 4, but there are 5 rows"),
     ({"group": [3, 2], "query": [1] * 5}, "either group"),
     ({"query": [1, 2]}, "query has 2 ids for 5 rows"),
+    ({"query": [[1], [1], [2], [2], [2]]}, "1-D array of ids, one per row"),
 ])
 def test_bad_arrays(kwargs, fragment):
     with pytest.raises(InputError, match=fragment):

@@ -96,7 +96,10 @@ def _dictionary_column(code: np.ndarray, names):
 def _given_queries(queries: np.ndarray, n: int):
     """(query ids, doc positions) for one query id per row, ids as their strings (integers
     and strings encoded by value, one string per query; other kinds through their strings)."""
-    if queries.ndim != 1 or len(queries) != n:
+    if queries.ndim != 1:
+        raise InputError(f"query must be a 1-D array of ids, one per row (got shape "
+                         f"{queries.shape})", source="arrays")
+    if len(queries) != n:
         raise InputError(f"query has {len(queries)} ids for {n} rows", source="arrays")
     if queries.dtype.kind not in "iuU":  # equal values may have different strings (0.0, -0.0)
         queries = queries.astype(str)
