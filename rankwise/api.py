@@ -14,8 +14,7 @@ from .conventions import Conventions, profile, resolve
 from .core.memory import large_arrays
 from .core.ranked import THREAD_MIN_ROWS, index_judgments, rank, stack_lists
 from .core.together import rank_together
-from .diagnostics import (Check, checks_of_systems, combine_checks, list_checks, run_checks,
-                          tie_order_bounds)
+from .diagnostics import Check, checks_of_systems, combine_checks, list_checks, run_checks
 from .errors import InputError
 from .io.frames import is_nested_run, to_qrels, to_run
 from .io.tables import Run
@@ -276,8 +275,7 @@ def _stacked_values(ranked: list, parsed: list[Measure]
     edges = np.cumsum([0] + [lists.num_queries for lists in ranked]).tolist()
     parts = Parts(edges, [lists.num_rows for lists in ranked])
     checks = checks_of_systems(stacked, parsed, values, parts,
-                               [lists.diagnostics for lists in ranked],
-                               tie_order_bounds(stacked, parsed, values))
+                               [lists.diagnostics for lists in ranked])
     return [({k: v[start:stop] for k, v in values.items()}, found)
             for start, stop, found in zip(edges[:-1], edges[1:], checks)]
 

@@ -179,16 +179,15 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None,
 
 
 def checks_of_systems(stacked, measures, values: dict[str, np.ndarray], parts: Parts,
-                      diagnostics: Sequence[Any], bounds: TieBounds | None = None
-                      ) -> list[list[Check]]:
+                      diagnostics: Sequence[Any]) -> list[list[Check]]:
     """:func:`run_checks` of every system whose lists are stacked in ``stacked``
     (:func:`~rankwise.core.ranked.stack_lists`; ``parts``: each system's queries and rows,
-    ``diagnostics``: each system's own, ``values`` and ``bounds``: computed on the stack),
-    each check made once for all of them: the checks of each system are those it gets
-    alone, message for message."""
+    ``diagnostics``: each system's own, ``values``: computed on the stack), each check made
+    once for all of them: the checks of each system are those it gets alone, message for
+    message."""
     measures = list(measures)
-    listed = list_checks(stacked, measures, RowFacts(stacked), parts, diagnostics)
-    return combine_checks(stacked, measures, values, listed, bounds, parts)
+    listed = list_checks(stacked, measures, parts=parts, diagnostics=diagnostics)
+    return combine_checks(stacked, measures, values, listed, parts=parts)
 
 
 def list_checks(lists, measures, facts: RowFacts | None = None, parts: Parts | None = None,
@@ -602,15 +601,9 @@ def _carried_by_few(lists, measures, values, parts: Parts) -> list[list[Check]]:
     if not names:
         return out
     table = np.array([values[name] for name in names])
-    sizes = np.asarray(parts.sizes)
-    starts = parts.bounds[:-1]
-    for size in sorted(set(parts.sizes)):
-        which = np.flatnonzero(sizes == size)
-        if size == 0:
-            continue
-        first = starts[which]
-        block = np.ascontiguousarray(  # system x measure x query
-            table[:, first[:, None] + np.arange(size)].transpose(1, 0, 2))
+    for size, which, queries in parts.by_size():
+        # system x measure x query, each row contiguous (summed pairwise, as alone)
+        block = np.ascontiguousarray(table[:, queries].transpose(1, 0, 2))
         defined = ~np.isnan(block)
         filled = np.where(defined, block, 0.0)
         counts = defined.sum(axis=2).tolist()
@@ -620,7 +613,7 @@ def _carried_by_few(lists, measures, values, parts: Parts) -> list[list[Check]]:
         running = np.cumsum(ordered, axis=2)
         tops = ((running < (totals / 2 - 1e-12 * totals)[:, :, None]).sum(axis=2) + 1).tolist()
         totals = totals.tolist()
-        for p, (part, start) in enumerate(zip(which.tolist(), first.tolist())):
+        for p, (part, start) in enumerate(zip(which, queries[:, 0].tolist())):
             for i, name in enumerate(names):
                 n, total, k = counts[p][i], totals[p][i], tops[p][i]
                 if n < CARRIED_MIN_QUERIES or total <= 0 or negative[p][i]:

@@ -10,7 +10,7 @@ handful of numpy calls on 50 values). One system is one part.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -71,6 +71,14 @@ class Parts:
             start += len(r)
         return out
 
+    def by_size(self) -> Iterator[tuple[int, list[int], np.ndarray]]:
+        """The parts of each non-zero size: the size, the parts' numbers and their queries'
+        indices as a table (one row per part), to be read as one block."""
+        sizes = np.asarray(self.sizes)
+        for size in sorted(set(self.sizes) - {0}):
+            which = np.flatnonzero(sizes == size)
+            yield size, which.tolist(), self.bounds[which][:, None] + np.arange(size)
+
     def means(self, values: np.ndarray, skip_undefined: bool = True) -> list[float]:
         """Per part, ``aggregate(values[part], "mean", skip_undefined)`` bit for bit: the parts
         of one size are summed as the rows of one table (numpy sums each contiguous row
@@ -78,16 +86,10 @@ class Parts:
         if len(self.sizes) == 1:
             return [aggregate(values, "mean", skip_undefined)]
         out = [math.nan] * len(self.sizes)
-        sizes = np.asarray(self.sizes)
-        starts = self.bounds[:-1]
-        for size in sorted(set(self.sizes)):
-            if size == 0:
-                continue
-            which = np.flatnonzero(sizes == size)
-            block = values[starts[which][:, None] + np.arange(size)]
-            for i, total in zip(which.tolist(), np.add.reduce(block, axis=1).tolist()):
+        for size, which, table in self.by_size():
+            for i, row, total in zip(which, table, np.add.reduce(values[table], axis=1).tolist()):
                 out[i] = total / size if not math.isnan(total) else aggregate(
-                    values[starts[i]:starts[i] + size], "mean", skip_undefined)
+                    values[row], "mean", skip_undefined)
         return out
 
     def within(self, mask: np.ndarray) -> "Parts":

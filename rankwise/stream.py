@@ -85,14 +85,13 @@ from .errors import InputError
 from .io.frames import to_qrels
 from .io.parquet import is_parquet_path, run_file_name
 from .io.tables import Run, check_finite_scores, encode_queries
-from .io.trec import parse_block_size
+from .io.trec import RUN_FIELDS, arrow_parse, run_column_types
 from .measures import Measure, parse_measures
 from .results import Result, SystemResult, aggregate
 
 #: Default text per chunk: large enough that the fixed costs of a chunk (a pass over its
 #: queries, the thread hand-over) stay small, small enough for a few hundred MB of memory.
 DEFAULT_CHUNK_BYTES = 64 << 20
-_RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
 _GZIP_MAGIC = b"\x1f\x8b"
 _DATA_LINE = re.compile(rb"(?m)^[ \t\r]*[^#\s]")
 _NON_BLANK = re.compile(rb"\S")
@@ -975,7 +974,8 @@ class _RunReader:
         if first_line == 1 and b"\x00" in block[:65536].tobytes():
             raise InputError("not a text file (contains NUL bytes)", source=self.path)
         try:
-            table = _arrow_parse(pa.py_buffer(block))
+            types = run_column_types()
+            table = arrow_parse(pa.py_buffer(block), RUN_FIELDS, types, tuple(types), len(block))
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return self._parse_slowly(block, first_line)
         n = table.num_rows
@@ -1173,25 +1173,6 @@ def _whole_queries(parts: Iterable[_Rows]) -> Iterator[_Rows]:
         del rows
     if carry is not None and len(carry):
         yield carry
-
-
-def _arrow_parse(buffer):
-    """pyarrow.csv over one chunk of text: single spaces, no quoting, every line a row;
-    parsed block by block in parallel (:func:`rankwise.io.trec.parse_block_size`)."""
-    import pyarrow as pa
-    from pyarrow import csv
-
-    return csv.read_csv(
-        buffer,
-        read_options=csv.ReadOptions(column_names=list(_RUN_FIELDS),
-                                     block_size=parse_block_size(buffer.size)),
-        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
-                                       escape_char=False, ignore_empty_lines=False),
-        convert_options=csv.ConvertOptions(
-            column_types={"qid": pa.string(), "docid": pa.string(), "rank": pa.int32(),
-                          "score": pa.float64()},
-            include_columns=["qid", "docid", "rank", "score"], null_values=[],
-            strings_can_be_null=False, check_utf8=True))
 
 
 def _open(path: str):

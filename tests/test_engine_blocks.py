@@ -143,8 +143,8 @@ def test_blockwise_sort_by_query_then_score_is_lexsort(monkeypatch):
 
     rng = np.random.default_rng(4)
     paths = set()
-    real = order._by_score_padded
-    monkeypatch.setattr(order, "_by_score_padded",
+    real = order.by_score_padded
+    monkeypatch.setattr(order, "by_score_padded",
                         lambda c, s: paths.add(real(c, s) is None) or real(c, s))
     for trial in range(400):
         nq = int(rng.integers(1, 30))

@@ -75,8 +75,8 @@ class Candidates:
         np.cumsum(sizes, out=self.offsets[1:])
         self._segment = np.repeat(np.arange(len(sizes)), sizes)
         self.labels = labels if self._perm is None else labels[self._perm]
-        self._position = np.arange(n) - np.repeat(self.offsets[:-1], sizes)
-        self._tie_key = _byte_order_rank(self._position, int(sizes.max()) if len(sizes) else 0)
+        position = np.arange(n) - np.repeat(self.offsets[:-1], sizes)
+        self._tie_key = _byte_order_rank(position, int(sizes.max()) if len(sizes) else 0)
         self._levels, self._level_counts = _level_counts(self.labels, self._segment, len(sizes))
 
     @property
@@ -180,17 +180,12 @@ class Candidates:
 
     def _by_score(self, score: np.ndarray) -> np.ndarray:
         """Stable order by score, descending, within each query (rows of a query are
-        consecutive): one argsort along the rows of a padded matrix when the queries are of
-        similar length, else a two-key sort."""
-        sizes = np.diff(self.offsets)
-        longest = int(sizes.max()) if len(sizes) else 0
-        if self.num_queries * longest > 2 * self.num_rows + 1024:
-            return np.lexsort((-score, self._segment))
-        padded = np.full((self.num_queries, longest), np.inf)
-        padded[self._segment, self._position] = -score
-        local = np.argsort(padded, axis=1, kind="stable")
-        order = local + self.offsets[:-1, None]
-        return order[np.arange(longest) < sizes[:, None]]
+        consecutive): one argsort along the rows of a padded table when the queries are of
+        similar length (:func:`~rankwise.core.order.by_score_padded`), else a two-key sort."""
+        from ..core.order import by_score_padded
+
+        order = by_score_padded(self._segment, score)
+        return np.lexsort((-score, self._segment)) if order is None else order
 
 
 def _sizes(group: Any, n: int) -> np.ndarray:

@@ -192,7 +192,7 @@ def _by_query_then_score(qc: np.ndarray, score: np.ndarray, grouped: bool) -> np
     order = np.empty(len(qc), dtype=np.int64)
     for start, end in query_blocks(qc, PADDED_BLOCK_ROWS):
         codes = qc[start:end]
-        padded = _by_score_padded(codes, score[start:end])
+        padded = by_score_padded(codes, score[start:end])
         if padded is not None:
             order[start:end] = padded + start
             continue
@@ -204,11 +204,13 @@ def _by_query_then_score(qc: np.ndarray, score: np.ndarray, grouped: bool) -> np
     return order if by_query is None else by_query[order]
 
 
-def _by_score_padded(codes: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+def by_score_padded(codes: np.ndarray, score: np.ndarray) -> np.ndarray | None:
     """The rows of whole queries (``codes``: each query's rows together) by score descending
     within each query, ties in input order, from one stable sort along the rows of a
     queries x longest-list table (padded with +inf after each list, which sorts last); None
     when the lists are too uneven for the table to stay within twice the rows."""
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.int64)
     starts = starts_of_runs(codes)
     sizes = np.diff(np.append(starts, len(codes)))
     longest = int(sizes.max())

@@ -65,12 +65,9 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     Text after the sixth field is ignored, as trec_eval ignores it.
     The run's name is ``name``, else the tag of its first line.
     """
-    import pyarrow as pa
-
     source = str(path)
-    table, lines, first = _parse(source, RUN_FIELDS, {"qid": pa.string(), "docid": pa.string(),
-                                                     "rank": pa.int32(), "score": pa.float64()},
-                                 ("qid", "docid", "rank", "score"), optional=("rank",))
+    types = run_column_types()
+    table, lines, first = _parse(source, RUN_FIELDS, types, tuple(types), optional=("rank",))
     codes, queries = encode_queries(table.column("qid"))
     score = to_numpy(table.column("score"), np.float64)
     rank = to_numpy(table.column("rank"), np.int32) if "rank" in table.column_names else None
@@ -124,14 +121,14 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
     check_fits(source, size, kind)
     if head[:2] != _GZIP_MAGIC and b"\x00" not in head:
         try:  # the fast path: pyarrow reads the file itself, overlapping I/O and parsing
-            table = _arrow_parse(source, names, types, keep, size)
+            table = arrow_parse(source, names, types, keep, size)
             if table.num_rows:
                 return table, None, _first_data_line(head)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             pass
     data = _read_bytes(source)
     try:
-        table = _arrow_parse(pa.py_buffer(data), names, types, keep, len(data))
+        table = arrow_parse(pa.py_buffer(data), names, types, keep, len(data))
         lines = None
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         clean, lines = _normalise(data, len(names))
@@ -143,7 +140,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
             raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                              source=source) from None
         try:
-            table = _arrow_parse(pa.py_buffer(clean), names, types, keep, len(clean))
+            table = arrow_parse(pa.py_buffer(clean), names, types, keep, len(clean))
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             error = _locate_error(source, data, names, kind, optional)
             if error is None and optional:  # only an optional column failed: go without it
@@ -175,7 +172,14 @@ def parse_block_size(size: int) -> int:
     return LARGE_BLOCK if size >= SMALL_FILE else max(MIN_BLOCK, size // PARSE_BLOCKS)
 
 
-def _arrow_parse(source, names, types, keep, size: int):
+def run_column_types() -> dict:
+    """The run columns read (query, doc, rank, score) and their Arrow types."""
+    import pyarrow as pa
+
+    return {"qid": pa.string(), "docid": pa.string(), "rank": pa.int32(), "score": pa.float64()}
+
+
+def arrow_parse(source, names, types, keep, size: int):
     """pyarrow.csv on a path or a buffer (``size`` bytes): single spaces, no quoting, every
     line a row."""
     import pyarrow.csv as csv
