@@ -467,8 +467,8 @@ def judged_at(lists, cutoff: int | None) -> np.ndarray:
     """
     judged = lists.judged_rows  # usually the smaller set (recommendation lists: ~1% judged)
     if cutoff is not None:
-        judged = judged[lists.position[judged] < cutoff]
-    found = np.bincount(lists.segment[judged], minlength=lists.num_queries)
+        judged = judged[lists.position_of(judged) < cutoff]
+    found = np.bincount(lists.segment_of(judged), minlength=lists.num_queries)
     depth = lists.num_retrieved if cutoff is None else np.minimum(lists.num_retrieved, cutoff)
     out = np.full(lists.num_queries, np.nan)
     np.divide(found, depth, out=out, where=depth > 0)

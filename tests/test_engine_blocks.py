@@ -409,6 +409,53 @@ def test_tie_group_extents_are_those_of_the_numbered_groups(seed):
     assert (first + size).tolist() == np.searchsorted(group, group[rows], side="right").tolist()
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_segment_of_rows_is_the_segment_column_at_those_rows(seed):
+    """The segments of some rows, found from the offsets without a column for every row,
+    are the column's at those rows: ascending rows (with repeats), rows in any order, none;
+    empty segments anywhere (first, last, in runs)."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.choice([0, 0, 1, 3, 17], size=50)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    n = int(offsets[-1])
+    column = segments.segment_ids(offsets)
+    ascending = np.sort(rng.choice(n, size=n // 3))  # repeats included
+    for rows in (ascending, rng.permutation(ascending), np.flatnonzero(rng.random(n) < 0.5),
+                 np.arange(n), np.zeros(0, dtype=np.int64)):
+        assert segments.segment_of(offsets, rows).tolist() == column[rows].tolist()
+
+
+@pytest.mark.parametrize("conventions", [{}, {"ties": "expected"}, {"ideal": "retrieved"},
+                                         {"unjudged": "remove", "max_depth": 7}])
+def test_measures_read_the_same_rows_with_or_without_the_full_columns(conventions):
+    """Every measure and check finds its rows' queries and ranks from the offsets unless the
+    lists already hold a column of every row's (then it reads that): both ways give the
+    same values, bit for bit."""
+    from rankwise.conventions import resolve
+    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.diagnostics import run_checks
+    from rankwise.io import to_qrels, to_run
+    from rankwise.measures import parse_measures
+
+    qrels, run = _frames(*_collection(4))
+    index, conv = index_judgments(to_qrels(qrels)), resolve(**conventions)
+    measures = parse_measures(MEASURES + ["MAE", "RWRR@10", "ARHR@5", "NumNonRelJudgedRet",
+                                          "IPrec@0.5", "Success@3"])
+    if conv.ties == "expected":
+        measures = [m for m in measures if str(m) not in ("MAE", "IPrec@0.5")]
+    plain, with_columns = rank(index, to_run(run), conv), rank(index, to_run(run), conv)
+    assert len(with_columns.segment) == len(with_columns.position) == with_columns.num_rows
+    found = []
+    for lists in (plain, with_columns):
+        values = {str(m): m.compute(lists) for m in measures}
+        found.append((values, [(c.code, c.message) for c in run_checks(lists, measures, values)]))
+    assert "segment" not in plain.__dict__ and "position" not in plain.__dict__
+    (values, checks), (column_values, column_checks) = found
+    for name, value in values.items():
+        np.testing.assert_array_equal(value, column_values[name], err_msg=name)
+    assert checks == column_checks
+
+
 @pytest.mark.parametrize("block", [1, 5, 1 << 16])
 @pytest.mark.parametrize("descending", [True, False])
 def test_tied_rows_ordered_by_doc_id_bytes_short_and_long(monkeypatch, block, descending):

@@ -22,7 +22,7 @@ from .keys import (KeyCollision, exact_pair_keys, fingerprints_and_words, intege
 from .order import (ORDERING_TIES, ranking_order_and_ties, sort_within_groups,
                     tie_group_rows)
 from .segments import (distinct, positions, query_blocks, rank_within, segment_ids,
-                       tie_groups, tied_neighbours)
+                       segment_of, tie_groups, tied_neighbours)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -137,6 +137,23 @@ class RankedLists:
         """0-based rank of every row within its query."""
         return positions(self.offsets)
 
+    def segment_of(self, rows: np.ndarray) -> np.ndarray:
+        """Query index of each of ``rows``: ``segment[rows]``, without a column for every row
+        (unless it is already made). The measures read a few rows each (the relevant, the
+        judged): at 10M rows the two full columns cost 160 MB and a few passes."""
+        if "segment" in self.__dict__:
+            return self.segment[rows]
+        return segment_of(self.offsets, rows)
+
+    def position_of(self, rows: np.ndarray, segment: np.ndarray | None = None) -> np.ndarray:
+        """0-based rank of each of ``rows``: ``position[rows]`` (``segment``: their
+        :meth:`segment_of`, when at hand)."""
+        if "position" in self.__dict__:
+            return self.position[rows]
+        if segment is None:
+            segment = self.segment_of(rows)
+        return rows - self.offsets[segment]
+
     @cached_property
     def judged_rows(self) -> np.ndarray:
         """Rows with a judgment (grade >= 0): the only ones that can carry gain."""
@@ -229,8 +246,8 @@ class RankedLists:
         if self.conventions.ideal == "judgments":
             return self.level_counts
         rows = self.judged_rows
-        cell = self.segment[rows] * len(self.levels) + np.searchsorted(self.levels,
-                                                                       self.grade[rows])
+        cell = self.segment_of(rows) * len(self.levels) + np.searchsorted(self.levels,
+                                                                          self.grade[rows])
         size = self.num_queries * len(self.levels)
         return np.bincount(cell, minlength=size).astype(np.int64, copy=False).reshape(
             self.num_queries, len(self.levels))
@@ -253,8 +270,9 @@ class RankedLists:
             if self.conventions.nonpositive_scores == "nonrelevant":
                 relevant &= self.score > 0
             rows = np.flatnonzero(relevant)
-            segment = self.segment[rows]
-            cache[threshold] = Hits(rows, segment, self.position[rows], rank_within(segment))
+            segment = self.segment_of(rows)
+            cache[threshold] = Hits(rows, segment, self.position_of(rows, segment),
+                                    rank_within(segment))
         return cache[threshold]
 
 

@@ -31,6 +31,24 @@ def segment_ids(offsets: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
 
 
+def segment_of(offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The segment of each element of ``rows``: ``segment_ids(offsets)[rows]`` without the
+    array of every element's segment. Ascending rows (``np.flatnonzero``'s, the usual) take
+    one binary search per segment and a repeat; others one search per row.
+
+    >>> offsets = np.array([0, 2, 2, 5])
+    >>> segment_of(offsets, np.array([1, 2, 4])).tolist()
+    [0, 2, 2]
+    >>> segment_of(offsets, np.array([4, 0])).tolist()
+    [2, 0]
+    """
+    rows = np.asarray(rows)
+    if len(rows) > 1 and not (rows[1:] >= rows[:-1]).all():
+        return np.searchsorted(offsets, rows, side="right") - 1
+    counts = np.diff(np.searchsorted(rows, offsets))
+    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), counts)
+
+
 def positions(offsets: np.ndarray) -> np.ndarray:
     """0-based position of every element within its segment."""
     n = int(offsets[-1])

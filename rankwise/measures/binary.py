@@ -233,7 +233,8 @@ def set_average_precision(lists, cutoff: None, rel: float) -> np.ndarray:
 def num_nonrel_judged_ret(lists, cutoff: None, rel: float) -> np.ndarray:
     """|{retrieved d : 0 <= grade(d) < rel}| per query."""
     judged_nonrel = np.flatnonzero((lists.grade >= 0) & (lists.grade < rel))
-    return np.bincount(lists.segment[judged_nonrel], minlength=lists.num_queries).astype(np.float64)
+    counts = np.bincount(lists.segment_of(judged_nonrel), minlength=lists.num_queries)
+    return counts.astype(np.float64)
 
 
 @family("gm_bpref", "Geometric mean of Bpref over queries (each floored at 1e-5; trec_eval "

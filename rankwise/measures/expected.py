@@ -161,9 +161,9 @@ class TieGroups:
             else:
                 start = np.zeros(0, dtype=np.int64)
             size = np.diff(np.append(start, n))
-            cache["_tie_groups"] = cls(start, size, lists.segment[start],
-                                       lists.position[start], of_row,
-                                       np.arange(n) - start[of_row], lists.num_queries)
+            query = lists.segment_of(start)
+            cache["_tie_groups"] = cls(start, size, query, lists.position_of(start, query),
+                                       of_row, np.arange(n) - start[of_row], lists.num_queries)
         return cache["_tie_groups"]
 
     @property
@@ -457,7 +457,7 @@ def _ap_terms(lists, groups: TieGroups, r: np.ndarray, rows: np.ndarray) -> np.n
     before = groups.before(r)[g]
     j = groups.index[rows] + 1.0
     inside = np.where(n > 1, (k - 1) * (j - 1) / np.maximum(n - 1, 1), 0.0)
-    return (k / n) * (before + 1 + inside) / (lists.position[rows] + 1.0)
+    return (k / n) * (before + 1 + inside) / (lists.position_of(rows) + 1.0)
 
 
 def _rows_of_groups(groups: TieGroups, chosen: np.ndarray, cutoff) -> np.ndarray:
@@ -474,7 +474,7 @@ def average_precision(lists, groups: TieGroups, cutoff: int | None, rel: float) 
     averaged over the hypergeometric Z of the group straddling K."""
     _, r = _hits_per_group(lists, groups, rel)
     rows = _rows_of_groups(groups, r > 0, cutoff)
-    total = _total(lists.segment[rows], _ap_terms(lists, groups, r, rows), lists.num_queries)
+    total = _total(lists.segment_of(rows), _ap_terms(lists, groups, r, rows), lists.num_queries)
     if lists.conventions.ap_denominator != "relevant_retrieved":
         return _safe_divide(total, ap_denominator(lists, cutoff, rel))
     hits_within = groups.per_query(r * groups.within(cutoff) / np.maximum(groups.size, 1))
@@ -491,7 +491,7 @@ def average_precision(lists, groups: TieGroups, cutoff: int | None, rel: float) 
     is_straddling = np.zeros(groups.num_groups, dtype=bool)
     is_straddling[g] = True
     straddle_rows = _rows_of_groups(groups, is_straddling, cutoff)
-    own = _total(lists.segment[straddle_rows], _ap_terms(lists, groups, r, straddle_rows),
+    own = _total(lists.segment_of(straddle_rows), _ap_terms(lists, groups, r, straddle_rows),
                  lists.num_queries)[q]
     rest = total[q] - own
     # given Z = z hits among its first m positions: E[numerator] = rest + (z/m)(H+1)A
@@ -564,9 +564,10 @@ def _positional_sum(lists, groups: TieGroups, mean: np.ndarray, cutoff,
                     weight: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """Σ over positions within the cutoff of the group's mean value · weight(rank)."""
     rows = _rows_of_groups(groups, mean != 0, cutoff)
-    rank = lists.position[rows] + 1
+    segment = lists.segment_of(rows)
+    rank = lists.position_of(rows, segment) + 1
     values = mean[groups.of_row[rows]] * weight(rank)
-    return _total(lists.segment[rows], values, lists.num_queries)
+    return _total(segment, values, lists.num_queries)
 
 
 def _mean_gain(lists, groups: TieGroups, gain) -> np.ndarray:

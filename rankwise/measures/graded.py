@@ -54,7 +54,8 @@ def _gaining_rows(lists, cutoff: int | None, gain
         row_gain = gains(lists.grade[rows], gain)
         nonzero = row_gain != 0
         rows = rows[nonzero]
-        cache[gain] = row_gain[nonzero], lists.position[rows], lists.segment[rows]
+        segment = lists.segment_of(rows)
+        cache[gain] = row_gain[nonzero], lists.position_of(rows, segment), segment
     found = cache[gain]
     if cutoff is None:
         return found
@@ -150,12 +151,13 @@ def err(lists, cutoff: int | None, max_grade: float | None) -> np.ndarray:
     top = lists.max_grade if max_grade is None else float(max_grade)
     grade = np.minimum(np.where(lists.grade > 0, lists.grade, 0.0), top)
     rows = np.flatnonzero(grade > 0)
+    position = lists.position_of(rows)
     if cutoff is not None:
-        rows = rows[lists.position[rows] < cutoff]
+        rows, position = rows[position < cutoff], position[position < cutoff]
     if len(rows) == 0:
         return np.zeros(lists.num_queries)
     stop = (np.exp2(grade[rows]) - 1.0) / np.exp2(top)
-    segment = lists.segment[rows]
+    segment = lists.segment_of(rows)
     # walk the k-th gaining document of every query at once: exact, per query, no logs
     kth = rank_within(segment)
     by_kth = np.argsort(kth, kind="stable")
@@ -165,6 +167,6 @@ def err(lists, cutoff: int | None, max_grade: float | None) -> np.ndarray:
     for k in range(len(bounds) - 1):
         at = by_kth[bounds[k]:bounds[k + 1]]
         q = segment[at]
-        out[q] += stop[at] * still_looking[q] / (lists.position[rows[at]] + 1.0)
+        out[q] += stop[at] * still_looking[q] / (position[at] + 1.0)
         still_looking[q] *= 1.0 - stop[at]
     return out

@@ -13,12 +13,12 @@ from .registry import family
 
 def _errors(lists) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows = np.flatnonzero(lists.grade >= 0)
-    counts = np.bincount(lists.segment[rows], minlength=lists.num_queries).astype(np.float64)
+    counts = np.bincount(lists.segment_of(rows), minlength=lists.num_queries).astype(np.float64)
     return rows, lists.score[rows] - lists.grade[rows], counts
 
 
 def _mean_per_query(lists, values: np.ndarray, rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    total = np.bincount(lists.segment[rows], weights=values, minlength=lists.num_queries)
+    total = np.bincount(lists.segment_of(rows), weights=values, minlength=lists.num_queries)
     out = np.full(lists.num_queries, np.nan)
     np.divide(total, counts, out=out, where=counts > 0)
     return out

@@ -38,9 +38,10 @@ def relevance_weighted_rr(lists, cutoff: int | None, gain) -> np.ndarray:
     """
     rows = lists.judged_rows
     if cutoff is not None:
-        rows = rows[lists.position[rows] < cutoff]
-    weight = gains(lists.grade[rows], gain) / (lists.position[rows] + 1.0)
-    return np.bincount(lists.segment[rows], weights=weight, minlength=lists.num_queries)
+        rows = rows[lists.position_of(rows) < cutoff]
+    segment = lists.segment_of(rows)
+    weight = gains(lists.grade[rows], gain) / (lists.position_of(rows, segment) + 1.0)
+    return np.bincount(segment, weights=weight, minlength=lists.num_queries)
 
 
 @family("ARHR", "Average reciprocal hit rank: Σ over the relevant items in the top K of 1 / rank "
