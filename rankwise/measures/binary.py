@@ -141,8 +141,10 @@ def bpref(lists, cutoff: None, rel: float) -> np.ndarray:
     num_rel = lists.num_relevant(rel)
     num_nonrel = lists.num_judged_nonrelevant(rel)
     judged_nonrel = (lists.grade >= 0) & (lists.grade < rel)
-    above = np.cumsum(judged_nonrel) - judged_nonrel  # judged non-relevant before each row
-    nonrel_above = above[hits.rows] - above[lists.offsets[hits.segment]]
+    # judged non-relevant rows up to each row (a hit is not one: up to = before it)
+    seen = np.cumsum(judged_nonrel, dtype=np.int32 if len(judged_nonrel) < 1 << 31 else None)
+    starts = lists.offsets[hits.segment]  # the first row of each hit's query
+    nonrel_above = seen[hits.rows] - (seen[starts] - judged_nonrel[starts])
     r = num_rel[hits.segment]
     denominator = np.minimum(num_nonrel, num_rel)[hits.segment]
     share = np.ones(len(hits.rows))
