@@ -63,6 +63,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .core.segments import count_within
 from .parts import Parts
 
 SHORT_LIST_FAMILIES = ("P", "F1", "RelP")
@@ -465,10 +466,7 @@ def judged_at(lists, cutoff: int | None) -> np.ndarray:
     >>> judged_at(lists, 2).tolist(), judged_at(lists, None).tolist()
     ([0.5], [0.6666666666666666])
     """
-    judged = lists.judged_rows  # usually the smaller set (recommendation lists: ~1% judged)
-    if cutoff is not None:
-        judged = judged[lists.position_of(judged) < cutoff]
-    found = np.bincount(lists.segment_of(judged), minlength=lists.num_queries)
+    found = count_within(lists.offsets, lists.judged_rows, cutoff)
     depth = lists.num_retrieved if cutoff is None else np.minimum(lists.num_retrieved, cutoff)
     out = np.full(lists.num_queries, np.nan)
     np.divide(found, depth, out=out, where=depth > 0)

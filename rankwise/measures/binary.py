@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.segments import count_within
 from .registry import family
 
 REL = {"rel": None}
@@ -24,9 +25,7 @@ def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 def hits_at(lists, cutoff: int | None, rel: float) -> np.ndarray:
     """Number of relevant documents in the top ``cutoff`` of each query."""
-    hits = lists.hits(rel)
-    mask = hits.within(cutoff)
-    return np.bincount(hits.segment[mask], minlength=lists.num_queries).astype(np.float64)
+    return count_within(lists.offsets, lists.hits(rel).rows, cutoff).astype(np.float64)
 
 
 @family("P", "Precision at K: relevant in the top K / K (short lists padded with non-relevant; "
