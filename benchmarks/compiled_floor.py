@@ -14,9 +14,10 @@ extension would cost) on the tables rankwise's readers give, its means checked a
 ``rankwise.evaluate`` on the same tables, whose own time is printed beside it.
 
 trec_eval's conventions only (relevance from grade 1, ties by doc id descending, queries on
-one side only left out), judgments grouped by query with integer grades 0-15 and no repeated
-(query, doc) pair, as ``generate.py`` writes them: the script refuses other input. Not used by
-rankwise; see "The floor" in docs/performance.md.
+one side only left out) on data as ``generate.py`` writes it: the script refuses judgments
+not grouped by query or with grades other than integers 0-15, and ``rankwise.evaluate``,
+run beside it, refuses a run holding a (query, doc) pair twice. Not used by rankwise; see
+"The floor" in docs/performance.md.
 """
 
 from __future__ import annotations
