@@ -428,15 +428,16 @@ def test_segment_of_rows_is_the_segment_column_at_those_rows(seed):
 @pytest.mark.parametrize("seed", range(6))
 def test_rows_within_a_cutoff_are_counted_as_their_ranks_say(seed):
     """Counted from the offsets by binary searches, the rows among each segment's first K
-    are those whose rank is below K: cutoffs 1, beyond every segment, none; empty
-    segments and rows."""
+    are those whose rank is below K: cutoffs 1, beyond every segment, one per segment, none;
+    empty segments and rows."""
     rng = np.random.default_rng(seed)
     lengths = rng.choice([0, 0, 1, 3, 17], size=50)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     column, rank = segments.segment_ids(offsets), segments.positions(offsets)
     for rows in (np.flatnonzero(rng.random(int(offsets[-1])) < 0.4), np.zeros(0, np.int64)):
-        for cutoff in (1, 2, 5, 40, None):
-            within = rows if cutoff is None else rows[rank[rows] < cutoff]
+        for cutoff in (1, 2, 5, 40, None, rng.integers(0, 20, size=len(lengths))):
+            within = rows if cutoff is None else rows[rank[rows] < (
+                cutoff[column[rows]] if isinstance(cutoff, np.ndarray) else cutoff)]
             expected = np.bincount(column[within], minlength=len(lengths))
             assert segments.count_within(offsets, rows, cutoff).tolist() == expected.tolist()
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..conventions import Conventions, resolve
+from ..core.segments import positions, segment_ids
 from ..errors import InputError
 
 
@@ -73,10 +74,10 @@ class Candidates:
         self.num_rows = n
         self.offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(sizes, out=self.offsets[1:])
-        self._segment = np.repeat(np.arange(len(sizes)), sizes)
+        self._segment = segment_ids(self.offsets)
         self.labels = labels if self._perm is None else labels[self._perm]
-        position = np.arange(n) - np.repeat(self.offsets[:-1], sizes)
-        self._tie_key = _byte_order_rank(position, int(sizes.max()) if len(sizes) else 0)
+        self._tie_key = _byte_order_rank(positions(self.offsets),
+                                         int(sizes.max()) if len(sizes) else 0)
         self._levels, self._level_counts = _level_counts(self.labels, self._segment, len(sizes))
 
     @property

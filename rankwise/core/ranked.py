@@ -221,7 +221,7 @@ class RankedLists:
         mixed = tied_neighbours(self.score, self.offsets)
         mixed &= key[1:] != key[:-1]
         rows = np.flatnonzero(mixed)
-        out[np.searchsorted(self.offsets, rows, side="right") - 1] = True
+        out[self.segment_of(rows)] = True
         return out
 
     def with_ties_by_grade(self, best_first: bool) -> "RankedLists":

@@ -49,16 +49,19 @@ def segment_of(offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), counts)
 
 
-def count_within(offsets: np.ndarray, rows: np.ndarray, cutoff: int | None = None
-                 ) -> np.ndarray:
+def count_within(offsets: np.ndarray, rows: np.ndarray,
+                 cutoff: int | np.ndarray | None = None) -> np.ndarray:
     """Per segment, how many of ``rows`` (ascending element indices) lie among its first
-    ``cutoff`` elements (all of them when None): two binary searches per segment, no pass
-    over the rows.
+    ``cutoff`` elements (a number, one per segment, or all of them when None): two binary
+    searches per segment, no pass over the rows.
 
     >>> count_within(np.array([0, 3, 3, 7]), np.array([0, 2, 4, 5, 6]), 2).tolist()
     [1, 0, 1]
-    >>> count_within(np.array([0, 3, 3, 7]), np.array([0, 2, 4, 5, 6])).tolist()
+    >>> offsets, rows = np.array([0, 3, 3, 7]), np.array([0, 2, 4, 5, 6])
+    >>> count_within(offsets, rows).tolist()
     [2, 0, 3]
+    >>> count_within(offsets, rows, np.array([3, 1, 0])).tolist()  # one cutoff per segment
+    [2, 0, 0]
     """
     starts = offsets[:-1]
     ends = offsets[1:] if cutoff is None else np.minimum(starts + cutoff, offsets[1:])
@@ -110,7 +113,7 @@ def tie_group_extents(values: np.ndarray, offsets: np.ndarray, rows: np.ndarray
     [[0, 2, 3], [2, 1, 2]]
     """
     rows = np.asarray(rows, dtype=np.int64)
-    segment = np.searchsorted(offsets, rows, side="right") - 1
+    segment = segment_of(offsets, rows)
     value = values[rows]
     first = _first_where(offsets[segment], rows, lambda at, i: values[at] <= value[i])
     stop = _first_where(rows + 1, offsets[segment + 1], lambda at, i: values[at] < value[i])

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..core.arrow import to_arrow
+from ..core.segments import positions
 from .tables import Qrels, Run
 
 
@@ -56,7 +57,7 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
         sizes = _group_sizes(np.asarray(group), len(true))
         qids = _numbered_queries(np.repeat(np.arange(len(sizes), dtype=np.int32), sizes),
                                  len(sizes))
-        docs = np.arange(len(true), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        docs = positions(np.concatenate(([0], np.cumsum(sizes))))
     elif query is not None:
         qids, docs = _given_queries(np.asarray(query), len(true))
     else:

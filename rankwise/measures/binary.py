@@ -122,10 +122,8 @@ def geometric_map(lists, cutoff: None, rel: float) -> np.ndarray:
         "(trec_eval m_Rprec.c).", params=REL, trec_name="Rprec")
 def r_precision(lists, cutoff: None, rel: float) -> np.ndarray:
     """Rprec = |relevant in top R| / R (0 when R = 0)."""
-    hits = lists.hits(rel)
     num_rel = lists.num_relevant(rel)
-    mask = hits.position < num_rel[hits.segment]
-    return _safe_divide(np.bincount(hits.segment[mask], minlength=lists.num_queries), num_rel)
+    return _safe_divide(count_within(lists.offsets, lists.hits(rel).rows, num_rel), num_rel)
 
 
 @family("Bpref", "Binary preference: for each relevant retrieved document, the share of the "

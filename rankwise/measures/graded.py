@@ -153,7 +153,8 @@ def err(lists, cutoff: int | None, max_grade: float | None) -> np.ndarray:
     rows = np.flatnonzero(grade > 0)
     position = lists.position_of(rows)
     if cutoff is not None:
-        rows, position = rows[position < cutoff], position[position < cutoff]
+        within = position < cutoff
+        rows, position = rows[within], position[within]
     if len(rows) == 0:
         return np.zeros(lists.num_queries)
     stop = (np.exp2(grade[rows]) - 1.0) / np.exp2(top)
