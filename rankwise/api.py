@@ -12,8 +12,8 @@ import numpy as np
 
 from .conventions import Conventions, profile, resolve
 from .core.memory import large_arrays
-from .core.ranked import THREAD_MIN_ROWS, index_judgments, rank, stack_lists
-from .core.together import rank_together
+from .core.ranked import THREAD_MIN_ROWS, index_judgments, rank
+from .core.together import Ranked, rank_together
 from .diagnostics import Check, checks_of_systems, combine_checks, list_checks, run_checks
 from .errors import InputError
 from .io.frames import is_nested_run, to_qrels, to_run
@@ -135,7 +135,7 @@ def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,
                     continue
                 ranked = rank_together(judgments(), [one for _, one in batch], conv)
                 for (name, _), lists, (values, checks) in zip(
-                        batch, ranked, _stacked_values(ranked, parsed)):
+                        batch, ranked.lists, _stacked_values(ranked, parsed)):
                     systems[name] = _summarise(name, lists, parsed, per_query, values, checks)
         if not systems:
             raise InputError("no run given", source="run")
@@ -265,17 +265,17 @@ def _batches(runs: Iterable[tuple[str, Run]]) -> Iterator[list[tuple[str, Run]]]
         yield batch
 
 
-def _stacked_values(ranked: list, parsed: list[Measure]
+def _stacked_values(ranked: Ranked, parsed: list[Measure]
                     ) -> list[tuple[dict[str, np.ndarray], list[Check]]]:
     """Per system, every measure's per-query values and the checks, computed once on the
     systems' lists stacked (many small runs: the cost of a measure or a check is then mostly
     per call) and split back; bit-identical to computing them run by run."""
-    stacked = stack_lists(ranked)
+    stacked = ranked.stacked
     values = {str(m): m.compute(stacked) for m in parsed}
-    edges = np.cumsum([0] + [lists.num_queries for lists in ranked]).tolist()
-    parts = Parts(edges, [lists.num_rows for lists in ranked])
+    edges = np.cumsum([0] + [lists.num_queries for lists in ranked.lists]).tolist()
+    parts = Parts(edges, [lists.num_rows for lists in ranked.lists])
     checks = checks_of_systems(stacked, parsed, values, parts,
-                               [lists.diagnostics for lists in ranked])
+                               [lists.diagnostics for lists in ranked.lists])
     return [({k: v[start:stop] for k, v in values.items()}, found)
             for start, stop, found in zip(edges[:-1], edges[1:], checks)]
 

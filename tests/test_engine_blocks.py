@@ -117,6 +117,8 @@ def test_sorting_only_the_tied_rows_is_lexsort():
         for best_first in (True, False):
             perm = np.arange(n)
             tied, source = ranked.ties_by_grade(score, offsets, grade, best_first)
+            again = ranked.ties_by_grade(score, offsets, grade, best_first, (rows, numbers))
+            assert np.array_equal(again[0], tied) and np.array_equal(again[1], source)
             perm[tied] = source
             want = np.lexsort((-key if best_first else key, group))
             assert np.array_equal(perm, want), (trial, best_first)
@@ -124,6 +126,12 @@ def test_sorting_only_the_tied_rows_is_lexsort():
                                    offsets, grade, score, np.arange(n), None, np.zeros(0),
                                    np.zeros((len(offsets) - 1, 0)), rankwise.Conventions(),
                                    ranked.Diagnostics())
+        for best_first in (True, False):  # the lists re-ordered: every column moved alike
+            moved = lists.with_ties_by_grade(best_first)
+            perm = moved.run_row
+            assert np.array_equal(np.sort(perm), np.arange(n))
+            assert np.array_equal(moved.grade, grade[perm], equal_nan=True)
+            assert np.array_equal(moved.score, score[perm])
         for by in (None, grade >= 1):
             values = key if by is None else by.astype(float)
             mixed = np.zeros(len(offsets) - 1, dtype=bool)
@@ -278,7 +286,8 @@ def test_small_runs_evaluated_together_as_each_alone(monkeypatch, conventions):
     batches = []
     real = api._stacked_values
     monkeypatch.setattr(api, "_stacked_values",
-                        lambda ranked, parsed: batches.append(len(ranked)) or real(ranked, parsed))
+                        lambda ranked, parsed: batches.append(len(ranked.lists))
+                            or real(ranked, parsed))
     for max_rows, stack_rows in [(1 << 17, 1 << 20), (4000, 6000)]:
         monkeypatch.setattr(api, "STACK_RUN_MAX_ROWS", max_rows)
         monkeypatch.setattr(api, "STACK_ROWS", stack_rows)

@@ -12,7 +12,7 @@ import pytest
 import rankwise
 import rankwise.core.together as together
 from rankwise.conventions import Conventions
-from rankwise.core.ranked import index_judgments, rank
+from rankwise.core.ranked import index_judgments, rank, stack_lists
 from rankwise.errors import InputError
 
 
@@ -52,8 +52,14 @@ def _files(tmp_path, qrels: str, texts: list[str]):
         [rankwise.to_run(str(p)) for p in paths]
 
 
-def _assert_same(got, expected):
-    assert len(got) == len(expected)
+def _assert_same(got: together.Ranked, expected: list):
+    """Each run's lists as ranking it alone gives them, and the stack as stack_lists makes it."""
+    assert len(got.lists) == len(expected)
+    _assert_same_lists([got.stacked], [stack_lists(expected)])
+    _assert_same_lists(got.lists, expected)
+
+
+def _assert_same_lists(got: list, expected: list):
     for a, b in zip(got, expected):
         assert a.query_ids.tolist() == b.query_ids.tolist()
         for name in ("offsets", "score", "run_row", "levels", "level_counts"):
@@ -88,7 +94,7 @@ def test_each_run_gets_the_lists_it_gets_alone(tmp_path, stacked_calls, conventi
     conv = Conventions().with_options(**conventions)
     _assert_same(together.rank_together(index, runs, conv), [rank(index, r, conv) for r in runs])
     assert stacked_calls == [len(runs)]
-    diag = [r.diagnostics for r in together.rank_together(index, runs, conv)]
+    diag = [r.diagnostics for r in together.rank_together(index, runs, conv).lists]
     assert any(d.queries_rank_contradicts_score for d in diag)
     assert any(d.tied_rows for d in diag) and any(d.queries_only_in_qrels for d in diag)
 
@@ -143,7 +149,8 @@ def test_a_run_holding_a_pair_twice_sends_the_batch_alone(tmp_path, stacked_call
     _assert_same(together.rank_together(index, runs, conv),
                  [rank(index, r, conv) for r in runs])
     assert stacked_calls == [None]
-    assert together.rank_together(index, runs, conv)[2].diagnostics.run_duplicates_dropped == 1
+    third = together.rank_together(index, runs, conv).lists[2]
+    assert third.diagnostics.run_duplicates_dropped == 1
 
 
 def test_the_first_error_in_order_is_raised(tmp_path):
@@ -167,11 +174,10 @@ def test_the_first_error_in_order_is_raised(tmp_path):
 def test_row_facts_of_stacked_lists_are_each_systems_own(tmp_path):
     """The checks' facts read from the rows (ties straddling a cutoff, Judged@K), computed
     once on many systems' lists stacked, are cut into each system's own."""
-    from rankwise.core.ranked import stack_lists
     from rankwise.diagnostics import RowFacts
 
     qrels, runs = _files(tmp_path, *_collection(7))
-    lists = together.rank_together(index_judgments(qrels), runs)
+    lists = together.rank_together(index_judgments(qrels), runs).lists
     shared = RowFacts(stack_lists(lists))
     start = 0
     for one in lists:
@@ -185,3 +191,26 @@ def test_row_facts_of_stacked_lists_are_each_systems_own(tmp_path):
                                   equal_nan=True)
         start += one.num_queries
     assert start == stack_lists(lists).num_queries
+
+
+def test_absent_codes_are_each_parts_first_missing_codes():
+    """The queries each run lacks (all of them, or the first few as examples), found for all
+    the stacked runs at once, are those a set difference finds run by run."""
+    from rankwise.core.ranked import _absent_codes, _false_by_part
+
+    rng = np.random.default_rng(11)
+    for trial in range(200):
+        size, parts = int(rng.integers(0, 30)), int(rng.integers(1, 6))
+        seen = [rng.choice(size, int(rng.integers(0, size + 1)), replace=False)
+                for _ in range(parts)]
+        codes = np.concatenate([np.zeros(0, np.int64), *seen])
+        part = np.repeat(np.arange(parts), [len(s) for s in seen])
+        for limit in (None, 1, 5):
+            got, got_part = _absent_codes(codes, part, parts, size, limit)
+            for i, mine in enumerate(seen):
+                want = sorted(set(range(size)) - set(mine.tolist()))[:limit]
+                assert got[got_part == i].tolist() == want, (trial, limit)
+        mask = rng.random(size) < 0.5
+        bounds = np.unique(np.r_[0, rng.integers(0, size + 1, parts), size])
+        want = [int((~mask[a:b]).sum()) for a, b in zip(bounds[:-1], bounds[1:])]
+        assert _false_by_part(mask, bounds).tolist() == want

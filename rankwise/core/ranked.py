@@ -170,6 +170,12 @@ class RankedLists:
         return float(self.levels[-1]) if len(self.levels) else 0.0
 
     @cached_property
+    def tied_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of tie groups of two or more rows and their group numbers
+        (:func:`.order.tie_group_rows`), found once for both orders of the ties."""
+        return tie_group_rows(self.score, self.offsets)
+
+    @cached_property
     def tie_group(self) -> np.ndarray:
         """Tie group of every row: consecutive rows of one query with the same score share one."""
         return tie_groups(self.score, self.offsets)
@@ -216,25 +222,26 @@ class RankedLists:
         out = np.zeros(self.num_queries, dtype=bool)
         if self.num_rows < 2:
             return out
+        rows = np.flatnonzero(tied_neighbours(self.score, self.offsets))  # row ties with next
         if key is None:
-            key = np.where(self.grade >= 0, self.grade, -1.0)
-        mixed = tied_neighbours(self.score, self.offsets)
-        mixed &= key[1:] != key[:-1]
-        rows = np.flatnonzero(mixed)
-        out[self.segment_of(rows)] = True
+            mixed = _grade_key(self.grade[rows]) != _grade_key(self.grade[rows + 1])
+        else:
+            mixed = key[rows] != key[rows + 1]
+        out[self.segment_of(rows[mixed])] = True
         return out
 
     def with_ties_by_grade(self, best_first: bool) -> "RankedLists":
         """The same lists with each tie group re-ordered by grade, best (or worst) first: the
         optimistic (pessimistic) order, for a family that overrides the ties convention."""
-        rows, source = ties_by_grade(self.score, self.offsets, self.grade, best_first)
+        rows, source = ties_by_grade(self.score, self.offsets, self.grade, best_first,
+                                     self.tied_rows)
         columns = {}
-        for name in ("grade", "score", "run_row"):  # only the tied rows move
+        for name in ("grade", "run_row"):  # only the tied rows move; a tie's scores are equal
             column = getattr(self, name).copy()
             column[rows] = column[source]
             columns[name] = column
         other = replace(self, **columns)
-        for name in ("segment", "position", "num_retrieved", "tie_group"):
+        for name in ("segment", "position", "num_retrieved", "tie_group", "tied_rows"):
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
         return other
@@ -496,8 +503,8 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
         return _rank(index, run.subset(keep), conv,
                      None if run_keys is None or not index.exact else run_keys[keep],
                      dropped + len(run) - len(keep))
-    return assemble_lists(index, run, conv, dropped, joined.run_to_qrels_query,
-                          joined.grade_of_row, *ordering.result())
+    return assemble_lists(index, run, conv, RunParts.single(run, dropped),
+                          joined.run_to_qrels_query, joined.grade_of_row, *ordering.result())[0]
 
 
 @dataclass(frozen=True, eq=False)
@@ -572,97 +579,201 @@ def join_run(index: JudgmentIndex | Future, run, query_parts: np.ndarray,
                      run_keys if len(first) else None)
 
 
-def assemble_lists(index: JudgmentIndex, run, conv: Conventions, dropped: int,
+@dataclass(frozen=True)
+class RunParts:
+    """Runs stacked as one (:mod:`.together`): the runs, the bounds of each one's query codes
+    and rows in the stack, and the duplicate rows each had removed before."""
+
+    runs: list
+    queries: np.ndarray
+    rows: np.ndarray
+    dropped: np.ndarray
+
+    @classmethod
+    def single(cls, run, dropped: int = 0) -> "RunParts":
+        return cls([run], np.array([0, run.num_queries]), np.array([0, len(run)]),
+                   np.array([dropped]))
+
+
+def assemble_lists(index: JudgmentIndex, run, conv: Conventions, parts: RunParts,
                    run_to_qrels_query: np.ndarray, grade_of_row: np.ndarray,
-                   order: np.ndarray, offsets: np.ndarray, tied_rows: int,
-                   contradicting: np.ndarray | None) -> RankedLists:
-    """The ranked lists of a joined run (:func:`join_run`) in its order (:func:`order_run`), with
-    the conventions applied and every row and query counted; ``dropped``: duplicate rows
-    already removed."""
+                   order: np.ndarray, offsets: np.ndarray, tied_rows: int | np.ndarray,
+                   contradicting: np.ndarray | None
+                   ) -> tuple[RankedLists, list[RankedLists]]:
+    """The ranked lists of a joined run (:func:`join_run`) in its order (:func:`order_run`),
+    with the conventions applied and every row and query counted, for each of the runs
+    stacked in ``run`` (``parts``; one run: a part of its own) as that run alone gets them.
+
+    Returns the lists of all the parts stacked (as :func:`stack_lists` stacks them) and each
+    part's own (views of the stacked columns, with its diagnostics); for one run both are the
+    same lists. Every step is a pass over the stack, with per-part counts read off the part
+    bounds; only the examples (the first few ids) are looked up part by part.
+    """
     qrels = index.qrels
-    empty_judged, empty_unjudged = _empty_queries(run, qrels)
-    diag = Diagnostics(run_rows=len(run) + dropped, run_duplicates_dropped=dropped,
-                       run_queries=run.num_queries, qrels_rows=len(qrels),
-                       qrels_queries=qrels.num_queries,
-                       qrels_duplicates_dropped=index.duplicates_dropped,
-                       negative_grades=index.negative_grades)
-
-    diag.tied_rows = tied_rows
-    block_query = run.query_code[order[offsets[:-1]]]
-    if contradicting is not None:
-        diag.queries_rank_contradicts_score = len(contradicting)
-        diag.examples["queries_rank_contradicts_score"] = _first_ids(run.query_dict,
-                                                                     contradicting)
-
+    count = len(parts.runs)
+    block_query = run.query_code[order[offsets[:-1]]]  # stacked query code of each list
+    block_part = np.zeros(len(block_query), dtype=np.int64) if count == 1 else \
+        np.searchsorted(parts.queries, block_query, side="right") - 1
+    lengths = np.diff(offsets)
     block_qrels = run_to_qrels_query[block_query]
     keep_block = block_qrels >= 0
-    lengths = np.diff(offsets)
-    diag.queries_only_in_run = int((~keep_block).sum())
-    diag.rows_in_run_only_queries = int(lengths[~keep_block].sum())
-    diag.examples["queries_only_in_run"] = _first_ids(run.query_dict, block_query[~keep_block])
-    if conv.run_only_queries == "zero" and diag.queries_only_in_run:
-        # evaluated as queries without judgments: codes after the judged ones
-        diag.queries_only_in_run_scored = diag.queries_only_in_run
+    only = ~keep_block
+    only_queries = np.bincount(block_part[only], minlength=count)
+    only_rows = np.bincount(block_part[only], lengths[only], minlength=count).astype(np.int64)
+    only_codes = np.split(block_query[only], np.cumsum(only_queries)[:-1])
+    if conv.run_only_queries == "zero" and only_queries.any():
+        # evaluated as queries without judgments: codes after the judged ones, in each part
         block_qrels = block_qrels.copy()
-        block_qrels[~keep_block] = qrels.num_queries + np.arange(diag.queries_only_in_run)
+        before = np.repeat(np.cumsum(only_queries) - only_queries, only_queries)
+        block_qrels[only] = qrels.num_queries + np.arange(len(before)) - before
         keep_block = np.ones(len(keep_block), dtype=bool)
 
     rows = order if keep_block.all() else order[np.repeat(keep_block, lengths)]
-    lengths = lengths[keep_block]
-    query_codes = block_qrels[keep_block]
     names = run.query_dict.to_pylist()  # (an Arrow take costs more on small runs)
     query_ids = [names[code] for code in block_query[keep_block].tolist()]
-
-    diag.queries_only_in_run += empty_unjudged
-    diag.qrels_queries_without_judgments = len(qrels.empty_queries)
-    if len(empty_judged):  # given with no document: evaluated as empty lists (as pytrec_eval)
-        diag.queries_empty_in_run = len(empty_judged)
-        query_codes = np.concatenate([query_codes, empty_judged])
-        query_ids += take(qrels.query_dict, empty_judged).to_pylist()
-        lengths = np.concatenate([lengths, np.zeros(len(empty_judged), dtype=lengths.dtype)])
-    in_run = np.zeros(qrels.num_queries, dtype=bool)
-    in_run[query_codes[query_codes < qrels.num_queries]] = True
-    missing = np.flatnonzero(~in_run)
-    diag.queries_only_in_qrels = len(missing)
-    diag.examples["queries_only_in_qrels"] = _first_ids(qrels.query_dict, missing)
-    if conv.missing_queries == "zero" and len(missing):
-        diag.queries_only_in_qrels_scored_zero = len(missing)
-        query_codes = np.concatenate([query_codes, missing])
-        query_ids += take(qrels.query_dict, missing).to_pylist()
-        lengths = np.concatenate([lengths, np.zeros(len(missing), dtype=lengths.dtype)])
+    query_codes, part_of_query = block_qrels[keep_block], block_part[keep_block]
+    lengths = lengths[keep_block]
+    judged = query_codes < qrels.num_queries
+    seen, seen_part = query_codes[judged], part_of_query[judged]  # judged queries in the run
+    empty = [_empty_queries(one, qrels) for one in parts.runs]
+    given_empty = [(codes, np.full(len(codes), i)) for i, (codes, _) in enumerate(empty)
+                   if len(codes)]  # judged, given with no document: empty lists (pytrec_eval)
+    extra_codes = [codes for codes, _ in given_empty]
+    extra_parts = [part for _, part in given_empty]
+    if given_empty:
+        seen = np.concatenate([seen, *extra_codes])
+        seen_part = np.concatenate([seen_part, *extra_parts])
+    missing_counts = qrels.num_queries - np.bincount(seen_part, minlength=count)
+    scored = conv.missing_queries == "zero"
+    missing, missing_part = _absent_codes(seen, seen_part, count, qrels.num_queries,
+                                          None if scored else EXAMPLE_IDS)
+    missing_examples = np.split(missing, np.searchsorted(missing_part, np.arange(1, count)))
+    if scored:
+        extra_codes.append(missing)
+        extra_parts.append(missing_part)
+    part_queries = np.bincount(part_of_query, minlength=count)
+    if extra_codes:  # each part's lists, then its queries given empty, then the missing
+        extra_codes, extra_parts = np.concatenate(extra_codes), np.concatenate(extra_parts)
+        part_queries += np.bincount(extra_parts, minlength=count)
+        query_ids += take(qrels.query_dict, extra_codes).to_pylist()
+        by_part = np.argsort(np.concatenate([part_of_query, extra_parts]), kind="stable")
+        query_codes = np.concatenate([query_codes, extra_codes])[by_part]
+        lengths = np.concatenate([lengths, np.zeros(len(extra_codes), lengths.dtype)])[by_part]
+        query_ids = np.asarray(query_ids, dtype=object)[by_part]
+    query_bounds = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(part_queries, out=query_bounds[1:])
 
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     if conv.ties in ("optimistic", "pessimistic"):
         rows = _order_ties_by_grade(rows, grade_of_row[rows], run.score[rows], offsets,
                                     best_first=conv.ties == "optimistic")
+    beyond_depth = np.zeros(count, dtype=np.int64)
     if conv.max_depth is not None:
-        rows, offsets = _truncate(rows, offsets, conv.max_depth, diag)
+        beyond = np.maximum(np.diff(offsets) - conv.max_depth, 0)
+        beyond_depth = np.diff(np.r_[0, np.cumsum(beyond)][query_bounds])
+        rows, offsets = _truncate(rows, offsets, conv.max_depth)
 
     grade = grade_of_row[rows]
-    unjudged = ~(grade >= 0)
-    diag.unjudged_retrieved = int(unjudged.sum())
-    if conv.unjudged == "remove" and diag.unjudged_retrieved:
-        keep = ~unjudged
-        diag.rows_unjudged_removed = diag.unjudged_retrieved
-        seg = segment_ids(offsets)
-        offsets = np.zeros(len(offsets), dtype=np.int64)
-        np.cumsum(np.bincount(seg[keep], minlength=len(offsets) - 1), out=offsets[1:])
-        rows, grade = rows[keep], grade[keep]
+    judged = grade >= 0
+    unjudged = _false_by_part(judged, offsets[query_bounds])
+    if conv.unjudged == "remove" and unjudged.any():
+        offsets = offsets - np.searchsorted(np.flatnonzero(~judged), offsets)
+        rows, grade = rows[judged], grade[judged]
 
     levels, level_counts = index.level_table
     if len(query_codes) and query_codes.max() >= qrels.num_queries:  # run-only queries scored
         level_counts = np.concatenate([level_counts, np.zeros(
             (int(query_codes.max()) + 1 - qrels.num_queries, len(levels)), dtype=np.int64)])
-    level_counts = level_counts[query_codes]
-    ranked = RankedLists(
+    row_bounds = offsets[query_bounds]
+    run_row = rows if count == 1 else rows - np.repeat(parts.rows[:-1], np.diff(row_bounds))
+    stacked = RankedLists(
         query_ids=np.asarray(query_ids, dtype=object), offsets=offsets, grade=grade,
-        score=run.score[rows], run_row=rows, docs=run.docs,
-        levels=levels, level_counts=level_counts, conventions=conv, diagnostics=diag)
-    diag.queries_evaluated = ranked.num_queries
-    diag.rows_evaluated = ranked.num_rows
-    diag.queries_without_relevant = int((ranked.num_relevant(conv.relevance_threshold) == 0).sum())
-    return ranked
+        score=run.score[rows], run_row=run_row, docs=run.docs if count == 1 else None,
+        levels=levels, level_counts=level_counts[query_codes], conventions=conv,
+        diagnostics=Diagnostics())
+    no_relevant = np.r_[0, np.cumsum(stacked.num_relevant(conv.relevance_threshold) == 0)]
+    contradicting_bounds = None if contradicting is None else \
+        np.searchsorted(contradicting, parts.queries)
+
+    lists = []
+    for i, one in enumerate(parts.runs):
+        diag = stacked.diagnostics if count == 1 else Diagnostics()
+        diag.run_rows = len(one) + int(parts.dropped[i])
+        diag.run_duplicates_dropped = int(parts.dropped[i])
+        diag.run_queries, diag.qrels_rows = one.num_queries, len(qrels)
+        diag.qrels_queries, diag.qrels_duplicates_dropped = qrels.num_queries, \
+            index.duplicates_dropped
+        diag.negative_grades = index.negative_grades
+        diag.tied_rows = int(np.atleast_1d(tied_rows)[i])
+        if contradicting_bounds is not None:
+            mine = contradicting[contradicting_bounds[i]:contradicting_bounds[i + 1]]
+            diag.queries_rank_contradicts_score = len(mine)
+            diag.examples["queries_rank_contradicts_score"] = _first_ids(run.query_dict, mine)
+        diag.queries_only_in_run = int(only_queries[i]) + empty[i][1]
+        diag.rows_in_run_only_queries = int(only_rows[i])
+        diag.examples["queries_only_in_run"] = _first_ids(run.query_dict, only_codes[i])
+        if conv.run_only_queries == "zero" and only_queries[i]:
+            diag.queries_only_in_run_scored = int(only_queries[i])
+        diag.qrels_queries_without_judgments = len(qrels.empty_queries)
+        if len(empty[i][0]):
+            diag.queries_empty_in_run = len(empty[i][0])
+        diag.queries_only_in_qrels = int(missing_counts[i])
+        diag.examples["queries_only_in_qrels"] = _first_ids(qrels.query_dict,
+                                                            missing_examples[i])
+        if conv.missing_queries == "zero" and missing_counts[i]:
+            diag.queries_only_in_qrels_scored_zero = int(missing_counts[i])
+        if conv.max_depth is not None:
+            diag.rows_beyond_depth = int(beyond_depth[i])
+        diag.unjudged_retrieved = int(unjudged[i])
+        if conv.unjudged == "remove" and unjudged[i]:
+            diag.rows_unjudged_removed = int(unjudged[i])
+        first, last = query_bounds[i], query_bounds[i + 1]
+        diag.queries_evaluated = int(last - first)
+        diag.rows_evaluated = int(row_bounds[i + 1] - row_bounds[i])
+        diag.queries_without_relevant = int(no_relevant[last] - no_relevant[first])
+        if count == 1:
+            return stacked, [stacked]
+        rows_of = slice(row_bounds[i], row_bounds[i + 1])
+        lists.append(RankedLists(
+            query_ids=stacked.query_ids[first:last], offsets=offsets[first:last + 1] -
+            offsets[first], grade=stacked.grade[rows_of], score=stacked.score[rows_of],
+            run_row=run_row[rows_of], docs=one.docs, levels=levels,
+            level_counts=stacked.level_counts[first:last], conventions=conv,
+            diagnostics=diag))
+    return stacked, lists
+
+
+def _false_by_part(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """How many elements of ``mask`` are False between each two ``bounds``."""
+    if len(bounds) == 2:  # one part: no array of positions
+        return np.array([bounds[1] - bounds[0] - np.count_nonzero(mask[bounds[0]:bounds[1]])])
+    return np.diff(np.searchsorted(np.flatnonzero(~mask), bounds))
+
+
+def _absent_codes(seen: np.ndarray, seen_part: np.ndarray, parts: int, size: int,
+                  limit: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per part, the codes in ``[0, size)`` that are not among its ``seen`` codes (distinct
+    within a part), ascending: all of them, or the first ``limit``; and the part of each.
+
+    Each part's candidates are laid out one after the other and its seen codes struck out;
+    the first ``limit`` absent codes of a part holding n codes are below n + ``limit``, so
+    only that many candidates are laid out for it."""
+    width = np.full(parts, size, dtype=np.int64)
+    if limit is not None:
+        np.minimum(width, np.bincount(seen_part, minlength=parts) + limit, out=width)
+    start = np.zeros(parts + 1, dtype=np.int64)
+    np.cumsum(width, out=start[1:])
+    taken = np.zeros(int(start[-1]), dtype=bool)
+    inside = seen < width[seen_part]
+    taken[start[seen_part[inside]] + seen[inside]] = True
+    free = np.flatnonzero(~taken)
+    part = np.searchsorted(start, free, side="right") - 1
+    codes = free - start[part]
+    if limit is not None:
+        rank = np.arange(len(free)) - np.searchsorted(part, part)
+        codes, part = codes[rank < limit], part[rank < limit]
+    return codes, part
 
 
 def _no_overlap(qrels, run) -> InputError:
@@ -812,7 +923,11 @@ def _query_ids_per_row(table):
 # ---------------------------------------------------------------------------- helpers
 
 
-def _first_ids(query_dict, codes: np.ndarray, limit: int = 5) -> list[str]:
+#: Ids given as examples of the queries a diagnostic counts.
+EXAMPLE_IDS = 5
+
+
+def _first_ids(query_dict, codes: np.ndarray, limit: int = EXAMPLE_IDS) -> list[str]:
     """The ids of the ``limit`` smallest query codes (examples for the diagnostics)."""
     if len(codes) == 0:  # the usual case: no Arrow call (many small runs make thousands)
         return []
@@ -847,15 +962,21 @@ def _rank_contradicts_score(run) -> np.ndarray:
 
 
 def ties_by_grade(score: np.ndarray, offsets: np.ndarray, grade: np.ndarray,
-                  best_first: bool) -> tuple[np.ndarray, np.ndarray]:
+                  best_first: bool, groups: tuple[np.ndarray, np.ndarray] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """Each tie group of ranked lists (equal scores within a query) ordered by grade, higher
     grades first (``best_first``) or last, unjudged documents as grade -1 (below every judged
     one when best first), stable otherwise: the rows of groups of two or more rows and, for
-    each, the row that moves there (the other rows keep their place)."""
-    rows, group = tie_group_rows(score, offsets)
-    key = grade[rows]
-    key = np.where(key >= 0, key, -1.0)
+    each, the row that moves there (the other rows keep their place). ``groups``: the tie
+    groups' rows and numbers (:func:`.order.tie_group_rows`), when already found."""
+    rows, group = tie_group_rows(score, offsets) if groups is None else groups
+    key = _grade_key(grade[rows])
     return rows, rows[sort_within_groups(group, -key if best_first else key)]
+
+
+def _grade_key(grade: np.ndarray) -> np.ndarray:
+    """Grades as tie orders compare them: unjudged (NaN) and negative grades as -1."""
+    return np.where(grade >= 0, grade, -1.0)
 
 
 def _order_ties_by_grade(rows: np.ndarray, grade: np.ndarray, score: np.ndarray,
@@ -868,9 +989,9 @@ def _order_ties_by_grade(rows: np.ndarray, grade: np.ndarray, score: np.ndarray,
     return rows
 
 
-def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int, diag: Diagnostics):
+def _truncate(rows: np.ndarray, offsets: np.ndarray, depth: int):
+    """The first ``depth`` rows of each list."""
     keep = positions(offsets) < depth
-    diag.rows_beyond_depth = int((~keep).sum())
     lengths = np.minimum(np.diff(offsets), depth)
     new_offsets = np.zeros(len(offsets), dtype=np.int64)
     np.cumsum(lengths, out=new_offsets[1:])

@@ -4,10 +4,11 @@ with its ordering and join done once for all of them.
 With runs of a few thousand rows the pass costs about a millisecond a run whatever its
 size (some forty numpy and Arrow calls). Here the runs' rows are stacked, each run's
 queries numbered apart from the others' (query codes offset run by run), ordered and joined
-as one run, and the result is cut back run by run: each run's rows, query blocks, tied rows
-and grades are a slice of the stacked ones, and its lists are assembled from them exactly
-as :func:`~.ranked.rank` assembles a run's own (the counts, the conventions, the queries on
-one side only). Each run's lists are therefore the ones it gets alone, bit for bit.
+as one run, and the lists of all of them are assembled in one pass (the counts, the
+conventions, the queries on one side only), each run a part of the stack, by the code
+:func:`~.ranked.rank` assembles a single run with (one part). Each run's lists are views of
+the stacked columns and the ones it gets alone, bit for bit; the stack goes on to the
+measures as it is.
 
 Runs without rows, with queries given empty or with integer doc ids are ranked alone; runs
 with a rank column are stacked apart from runs without. Where a stacked run holds a (query,
@@ -19,23 +20,32 @@ in order, so that the handling and the first error are exactly those of
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ..conventions import Conventions
 from ..errors import InputError
 from .keys import KeyCollision
-from .ranked import (THREAD_MIN_ROWS, JudgmentIndex, RankedLists, assemble_lists, join_run,
-                     order_run, rank)
+from .ranked import (THREAD_MIN_ROWS, JudgmentIndex, RankedLists, RunParts, assemble_lists,
+                     join_run, order_run, rank, stack_lists)
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
 
+class Ranked(NamedTuple):
+    """Runs ranked together: all their lists stacked (as :func:`.ranked.stack_lists` stacks
+    them) and each run's own."""
+
+    stacked: RankedLists
+    lists: list[RankedLists]
+
+
 def rank_together(judgments: JudgmentIndex | Future, runs: list,
-                  conventions: Conventions | None = None) -> list[RankedLists]:
-    """``[rank(judgments, run, conventions) for run in runs]``, computed on the runs stacked.
+                  conventions: Conventions | None = None) -> Ranked:
+    """``[rank(judgments, run, conventions) for run in runs]``, computed on the runs stacked,
+    and those lists stacked.
 
     Parameters
     ----------
@@ -48,22 +58,32 @@ def rank_together(judgments: JudgmentIndex | Future, runs: list,
 
     Returns
     -------
-    list of RankedLists
-        One per run, in the order given, identical to ranking each alone; the first run
-        (in that order) that cannot be ranked raises its error.
+    Ranked
+        ``lists``: one per run, in the order given, identical to ranking each alone (views of
+        the stacked columns where the runs were ranked as one); ``stacked``: the same lists
+        stacked, as ``stack_lists(lists)`` makes them. The first run (in that order) that
+        cannot be ranked raises its error.
     """
     conv = conventions or Conventions()
     if conv.score_precision == "float32":  # as rank() does (which repeats it exactly)
         runs = [replace(r, score=r.score.astype(np.float32).astype(np.float64)) for r in runs]
     lists: list[RankedLists | None] = [None] * len(runs)
-    for group in _stackable_groups(runs):
+    groups = _stackable_groups(runs)
+    for group in groups:
         stacked = _rank_stacked(judgments, [runs[i] for i in group], conv)
         if stacked is None:  # a run needs what only ranking it alone does: all in order
-            return _one_by_one(judgments, runs, conv)
-        for i, one in zip(group, stacked):
+            return _stacked(_one_by_one(judgments, runs, conv))
+        for i, one in zip(group, stacked.lists):
             lists[i] = one
+    if len(groups) == 1 and len(groups[0]) == len(runs):  # the usual case: stacked already
+        return Ranked(stacked.stacked, stacked.lists)
     index = _resolved(judgments)
-    return [one if one is not None else rank(index, run, conv) for one, run in zip(lists, runs)]
+    return _stacked([one if one is not None else rank(index, run, conv)
+                     for one, run in zip(lists, runs)])
+
+
+def _stacked(lists: list[RankedLists]) -> Ranked:
+    return Ranked(stack_lists(lists), lists)
 
 
 def _stackable_groups(runs: list) -> list[list[int]]:
@@ -80,7 +100,7 @@ def _stackable_groups(runs: list) -> list[list[int]]:
     return [group for group in groups.values() if len(group) > 1]
 
 
-def _rank_stacked(judgments, runs: list, conv: Conventions) -> list[RankedLists] | None:
+def _rank_stacked(judgments, runs: list, conv: Conventions) -> Ranked | None:
     """Each run's lists from one pass over the runs stacked; None where a run holds a
     (query, doc) twice, has no judged query or two doc ids share a key (what ranking it
     alone handles, or raises)."""
@@ -93,21 +113,9 @@ def _rank_stacked(judgments, runs: list, conv: Conventions) -> list[RankedLists]
     if not judged.all() or (len(joined.first) and np.any(
             stacked.query_code[joined.first] == stacked.query_code[joined.second])):
         return None
-    order, offsets, tied_rows, contradicting = ordering
-    block_parts = np.searchsorted(offsets, row_parts)
-    lists = []
-    for i, run in enumerate(runs):
-        rows = slice(row_parts[i], row_parts[i + 1])
-        blocks = slice(block_parts[i], block_parts[i + 1] + 1)
-        queries = slice(query_parts[i], query_parts[i + 1])
-        mine = None if contradicting is None else contradicting[
-            (contradicting >= query_parts[i]) & (contradicting < query_parts[i + 1])
-        ] - query_parts[i]
-        lists.append(assemble_lists(
-            joined.index, run, conv, 0, joined.run_to_qrels_query[queries],
-            joined.grade_of_row[rows], order[rows] - row_parts[i],
-            offsets[blocks] - row_parts[i], int(tied_rows[i]), mine))
-    return lists
+    parts = RunParts(runs, query_parts, row_parts, np.zeros(len(runs), dtype=np.int64))
+    return Ranked(*assemble_lists(joined.index, stacked, conv, parts, joined.run_to_qrels_query,
+                                  joined.grade_of_row, *ordering))
 
 
 def _resolved(judgments) -> JudgmentIndex:
