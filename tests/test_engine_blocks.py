@@ -355,8 +355,8 @@ def test_run_files_are_read_a_bounded_number_ahead(monkeypatch, rows):
 def test_small_run_files_are_read_ahead_within_a_byte_budget(monkeypatch, tmp_path, size,
                                                              expected):
     """Small run files are read ahead while the files ahead hold at most READ_AHEAD_BYTES
-    (and at most READ_AHEAD_MAX of them), so that a batch is read while the one before is
-    evaluated; never fewer than READ_AHEAD."""
+    (and at most READ_AHEAD_MAX reading units), so that a batch is read while the one before
+    is evaluated; never fewer than READ_AHEAD."""
     import threading
     import time
 
@@ -384,6 +384,7 @@ def test_small_run_files_are_read_ahead_within_a_byte_budget(monkeypatch, tmp_pa
     monkeypatch.setattr(api, "to_run", fake_to_run)
     monkeypatch.setattr(api, "READ_AHEAD_MAX", 6)
     monkeypatch.setattr(api, "READ_AHEAD_BYTES", 10_000)
+    monkeypatch.setattr(api, "GROUP_FILE_BYTES", 0)  # each file a unit of its own
     reader = api._read_runs(paths, [None] * 12, [False] * 12)
     assert next(reader).source == paths[0]
     for _ in range(200):  # the reads ahead finish in the two threads

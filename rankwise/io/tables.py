@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.arrow import (cast, compute, starts_of_equal_runs, string_array, take, to_arrow,
                           to_numpy)
-from ..core.segments import starts_of_runs
+from ..core.segments import distinct, starts_of_runs
 from ..errors import InputError
 
 
@@ -224,6 +224,36 @@ def encode_queries(ids) -> tuple[np.ndarray, Any]:
                       heads.combine_chunks() if hasattr(heads, "chunks") else heads)
     codes = to_numpy(encoded.indices, np.int32)
     return np.repeat(codes, np.diff(np.append(starts, n))), encoded.dictionary
+
+
+def encode_queries_by_part(ids, bounds: np.ndarray) -> tuple[np.ndarray, list]:
+    """:func:`encode_queries` of each part ``ids[bounds[i]:bounds[i + 1]]`` (non-empty parts
+    of a column of string ids), for all the parts at once: every row's code within its part
+    (int32) and each part's distinct ids, in the order they first appear in it.
+
+    The runs of equal ids, cut at the part bounds too, are hashed once; each run's id is then
+    numbered within its part by where the (part, id) pair first appears.
+    """
+    starts = distinct(np.concatenate([starts_of_equal_runs(ids), bounds[:-1]]))
+    heads = take(ids, starts)
+    encoded = compute("dictionary_encode",
+                      heads.combine_chunks() if hasattr(heads, "chunks") else heads)
+    part = np.searchsorted(bounds, starts, side="right") - 1
+    indices = to_numpy(encoded.indices, np.int64)
+    key = part * len(encoded.dictionary) + indices
+    by_key = np.argsort(key, kind="stable")  # equal pairs together, the first one first
+    new = np.ones(len(key), dtype=bool)
+    new[1:] = key[by_key[1:]] != key[by_key[:-1]]
+    pair = np.empty(len(key), dtype=np.int64)  # the (part, id) pair of each run
+    pair[by_key] = np.cumsum(new) - 1
+    first = np.sort(by_key[new])  # each pair's first run: part by part, in order
+    pair_at = np.empty(len(first), dtype=np.int64)
+    pair_at[pair[first]] = np.arange(len(first))
+    part_start = np.searchsorted(part[first], np.arange(len(bounds)))  # each part's first pair
+    local = pair_at[pair] - part_start[part]
+    codes = np.repeat(local.astype(np.int32), np.diff(np.append(starts, bounds[-1])))
+    ids_first = take(encoded.dictionary, indices[first])
+    return codes, [ids_first.slice(a, b - a) for a, b in zip(part_start[:-1], part_start[1:])]
 
 
 def _encode_dictionary_queries(ids) -> tuple[np.ndarray, Any]:

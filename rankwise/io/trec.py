@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import InputError
 from ..core.arrow import to_numpy
 from ..core.memory import check_fits
-from .tables import Qrels, Run, check_finite_scores, encode_queries
+from .tables import Qrels, Run, check_finite_scores, encode_queries, encode_queries_by_part
 
 RUN_FIELDS = ("qid", "Q0", "docid", "rank", "score", "tag")
 QRELS_FIELDS = ("qid", "iter", "docid", "rel")
@@ -101,6 +101,56 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
         for q, d, g in zip(qrels.query_code, dids, qrels.grade):
             grade = int(g) if float(g).is_integer() else float(g)
             out.write(f"{qids[q]} 0 {d} {grade}\n")
+
+
+def read_runs(paths: list[str], names: list[str | None]) -> list[Run] | None:
+    """``[read_run(path, name) for ...]`` for small run files, parsed as one text.
+
+    pyarrow's cost per call is most of a small file's parse: 0.88 ms a file of 5,000 lines
+    read alone, 0.33 ms each read 25 at once (with the query ids encoded). Only files the
+    fast path of :func:`read_run` reads as they are qualify: plain text, every line a row of
+    single-space-separated fields (no blank or comment lines, no byte-order mark), finite
+    scores. Returns None, for the caller to read them one by one (which reports any error),
+    where one does not.
+    """
+    import pyarrow as pa
+
+    texts = []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read()
+        except OSError:
+            return None
+        if not text or text[:2] == _GZIP_MAGIC or text[:3] == _BOM or b"\x00" in text:
+            return None
+        texts.append(text if text.endswith(b"\n") else text + b"\n")
+    rows = np.array([text.count(b"\n") for text in texts])
+    bounds = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(rows, out=bounds[1:])
+    joined = b"".join(texts)
+    types = run_column_types()
+    try:
+        table = arrow_parse(pa.py_buffer(joined), RUN_FIELDS, types, tuple(types), len(joined))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if table.num_rows != bounds[-1]:  # a line end pyarrow reads and the count does not
+        return None
+    score = to_numpy(table.column("score"), np.float64)
+    if not np.isfinite(score).all():
+        return None
+    rank = to_numpy(table.column("rank"), np.int32)
+    codes, queries = encode_queries_by_part(table.column("qid"), bounds)
+    docs = table.column("docid")
+    runs = []
+    for path, name, text, first, last, dictionary in zip(paths, names, texts, bounds[:-1],
+                                                          bounds[1:], queries):
+        fields = _first_data_line(text).split()
+        part = slice(first, last)
+        runs.append(Run(codes[part], dictionary, docs.slice(first, last - first), str(path),
+                        None, "line", score[part],
+                        name or (fields[5] if len(fields) > 5 else Path(path).name), rank[part]))
+    return runs
 
 
 # ---------------------------------------------------------------------------- parsing
@@ -228,6 +278,7 @@ def _normalise(data: bytes, fields: int) -> tuple[bytes, np.ndarray]:
 
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
 
 
 def _text_size(source: str, head: bytes) -> int:
