@@ -693,7 +693,7 @@ def tie_order_bounds(lists, measures, values) -> TieBounds:
     if not mixed.any():
         return TieBounds(mixed, {})
     subset = lists.select_queries(np.flatnonzero(mixed))
-    subset.tied_rows  # the tie groups, found once for both orders
+    subset.tied_groups  # found once for both orders
 
     def side(best_first: bool) -> list[np.ndarray]:
         return [tie_bound(m, subset, best_first) for m in candidates]

@@ -170,7 +170,7 @@ class RankedLists:
         return float(self.levels[-1]) if len(self.levels) else 0.0
 
     @cached_property
-    def tied_rows(self) -> tuple[np.ndarray, np.ndarray]:
+    def tied_groups(self) -> tuple[np.ndarray, np.ndarray]:
         """The rows of tie groups of two or more rows and their group numbers
         (:func:`.order.tie_group_rows`), found once for both orders of the ties."""
         return tie_group_rows(self.score, self.offsets)
@@ -234,14 +234,14 @@ class RankedLists:
         """The same lists with each tie group re-ordered by grade, best (or worst) first: the
         optimistic (pessimistic) order, for a family that overrides the ties convention."""
         rows, source = ties_by_grade(self.score, self.offsets, self.grade, best_first,
-                                     self.tied_rows)
+                                     self.tied_groups)
         columns = {}
         for name in ("grade", "run_row"):  # only the tied rows move; a tie's scores are equal
             column = getattr(self, name).copy()
             column[rows] = column[source]
             columns[name] = column
         other = replace(self, **columns)
-        for name in ("segment", "position", "num_retrieved", "tie_group", "tied_rows"):
+        for name in ("segment", "position", "num_retrieved", "tie_group", "tied_groups"):
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
         return other
@@ -609,7 +609,122 @@ def assemble_lists(index: JudgmentIndex, run, conv: Conventions, parts: RunParts
     same lists. Every step is a pass over the stack, with per-part counts read off the part
     bounds; only the examples (the first few ids) are looked up part by part.
     """
-    qrels = index.qrels
+    queries = _evaluated_queries(index.qrels, run, conv, parts, run_to_qrels_query,
+                                 order, offsets)
+    rows, bounds = queries.rows, queries.bounds
+    offsets = np.zeros(len(queries.lengths) + 1, dtype=np.int64)
+    np.cumsum(queries.lengths, out=offsets[1:])
+    if conv.ties in ("optimistic", "pessimistic"):
+        rows = _order_ties_by_grade(rows, grade_of_row[rows], run.score[rows], offsets,
+                                    best_first=conv.ties == "optimistic")
+    beyond_depth = np.zeros(len(parts.runs), dtype=np.int64)
+    if conv.max_depth is not None:
+        beyond = np.maximum(np.diff(offsets) - conv.max_depth, 0)
+        beyond_depth = np.diff(np.r_[0, np.cumsum(beyond)][bounds])
+        rows, offsets = _truncate(rows, offsets, conv.max_depth)
+    grade = grade_of_row[rows]
+    judged = grade >= 0
+    unjudged = _false_by_part(judged, offsets[bounds])
+    if conv.unjudged == "remove" and unjudged.any():
+        offsets = offsets - np.searchsorted(np.flatnonzero(~judged), offsets)
+        rows, grade = rows[judged], grade[judged]
+
+    single = len(parts.runs) == 1
+    levels, level_counts = index.level_table
+    codes = queries.codes
+    if len(codes) and codes.max() >= index.qrels.num_queries:  # run-only queries scored
+        level_counts = np.concatenate([level_counts, np.zeros(
+            (int(codes.max()) + 1 - index.qrels.num_queries, len(levels)), dtype=np.int64)])
+    row_bounds = offsets[bounds]
+    run_row = rows if single else rows - np.repeat(parts.rows[:-1], np.diff(row_bounds))
+    stacked = RankedLists(
+        query_ids=queries.ids, offsets=offsets, grade=grade, score=run.score[rows],
+        run_row=run_row, docs=run.docs if single else None, levels=levels,
+        level_counts=level_counts[codes], conventions=conv, diagnostics=Diagnostics())
+    no_relevant = np.r_[0, np.cumsum(stacked.num_relevant(conv.relevance_threshold) == 0)]
+    contradicting_bounds = None if contradicting is None else \
+        np.searchsorted(contradicting, parts.queries)
+
+    lists = []
+    for i, one in enumerate(parts.runs):
+        diag = stacked.diagnostics if single else Diagnostics()
+        diag.run_rows = len(one) + int(parts.dropped[i])
+        diag.run_duplicates_dropped = int(parts.dropped[i])
+        diag.tied_rows = int(np.atleast_1d(tied_rows)[i])
+        if contradicting_bounds is not None:
+            mine = contradicting[contradicting_bounds[i]:contradicting_bounds[i + 1]]
+            diag.queries_rank_contradicts_score = len(mine)
+            diag.examples["queries_rank_contradicts_score"] = _first_ids(run.query_dict, mine)
+        queries.count_into(diag, i, index, one, run.query_dict, conv)
+        if conv.max_depth is not None:
+            diag.rows_beyond_depth = int(beyond_depth[i])
+        diag.unjudged_retrieved = int(unjudged[i])
+        if conv.unjudged == "remove" and unjudged[i]:
+            diag.rows_unjudged_removed = int(unjudged[i])
+        first, last = bounds[i], bounds[i + 1]
+        diag.rows_evaluated = int(row_bounds[i + 1] - row_bounds[i])
+        diag.queries_without_relevant = int(no_relevant[last] - no_relevant[first])
+        if single:
+            return stacked, [stacked]
+        rows_of = slice(row_bounds[i], row_bounds[i + 1])
+        lists.append(RankedLists(
+            query_ids=stacked.query_ids[first:last],
+            offsets=offsets[first:last + 1] - offsets[first], grade=grade[rows_of],
+            score=stacked.score[rows_of], run_row=run_row[rows_of], docs=one.docs,
+            levels=levels, level_counts=stacked.level_counts[first:last],
+            conventions=conv, diagnostics=diag))
+    return stacked, lists
+
+
+@dataclass(frozen=True, eq=False)
+class _EvaluatedQueries:
+    """Which queries the stacked lists hold, in their order (see :func:`_evaluated_queries`),
+    and per part the queries left out or added, counted."""
+
+    rows: np.ndarray  # the run's rows of the evaluated lists, in order
+    codes: np.ndarray  # per evaluated query: its judgments' query code (or one after them)
+    ids: np.ndarray  # per evaluated query: its id (object array)
+    lengths: np.ndarray  # per evaluated query: its rows
+    bounds: np.ndarray  # each part's evaluated queries: bounds[i]:bounds[i + 1]
+    only_in_run: np.ndarray  # per part: queries without judgments, and their rows
+    only_in_run_rows: np.ndarray
+    only_in_run_codes: list  # per part: their (stacked) query codes
+    empty: list  # per part: (judged queries given empty, unjudged ones given empty)
+    missing: np.ndarray  # per part: judged queries absent from the run
+    missing_codes: list  # per part: the first few of them (all when scored)
+
+    def count_into(self, diag: Diagnostics, i: int, index: JudgmentIndex, run, query_dict,
+                   conv: Conventions) -> None:
+        """Fill part ``i``'s query counts into its ``diag`` (``run``: the part's run,
+        ``query_dict``: the stacked run's query ids)."""
+        qrels = index.qrels
+        diag.run_queries, diag.qrels_rows = run.num_queries, len(qrels)
+        diag.qrels_queries = qrels.num_queries
+        diag.qrels_duplicates_dropped = index.duplicates_dropped
+        diag.negative_grades = index.negative_grades
+        diag.queries_only_in_run = int(self.only_in_run[i]) + self.empty[i][1]
+        diag.rows_in_run_only_queries = int(self.only_in_run_rows[i])
+        diag.examples["queries_only_in_run"] = _first_ids(query_dict, self.only_in_run_codes[i])
+        if conv.run_only_queries == "zero" and self.only_in_run[i]:
+            diag.queries_only_in_run_scored = int(self.only_in_run[i])
+        diag.qrels_queries_without_judgments = len(qrels.empty_queries)
+        if len(self.empty[i][0]):
+            diag.queries_empty_in_run = len(self.empty[i][0])
+        diag.queries_only_in_qrels = int(self.missing[i])
+        diag.examples["queries_only_in_qrels"] = _first_ids(qrels.query_dict,
+                                                            self.missing_codes[i])
+        if conv.missing_queries == "zero" and self.missing[i]:
+            diag.queries_only_in_qrels_scored_zero = int(self.missing[i])
+        diag.queries_evaluated = int(self.bounds[i + 1] - self.bounds[i])
+
+
+def _evaluated_queries(qrels, run, conv: Conventions, parts: RunParts,
+                       run_to_qrels_query: np.ndarray, order: np.ndarray,
+                       offsets: np.ndarray) -> _EvaluatedQueries:
+    """The queries evaluated, part by part: each part's ranked lists of judged queries (and
+    of the others, ``run_only_queries="zero"``) in its order, then its judged queries given
+    with no document (empty lists, as pytrec_eval), then its judged queries absent from it
+    (``missing_queries="zero"``); with what was left out or added, counted per part."""
     count = len(parts.runs)
     block_query = run.query_code[order[offsets[:-1]]]  # stacked query code of each list
     block_part = np.zeros(len(block_query), dtype=np.int64) if count == 1 else \
@@ -618,130 +733,51 @@ def assemble_lists(index: JudgmentIndex, run, conv: Conventions, parts: RunParts
     block_qrels = run_to_qrels_query[block_query]
     keep_block = block_qrels >= 0
     only = ~keep_block
-    only_queries = np.bincount(block_part[only], minlength=count)
-    only_rows = np.bincount(block_part[only], lengths[only], minlength=count).astype(np.int64)
-    only_codes = np.split(block_query[only], np.cumsum(only_queries)[:-1])
-    if conv.run_only_queries == "zero" and only_queries.any():
+    only_in_run = np.bincount(block_part[only], minlength=count)
+    only_in_run_rows = np.bincount(block_part[only], lengths[only], minlength=count)
+    only_in_run_codes = np.split(block_query[only], np.cumsum(only_in_run)[:-1])
+    if conv.run_only_queries == "zero" and only_in_run.any():
         # evaluated as queries without judgments: codes after the judged ones, in each part
         block_qrels = block_qrels.copy()
-        before = np.repeat(np.cumsum(only_queries) - only_queries, only_queries)
+        before = np.repeat(np.cumsum(only_in_run) - only_in_run, only_in_run)
         block_qrels[only] = qrels.num_queries + np.arange(len(before)) - before
         keep_block = np.ones(len(keep_block), dtype=bool)
 
     rows = order if keep_block.all() else order[np.repeat(keep_block, lengths)]
     names = run.query_dict.to_pylist()  # (an Arrow take costs more on small runs)
-    query_ids = [names[code] for code in block_query[keep_block].tolist()]
-    query_codes, part_of_query = block_qrels[keep_block], block_part[keep_block]
+    ids = [names[code] for code in block_query[keep_block].tolist()]
+    codes, part_of_query = block_qrels[keep_block], block_part[keep_block]
     lengths = lengths[keep_block]
-    judged = query_codes < qrels.num_queries
-    seen, seen_part = query_codes[judged], part_of_query[judged]  # judged queries in the run
+    judged = codes < qrels.num_queries
+    seen, seen_part = codes[judged], part_of_query[judged]  # the judged queries in each part
     empty = [_empty_queries(one, qrels) for one in parts.runs]
-    given_empty = [(codes, np.full(len(codes), i)) for i, (codes, _) in enumerate(empty)
-                   if len(codes)]  # judged, given with no document: empty lists (pytrec_eval)
-    extra_codes = [codes for codes, _ in given_empty]
-    extra_parts = [part for _, part in given_empty]
-    if given_empty:
+    extra_codes = [given for given, _ in empty if len(given)]
+    extra_parts = [np.full(len(given), i) for i, (given, _) in enumerate(empty) if len(given)]
+    if extra_codes:
         seen = np.concatenate([seen, *extra_codes])
         seen_part = np.concatenate([seen_part, *extra_parts])
-    missing_counts = qrels.num_queries - np.bincount(seen_part, minlength=count)
+    missing = qrels.num_queries - np.bincount(seen_part, minlength=count)
     scored = conv.missing_queries == "zero"
-    missing, missing_part = _absent_codes(seen, seen_part, count, qrels.num_queries,
-                                          None if scored else EXAMPLE_IDS)
-    missing_examples = np.split(missing, np.searchsorted(missing_part, np.arange(1, count)))
+    absent, absent_part = _absent_codes(seen, seen_part, count, qrels.num_queries,
+                                        None if scored else EXAMPLE_IDS)
     if scored:
-        extra_codes.append(missing)
-        extra_parts.append(missing_part)
+        extra_codes.append(absent)
+        extra_parts.append(absent_part)
     part_queries = np.bincount(part_of_query, minlength=count)
-    if extra_codes:  # each part's lists, then its queries given empty, then the missing
-        extra_codes, extra_parts = np.concatenate(extra_codes), np.concatenate(extra_parts)
-        part_queries += np.bincount(extra_parts, minlength=count)
-        query_ids += take(qrels.query_dict, extra_codes).to_pylist()
-        by_part = np.argsort(np.concatenate([part_of_query, extra_parts]), kind="stable")
-        query_codes = np.concatenate([query_codes, extra_codes])[by_part]
-        lengths = np.concatenate([lengths, np.zeros(len(extra_codes), lengths.dtype)])[by_part]
-        query_ids = np.asarray(query_ids, dtype=object)[by_part]
-    query_bounds = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(part_queries, out=query_bounds[1:])
-
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    if conv.ties in ("optimistic", "pessimistic"):
-        rows = _order_ties_by_grade(rows, grade_of_row[rows], run.score[rows], offsets,
-                                    best_first=conv.ties == "optimistic")
-    beyond_depth = np.zeros(count, dtype=np.int64)
-    if conv.max_depth is not None:
-        beyond = np.maximum(np.diff(offsets) - conv.max_depth, 0)
-        beyond_depth = np.diff(np.r_[0, np.cumsum(beyond)][query_bounds])
-        rows, offsets = _truncate(rows, offsets, conv.max_depth)
-
-    grade = grade_of_row[rows]
-    judged = grade >= 0
-    unjudged = _false_by_part(judged, offsets[query_bounds])
-    if conv.unjudged == "remove" and unjudged.any():
-        offsets = offsets - np.searchsorted(np.flatnonzero(~judged), offsets)
-        rows, grade = rows[judged], grade[judged]
-
-    levels, level_counts = index.level_table
-    if len(query_codes) and query_codes.max() >= qrels.num_queries:  # run-only queries scored
-        level_counts = np.concatenate([level_counts, np.zeros(
-            (int(query_codes.max()) + 1 - qrels.num_queries, len(levels)), dtype=np.int64)])
-    row_bounds = offsets[query_bounds]
-    run_row = rows if count == 1 else rows - np.repeat(parts.rows[:-1], np.diff(row_bounds))
-    stacked = RankedLists(
-        query_ids=np.asarray(query_ids, dtype=object), offsets=offsets, grade=grade,
-        score=run.score[rows], run_row=run_row, docs=run.docs if count == 1 else None,
-        levels=levels, level_counts=level_counts[query_codes], conventions=conv,
-        diagnostics=Diagnostics())
-    no_relevant = np.r_[0, np.cumsum(stacked.num_relevant(conv.relevance_threshold) == 0)]
-    contradicting_bounds = None if contradicting is None else \
-        np.searchsorted(contradicting, parts.queries)
-
-    lists = []
-    for i, one in enumerate(parts.runs):
-        diag = stacked.diagnostics if count == 1 else Diagnostics()
-        diag.run_rows = len(one) + int(parts.dropped[i])
-        diag.run_duplicates_dropped = int(parts.dropped[i])
-        diag.run_queries, diag.qrels_rows = one.num_queries, len(qrels)
-        diag.qrels_queries, diag.qrels_duplicates_dropped = qrels.num_queries, \
-            index.duplicates_dropped
-        diag.negative_grades = index.negative_grades
-        diag.tied_rows = int(np.atleast_1d(tied_rows)[i])
-        if contradicting_bounds is not None:
-            mine = contradicting[contradicting_bounds[i]:contradicting_bounds[i + 1]]
-            diag.queries_rank_contradicts_score = len(mine)
-            diag.examples["queries_rank_contradicts_score"] = _first_ids(run.query_dict, mine)
-        diag.queries_only_in_run = int(only_queries[i]) + empty[i][1]
-        diag.rows_in_run_only_queries = int(only_rows[i])
-        diag.examples["queries_only_in_run"] = _first_ids(run.query_dict, only_codes[i])
-        if conv.run_only_queries == "zero" and only_queries[i]:
-            diag.queries_only_in_run_scored = int(only_queries[i])
-        diag.qrels_queries_without_judgments = len(qrels.empty_queries)
-        if len(empty[i][0]):
-            diag.queries_empty_in_run = len(empty[i][0])
-        diag.queries_only_in_qrels = int(missing_counts[i])
-        diag.examples["queries_only_in_qrels"] = _first_ids(qrels.query_dict,
-                                                            missing_examples[i])
-        if conv.missing_queries == "zero" and missing_counts[i]:
-            diag.queries_only_in_qrels_scored_zero = int(missing_counts[i])
-        if conv.max_depth is not None:
-            diag.rows_beyond_depth = int(beyond_depth[i])
-        diag.unjudged_retrieved = int(unjudged[i])
-        if conv.unjudged == "remove" and unjudged[i]:
-            diag.rows_unjudged_removed = int(unjudged[i])
-        first, last = query_bounds[i], query_bounds[i + 1]
-        diag.queries_evaluated = int(last - first)
-        diag.rows_evaluated = int(row_bounds[i + 1] - row_bounds[i])
-        diag.queries_without_relevant = int(no_relevant[last] - no_relevant[first])
-        if count == 1:
-            return stacked, [stacked]
-        rows_of = slice(row_bounds[i], row_bounds[i + 1])
-        lists.append(RankedLists(
-            query_ids=stacked.query_ids[first:last], offsets=offsets[first:last + 1] -
-            offsets[first], grade=stacked.grade[rows_of], score=stacked.score[rows_of],
-            run_row=run_row[rows_of], docs=one.docs, levels=levels,
-            level_counts=stacked.level_counts[first:last], conventions=conv,
-            diagnostics=diag))
-    return stacked, lists
+    if extra_codes:  # each part's lists first, then what it adds, in that order
+        extra_code, extra_part = np.concatenate(extra_codes), np.concatenate(extra_parts)
+        part_queries += np.bincount(extra_part, minlength=count)
+        ids += take(qrels.query_dict, extra_code).to_pylist()
+        by_part = np.argsort(np.concatenate([part_of_query, extra_part]), kind="stable")
+        codes = np.concatenate([codes, extra_code])[by_part]
+        lengths = np.concatenate([lengths, np.zeros(len(extra_code), lengths.dtype)])[by_part]
+        ids = np.asarray(ids, dtype=object)[by_part]
+    bounds = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(part_queries, out=bounds[1:])
+    return _EvaluatedQueries(
+        rows, codes, np.asarray(ids, dtype=object), lengths, bounds, only_in_run,
+        only_in_run_rows.astype(np.int64), only_in_run_codes, empty, missing,
+        np.split(absent, np.searchsorted(absent_part, np.arange(1, count))))
 
 
 def _false_by_part(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:

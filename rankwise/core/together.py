@@ -70,19 +70,20 @@ def rank_together(judgments: JudgmentIndex | Future, runs: list,
     lists: list[RankedLists | None] = [None] * len(runs)
     groups = _stackable_groups(runs)
     for group in groups:
-        stacked = _rank_stacked(judgments, [runs[i] for i in group], conv)
-        if stacked is None:  # a run needs what only ranking it alone does: all in order
+        ranked = _rank_stacked(judgments, [runs[i] for i in group], conv)
+        if ranked is None:  # a run needs what only ranking it alone does: all in order
             return _stacked(_one_by_one(judgments, runs, conv))
-        for i, one in zip(group, stacked.lists):
+        if len(group) == len(runs):  # the usual case: every run in one stack, in order
+            return ranked
+        for i, one in zip(group, ranked.lists):
             lists[i] = one
-    if len(groups) == 1 and len(groups[0]) == len(runs):  # the usual case: stacked already
-        return Ranked(stacked.stacked, stacked.lists)
     index = _resolved(judgments)
     return _stacked([one if one is not None else rank(index, run, conv)
                      for one, run in zip(lists, runs)])
 
 
 def _stacked(lists: list[RankedLists]) -> Ranked:
+    """Lists ranked apart, and stacked."""
     return Ranked(stack_lists(lists), lists)
 
 
