@@ -364,19 +364,19 @@ def _read_runs(sources: list, names: list, huge: list[bool],
 
     sizes = [_file_bytes(source) for source in sources]
     units = _reading_units(sources, huge, sizes)
+    unit_bytes = [sum(sizes[i] for i in unit) for unit in units]
     position = 0  # the next unit to read
     with ThreadPoolExecutor(max_workers=2) as pool:
         ahead: deque = deque()
 
         def top_up(limit: int, budget: int) -> None:
             nonlocal position
-            held = sum(sum(sizes[i] for i in units[u]) for u, _ in ahead)
+            held = sum(unit_bytes[u] for u, _ in ahead)
             while position < len(units) and len(ahead) < limit and (
-                    len(ahead) < READ_AHEAD or held + sum(sizes[i] for i in units[position])
-                    <= budget):
-                held += sum(sizes[i] for i in units[position])
-                ahead.append((position, pool.submit(_read_unit, [items[i]
-                                                                 for i in units[position]])))
+                    len(ahead) < READ_AHEAD or held + unit_bytes[position] <= budget):
+                held += unit_bytes[position]
+                unit = [items[i] for i in units[position]]
+                ahead.append((position, pool.submit(_read_unit, unit)))
                 position += 1
 
         top_up(READ_AHEAD_MAX, READ_AHEAD_BYTES)
