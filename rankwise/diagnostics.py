@@ -179,16 +179,21 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None,
                           bounds)[0]
 
 
-def checks_of_systems(stacked, measures, values: dict[str, np.ndarray], parts: Parts,
-                      diagnostics: Sequence[Any]) -> list[list[Check]]:
-    """:func:`run_checks` of every system whose lists are stacked in ``stacked``
-    (:func:`~rankwise.core.ranked.stack_lists`; ``parts``: each system's queries and rows,
-    ``diagnostics``: each system's own, ``values``: computed on the stack), each check made
-    once for all of them: the checks of each system are those it gets alone, message for
-    message."""
+def value_free_checks(lists, measures, parts: Parts | None = None,
+                      diagnostics: Sequence[Any] | None = None
+                      ) -> tuple[dict[str, list[list[Check]]], TieBounds | None]:
+    """What the checks work out without the per-query values, so that it can run while the
+    measures are computed: the checks of :func:`list_checks` and the tie-order check's
+    bounds (:func:`tie_order_bounds`; None where every system is over TIE_CHECK_MAX_ROWS
+    documents). ``parts`` and ``diagnostics``: as for list_checks; the systems stacked in
+    ``lists`` (:func:`~rankwise.core.ranked.stack_lists`) each get the checks they get
+    alone, message for message, when :func:`combine_checks` finishes them."""
     measures = list(measures)
-    listed = list_checks(stacked, measures, parts=parts, diagnostics=diagnostics)
-    return combine_checks(stacked, measures, values, listed, parts=parts)
+    parts = parts or Parts.whole(lists)
+    listed = list_checks(lists, measures, parts=parts, diagnostics=diagnostics)
+    if all(rows > TIE_CHECK_MAX_ROWS for rows in parts.rows):
+        return listed, None
+    return listed, tie_order_bounds(lists, measures, {str(m) for m in measures})
 
 
 def list_checks(lists, measures, facts: RowFacts | None = None, parts: Parts | None = None,
@@ -675,15 +680,16 @@ class TieBounds:
 
 def _tie_candidates(measures, values) -> list:
     """The measures whose mean the tie order can change (order-based, averaged as a mean,
-    named in ``values``)."""
+    named in ``values``: the values by name, or the names alone)."""
     return [m for m in measures if m.spec.order_based and not m.spec.tie_invariant
             and m.spec.aggregate == "mean" and str(m) in values]
 
 
 def tie_order_bounds(lists, measures, values) -> TieBounds:
-    """The tie-order check's bounds (:class:`TieBounds`) for ``lists``; per query they depend
-    on that query's rows only, so those of stacked lists (``stack_lists``) are each
-    system's own."""
+    """The tie-order check's bounds (:class:`TieBounds`) for ``lists``, for the measures
+    named in ``values`` (the values by name, or the names alone: the bounds do not read
+    them); per query they depend on that query's rows only, so those of stacked lists
+    (``stack_lists``) are each system's own."""
     from .core.ranked import THREAD_MIN_ROWS
     from .measures.expected import tie_bound
 

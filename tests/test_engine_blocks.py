@@ -174,8 +174,9 @@ def test_blockwise_sort_by_query_then_score_is_lexsort(monkeypatch):
 
 
 def test_checks_alongside_the_measures_give_the_same_result(monkeypatch):
-    """On large lists the checks that need no values run in a second thread while the
-    measures are computed: the values, checks and warnings are those of one thread."""
+    """On large lists the checks that need no values (and the tie-order check's bounds) run
+    in a second thread while the measures are computed: the values, checks and warnings are
+    those of one thread."""
     import rankwise.api as api
 
     qrels, run = _frames(*_collection(3))
@@ -185,7 +186,8 @@ def test_checks_alongside_the_measures_give_the_same_result(monkeypatch):
     assert alongside.per_query() == one_thread.per_query()
     assert alongside.to_json() == one_thread.to_json()
     assert {c["code"] for c in next(iter(alongside.systems.values())).checks} >= {
-        "binary_judgments", "ties_at_cutoff", "no_relevant", "judged_at_k", "carried_by_few"}
+        "binary_judgments", "ties_at_cutoff", "no_relevant", "judged_at_k", "carried_by_few",
+        "tie_sensitivity"}
 
 
 def test_tie_order_bounds_side_by_side_equal_one_after_the_other(monkeypatch):
@@ -288,16 +290,19 @@ def test_small_runs_evaluated_together_as_each_alone(monkeypatch, conventions):
     monkeypatch.setattr(api, "_stacked_values",
                         lambda ranked, parsed: batches.append(len(ranked.lists))
                             or real(ranked, parsed))
-    for max_rows, stack_rows in [(1 << 17, 1 << 20), (4000, 6000)]:
+    for max_rows, stack_rows, beside in [(1 << 17, 1 << 20, False), (4000, 6000, False),
+                                         (1 << 17, 1 << 20, True)]:
         monkeypatch.setattr(api, "STACK_RUN_MAX_ROWS", max_rows)
         monkeypatch.setattr(api, "STACK_ROWS", stack_rows)
+        # the checks' value-free part beside the measures, as on large stacks
+        monkeypatch.setattr(api, "THREAD_MIN_ROWS", 0 if beside else ranked.THREAD_MIN_ROWS)
         together = json.loads(rankwise.evaluate(qrels, runs, measures, per_query=True,
                                                 **conventions).to_json())["systems"]
         assert list(together) == list(runs)
         for name in runs:
             assert together[name] == alone[name], name
-    assert batches[0] == len(runs)  # first setting: every run in one batch
-    assert len(batches) > 2 and max(batches[1:]) < len(runs)  # then several, some runs alone
+    assert batches[0] == batches[-1] == len(runs)  # first and last: every run in one batch
+    assert len(batches) > 3 and max(batches[1:-1]) < len(runs)  # then several, some alone
     assert any(c["code"] == "tie_sensitivity" and c["severity"] == "warning"
                for c in alone["s3"]["checks"]) or conventions.get("ties") == "expected"
 
