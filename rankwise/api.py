@@ -405,13 +405,13 @@ GROUP_BYTES = 4 << 20
 def _reading_units(sources: list, huge: list[bool], sizes: list[int]) -> list[list[int]]:
     """The sources' positions cut into what one reader reads at a time: consecutive small
     TREC text files together (up to GROUP_BYTES), every other source alone."""
-    from .io.parquet import PARQUET_SUFFIXES
+    from .io.parquet import is_parquet_path
 
     units: list[list[int]] = []
     group_bytes = GROUP_BYTES + 1  # no group open
     for i, (source, big, size) in enumerate(zip(sources, huge, sizes)):
         # (only files have a size: a folder, a table or a dict counts as over the limits)
-        if big or size > GROUP_FILE_BYTES or str(source).lower().endswith(PARQUET_SUFFIXES):
+        if big or size > GROUP_FILE_BYTES or is_parquet_path(source):
             units.append([i])
             group_bytes = GROUP_BYTES + 1
         elif group_bytes + size > GROUP_BYTES:

@@ -196,7 +196,8 @@ def test_row_facts_of_stacked_lists_are_each_systems_own(tmp_path):
 def test_absent_codes_are_each_parts_first_missing_codes():
     """The queries each run lacks (all of them, or the first few as examples), found for all
     the stacked runs at once, are those a set difference finds run by run."""
-    from rankwise.core.ranked import _absent_codes, _false_by_part
+    from rankwise.core.ranked import _absent_codes
+    from rankwise.parts import Parts
 
     rng = np.random.default_rng(11)
     for trial in range(200):
@@ -213,4 +214,4 @@ def test_absent_codes_are_each_parts_first_missing_codes():
         mask = rng.random(size) < 0.5
         bounds = np.unique(np.r_[0, rng.integers(0, size + 1, parts), size])
         want = [int((~mask[a:b]).sum()) for a, b in zip(bounds[:-1], bounds[1:])]
-        assert _false_by_part(mask, bounds).tolist() == want
+        assert Parts(bounds).counts(~mask) == want

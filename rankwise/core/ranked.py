@@ -16,6 +16,7 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..errors import InputError
+from ..parts import Parts
 from .arrow import all_equal, compute, index_in, string_array, take, to_numpy
 from .keys import (KeyCollision, exact_pair_keys, fingerprints_and_words, integer_ids,
                    integer_pair_keys, pair_keys)
@@ -617,17 +618,16 @@ def assemble_lists(index: JudgmentIndex, run, conv: Conventions, parts: RunParts
     if conv.ties in ("optimistic", "pessimistic"):
         rows = _order_ties_by_grade(rows, grade_of_row[rows], run.score[rows], offsets,
                                     best_first=conv.ties == "optimistic")
-    beyond_depth = np.zeros(len(parts.runs), dtype=np.int64)
     if conv.max_depth is not None:
-        beyond = np.maximum(np.diff(offsets) - conv.max_depth, 0)
-        beyond_depth = np.diff(np.r_[0, np.cumsum(beyond)][bounds])
+        retrieved = np.diff(offsets[bounds])  # per part
         rows, offsets = _truncate(rows, offsets, conv.max_depth)
+        beyond_depth = retrieved - np.diff(offsets[bounds])
     grade = grade_of_row[rows]
-    judged = grade >= 0
-    unjudged = _false_by_part(judged, offsets[bounds])
+    unjudged_row = ~(grade >= 0)
+    unjudged = np.asarray(Parts(offsets[bounds]).counts(unjudged_row))
     if conv.unjudged == "remove" and unjudged.any():
-        offsets = offsets - np.searchsorted(np.flatnonzero(~judged), offsets)
-        rows, grade = rows[judged], grade[judged]
+        offsets = offsets - np.searchsorted(np.flatnonzero(unjudged_row), offsets)
+        rows, grade = rows[~unjudged_row], grade[~unjudged_row]
 
     single = len(parts.runs) == 1
     levels, level_counts = index.level_table
@@ -641,21 +641,27 @@ def assemble_lists(index: JudgmentIndex, run, conv: Conventions, parts: RunParts
         query_ids=queries.ids, offsets=offsets, grade=grade, score=run.score[rows],
         run_row=run_row, docs=run.docs if single else None, levels=levels,
         level_counts=level_counts[codes], conventions=conv, diagnostics=Diagnostics())
-    no_relevant = np.r_[0, np.cumsum(stacked.num_relevant(conv.relevance_threshold) == 0)]
+    no_relevant = Parts(bounds).counts(stacked.num_relevant(conv.relevance_threshold) == 0)
     contradicting_bounds = None if contradicting is None else \
         np.searchsorted(contradicting, parts.queries)
 
+    tied_rows = np.atleast_1d(tied_rows)
+    qrels = index.qrels
     lists = []
     for i, one in enumerate(parts.runs):
         diag = stacked.diagnostics if single else Diagnostics()
         diag.run_rows = len(one) + int(parts.dropped[i])
         diag.run_duplicates_dropped = int(parts.dropped[i])
-        diag.tied_rows = int(np.atleast_1d(tied_rows)[i])
+        diag.run_queries, diag.qrels_rows = one.num_queries, len(qrels)
+        diag.qrels_queries = qrels.num_queries
+        diag.qrels_duplicates_dropped = index.duplicates_dropped
+        diag.negative_grades = index.negative_grades
+        diag.tied_rows = int(tied_rows[i])
         if contradicting_bounds is not None:
             mine = contradicting[contradicting_bounds[i]:contradicting_bounds[i + 1]]
             diag.queries_rank_contradicts_score = len(mine)
             diag.examples["queries_rank_contradicts_score"] = _first_ids(run.query_dict, mine)
-        queries.count_into(diag, i, index, one, run.query_dict, conv)
+        queries.count_into(diag, i, qrels, run.query_dict, conv)
         if conv.max_depth is not None:
             diag.rows_beyond_depth = int(beyond_depth[i])
         diag.unjudged_retrieved = int(unjudged[i])
@@ -663,7 +669,7 @@ def assemble_lists(index: JudgmentIndex, run, conv: Conventions, parts: RunParts
             diag.rows_unjudged_removed = int(unjudged[i])
         first, last = bounds[i], bounds[i + 1]
         diag.rows_evaluated = int(row_bounds[i + 1] - row_bounds[i])
-        diag.queries_without_relevant = int(no_relevant[last] - no_relevant[first])
+        diag.queries_without_relevant = no_relevant[i]
         if single:
             return stacked, [stacked]
         rows_of = slice(row_bounds[i], row_bounds[i + 1])
@@ -693,15 +699,10 @@ class _EvaluatedQueries:
     missing: np.ndarray  # per part: judged queries absent from the run
     missing_codes: list  # per part: the first few of them (all when scored)
 
-    def count_into(self, diag: Diagnostics, i: int, index: JudgmentIndex, run, query_dict,
+    def count_into(self, diag: Diagnostics, i: int, qrels, query_dict,
                    conv: Conventions) -> None:
-        """Fill part ``i``'s query counts into its ``diag`` (``run``: the part's run,
-        ``query_dict``: the stacked run's query ids)."""
-        qrels = index.qrels
-        diag.run_queries, diag.qrels_rows = run.num_queries, len(qrels)
-        diag.qrels_queries = qrels.num_queries
-        diag.qrels_duplicates_dropped = index.duplicates_dropped
-        diag.negative_grades = index.negative_grades
+        """Fill part ``i``'s query counts into its ``diag`` (``query_dict``: the stacked run's
+        query ids)."""
         diag.queries_only_in_run = int(self.only_in_run[i]) + self.empty[i][1]
         diag.rows_in_run_only_queries = int(self.only_in_run_rows[i])
         diag.examples["queries_only_in_run"] = _first_ids(query_dict, self.only_in_run_codes[i])
@@ -727,8 +728,7 @@ def _evaluated_queries(qrels, run, conv: Conventions, parts: RunParts,
     (``missing_queries="zero"``); with what was left out or added, counted per part."""
     count = len(parts.runs)
     block_query = run.query_code[order[offsets[:-1]]]  # stacked query code of each list
-    block_part = np.zeros(len(block_query), dtype=np.int64) if count == 1 else \
-        np.searchsorted(parts.queries, block_query, side="right") - 1
+    block_part = segment_of(parts.queries, block_query)
     lengths = np.diff(offsets)
     block_qrels = run_to_qrels_query[block_query]
     keep_block = block_qrels >= 0
@@ -780,13 +780,6 @@ def _evaluated_queries(qrels, run, conv: Conventions, parts: RunParts,
         np.split(absent, np.searchsorted(absent_part, np.arange(1, count))))
 
 
-def _false_by_part(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """How many elements of ``mask`` are False between each two ``bounds``."""
-    if len(bounds) == 2:  # one part: no array of positions
-        return np.array([bounds[1] - bounds[0] - np.count_nonzero(mask[bounds[0]:bounds[1]])])
-    return np.diff(np.searchsorted(np.flatnonzero(~mask), bounds))
-
-
 def _absent_codes(seen: np.ndarray, seen_part: np.ndarray, parts: int, size: int,
                   limit: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Per part, the codes in ``[0, size)`` that are not among its ``seen`` codes (distinct
@@ -804,7 +797,7 @@ def _absent_codes(seen: np.ndarray, seen_part: np.ndarray, parts: int, size: int
     inside = seen < width[seen_part]
     taken[start[seen_part[inside]] + seen[inside]] = True
     free = np.flatnonzero(~taken)
-    part = np.searchsorted(start, free, side="right") - 1
+    part = segment_of(start, free)
     codes = free - start[part]
     if limit is not None:
         rank = np.arange(len(free)) - np.searchsorted(part, part)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.arrow import (cast, compute, starts_of_equal_runs, string_array, take, to_arrow,
                           to_numpy)
-from ..core.segments import distinct, starts_of_runs
+from ..core.segments import distinct, segment_of, starts_of_runs
 from ..errors import InputError
 
 
@@ -238,7 +238,7 @@ def encode_queries_by_part(ids, bounds: np.ndarray) -> tuple[np.ndarray, list]:
     heads = take(ids, starts)
     encoded = compute("dictionary_encode",
                       heads.combine_chunks() if hasattr(heads, "chunks") else heads)
-    part = np.searchsorted(bounds, starts, side="right") - 1
+    part = segment_of(bounds, starts)
     indices = to_numpy(encoded.indices, np.int64)
     key = part * len(encoded.dictionary) + indices
     by_key = np.argsort(key, kind="stable")  # equal pairs together, the first one first

@@ -71,9 +71,8 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     codes, queries = encode_queries(table.column("qid"))
     score = to_numpy(table.column("score"), np.float64)
     rank = to_numpy(table.column("rank"), np.int32) if "rank" in table.column_names else None
-    tag = first.split()[5] if len(first.split()) > 5 else Path(source).name
-    run = Run(codes, queries, table.column("docid"), source, lines, "line", score, name or tag,
-              rank)
+    run = Run(codes, queries, table.column("docid"), source, lines, "line", score,
+              _run_name(name, first, source), rank)
     check_finite_scores(run)
     return run
 
@@ -145,12 +144,17 @@ def read_runs(paths: list[str], names: list[str | None]) -> list[Run] | None:
     runs = []
     for path, name, text, first, last, dictionary in zip(paths, names, texts, bounds[:-1],
                                                           bounds[1:], queries):
-        fields = _first_data_line(text).split()
         part = slice(first, last)
         runs.append(Run(codes[part], dictionary, docs.slice(first, last - first), str(path),
-                        None, "line", score[part],
-                        name or (fields[5] if len(fields) > 5 else Path(path).name), rank[part]))
+                        None, "line", score[part], _run_name(name, _first_data_line(text), path),
+                        rank[part]))
     return runs
+
+
+def _run_name(name: str | None, first_line: str, source) -> str:
+    """A run's name: ``name``, else the tag of its first line, else its file's name."""
+    fields = first_line.split()
+    return name or (fields[5] if len(fields) > 5 else Path(source).name)
 
 
 # ---------------------------------------------------------------------------- parsing
