@@ -285,6 +285,11 @@ def _evaluate(args: argparse.Namespace) -> int:
                           **column_names(args, RUN_COLUMNS))
     sys.stdout.write(render(result, args.format, args.per_query))
     report_diagnostics(result, args.diagnostics)
+    if "all_trec" in (args.measures or ()):
+        from .measures.parse import ALL_TREC_NOT_COMPUTED
+
+        print("rankwise: note: all_trec: trec_eval's " + ", ".join(ALL_TREC_NOT_COMPUTED) +
+              " are not computed", file=sys.stderr)
     return 0
 
 

@@ -313,12 +313,14 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "beyond conventions: RR@k comes from the msmarco provider (ties by doc id "
              "ascending, float64 scores), ERR@k from gdeval (float64 scores); NumQ and NumRel "
              "are 0 for a missing query; an empty-dict query gets NaN for IPrec@0.0, so its "
-             "calc_aggregate is NaN.",
+             "calc_aggregate is NaN. Judged@k (its own provider) divides by the documents "
+             "ranked within k, breaks ties by doc id ascending and counts a judgment of grade "
+             "-1 as judged.",
              aliases={"ERR": "ERR(max_grade=4)", "nDCG(dcg=exp-log2)": "nDCG(gain=exp)",
                       "nDCG(dcg='exp-log2')": "nDCG(gain=exp)", "SetP(relative=True)": "SetRelP",
                       "NumRet(rel=1)": "NumRelRet"},
              score_precision="float32", recall_levels="trec_eval9", duplicates="last",
-             missing_queries="zero"),
+             missing_queries="zero", family_overrides=(("Judged", "short_lists", "length"),)),
     _profile("ranx", "ranx 0.3.21",
              "Ties keep the run's row order: ranx sorts by score alone, with numba's quicksort, "
              "which keeps the row order of a Run for lists of up to 15 documents (dicts given "

@@ -256,7 +256,7 @@ def _threshold_above_grades(lists, measures, parts: Parts) -> list[list[Check]]:
     for m in measures:
         if "rel" in m.spec.params:
             threshold = _threshold(lists, m)
-            if threshold > lists.max_grade:
+            if not isinstance(threshold, str) and threshold > lists.max_grade:  # str: graded
                 by_threshold.setdefault(float(threshold), []).append(str(m))
     return [[Check("threshold_above_grades", "warning",
                    f"relevance threshold {t:g} is above every judged grade (the largest is "
@@ -773,10 +773,14 @@ def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None,
                 continue
             ties = m.conventions(lists).ties
             severity = "warning" if ties in ORDERING_TIES else "note"
+            # where ordering ties by grade is not the best and worst order, the two grade
+            # orders give values within the range, not its ends
+            span = f"from {low:.4f} to {high:.4f}" if m.spec.grade_monotone else \
+                f"from {low:.4f} or lower to {high:.4f} or higher"
             out[i].append(Check(
                 "tie_sensitivity", severity,
-                f"{name}: the mean {means[i]:.4f} (ties={ties}) would lie anywhere from "
-                f"{low:.4f} to {high:.4f} under another order of tied documents ({changed[i]} "
+                f"{name}: the mean {means[i]:.4f} (ties={ties}) would lie anywhere {span} "
+                f"under another order of tied documents ({changed[i]} "
                 "queries have ties of different grades that change it); ties='expected' "
                 "gives the order-free value", (name,), changed[i], total, examples[i],
                 high - low))

@@ -92,6 +92,7 @@ class RankwiseProvider(providers.Provider):
                        judged_only=AnyValue()),
         measures._ERR(cutoff=AnyValue()),
         measures._Bpref(rel=AnyValue()),
+        measures._infAP(rel=AnyValue()),
         measures._NumRet(rel=AnyValue()),
         measures._NumQ(),
         measures._NumRel(rel=AnyValue()),
@@ -197,7 +198,7 @@ def _plan(measure) -> _Plan:
     peer = "pytrec_eval"
     level = None
     simple = {"P": "P", "R": "R", "Rprec": "Rprec", "AP": "AP", "Bpref": "Bpref",
-              "SetAP": "SetAP", "SetR": "SetR", "Success": "Success"}
+              "SetAP": "SetAP", "SetR": "SetR", "Success": "Success", "infAP": "infAP"}
     if name in simple:
         built = make_measure(simple[name], cutoff, {"rel": rel})
     elif name == "RR":

@@ -52,7 +52,7 @@ _TREC_ORDER: tuple[tuple[str, str | None], ...] = (
     ("runid", "const"), ("num_q", "NumQ"), ("num_ret", "NumRet"), ("num_rel", "NumRel"),
     ("num_rel_ret", "NumRelRet"), ("map", "AP"), ("gm_map", "AP"), ("Rprec", "Rprec"),
     ("bpref", "Bpref"), ("recip_rank", "RR"), ("iprec_at_recall", "IPrec"), ("P", "P"),
-    ("relstring", "const"), ("recall", "R"), ("infAP", None), ("gm_bpref", "Bpref"),
+    ("relstring", "const"), ("recall", "R"), ("infAP", "infAP"), ("gm_bpref", "Bpref"),
     ("Rprec_mult", None), ("utility", None), ("11pt_avg", "11pt_avg"), ("binG", None),
     ("G", None), ("ndcg", "nDCG"), ("ndcg_rel", None), ("Rndcg", None), ("ndcg_cut", "nDCG"),
     ("map_cut", "AP"), ("relative_P", "RelP"), ("success", "Success"), ("set_P", "SetP"),

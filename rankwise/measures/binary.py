@@ -23,6 +23,20 @@ def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return out
 
 
+def judged_nonrelevant(lists, rel: float) -> np.ndarray:
+    """Per row: judged with a grade below the threshold (0 <= grade < rel)."""
+    return (lists.grade >= 0) & (lists.grade < rel)
+
+
+def rows_above(lists, mask: np.ndarray, rows: np.ndarray, segment: np.ndarray) -> np.ndarray:
+    """For each of ``rows`` (of queries ``segment``), the rows of its query ranked above it
+    where ``mask`` holds: one running count over all rows, read at each row and at its query's
+    first row."""
+    seen = np.cumsum(mask, dtype=np.int32 if len(mask) < 1 << 31 else None)
+    starts = lists.offsets[segment]
+    return seen[rows] - mask[rows] - (seen[starts] - mask[starts])
+
+
 def hits_at(lists, cutoff: int | None, rel: float) -> np.ndarray:
     """Number of relevant documents in the top ``cutoff`` of each query."""
     return count_within(lists.offsets, lists.hits(rel).rows, cutoff).astype(np.float64)
@@ -137,11 +151,7 @@ def bpref(lists, cutoff: None, rel: float) -> np.ndarray:
     hits = lists.hits(rel)
     num_rel = lists.num_relevant(rel)
     num_nonrel = lists.num_judged_nonrelevant(rel)
-    judged_nonrel = (lists.grade >= 0) & (lists.grade < rel)
-    # judged non-relevant rows up to each row (a hit is not one: up to = before it)
-    seen = np.cumsum(judged_nonrel, dtype=np.int32 if len(judged_nonrel) < 1 << 31 else None)
-    starts = lists.offsets[hits.segment]  # the first row of each hit's query
-    nonrel_above = seen[hits.rows] - (seen[starts] - judged_nonrel[starts])
+    nonrel_above = rows_above(lists, judged_nonrelevant(lists, rel), hits.rows, hits.segment)
     r = num_rel[hits.segment]
     denominator = np.minimum(num_nonrel, num_rel)[hits.segment]
     share = np.ones(len(hits.rows))

@@ -12,7 +12,8 @@ group starts at 0-based position ``s``, holds ``n`` documents of which ``r`` are
 of its positions within the cutoff K, ``clip(K - s, 0, n)``. A position ``j`` (1-based) of a
 group holds a hit with probability ``r / n``.
 
-* **Linear measures** (P, R, F1, RelP, Rprec, CG, DCG, nDCG, RWRR, ARHR): the expected value
+* **Linear measures** (P, R, F1, RelP, Rprec, CG, DCG, nDCG, RWRR, ARHR, RBP, Judged,
+  Unjudged): the expected value
   at a position is the group's mean, so E[hits@K] = Σ_groups r·m/n and E[DCG@K] = Σ_positions
   mean gain of the group / log_b(rank + 1). F1 = 2·hits / (P's + R's denominator) is linear in
   the hits too.
@@ -24,6 +25,12 @@ group holds a hit with probability ``r / n``.
   group is (r−1)(j−1)/(n−1), so E[Σ precision at hits] is a sum over positions. With the
   denominator ``relevant_retrieved`` and a cutoff, the number Z of hits of the straddling group
   within K is hypergeometric and the ratio is averaged exactly over its values.
+* **infAP**: a hit's term depends on the hits, judged non-relevant and unjudged documents above
+  it; within its group it takes a uniform position t, and the documents of the group above it
+  are a uniform t-subset of the others (a multivariate hypergeometric draw). The term is linear
+  in the number of documents without a judgment among them, so given the hits a and judged
+  non-relevant b above it that number is replaced by its mean; (t, a, b) are summed exactly
+  (about n·r·b/2 terms for a group of n documents with r hits and b judged non-relevant).
 * **Bpref**: a hit's rank among the b judged non-relevant documents of its own group is uniform
   on 0..b (only their relative order matters), so min(n_r, R) is averaged in closed form.
 * **ERR** (cascade): the product of (1 − R_i) over earlier groups does not depend on their
@@ -77,9 +84,12 @@ import numpy as np
 
 from ..core.segments import discounts, rank_within
 from ..errors import MeasureError
-from .binary import _safe_divide, ap_denominator
+from .binary import _safe_divide, ap_denominator, judged_nonrelevant
 from .curves import ELEVEN_POINTS, _relevant_needed
 from .graded import _ratio, gains, ideal_dcg_at
+from .inferred import outside_pool, precision_terms
+from .judged import ranks_counted
+from .rbp import relevance_of_rows
 
 #: Most elementary steps one expected value may take before a MeasureError (about a minute).
 WORK_LIMIT = 5e8
@@ -542,6 +552,43 @@ def bpref(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarray:
     return _safe_divide(_total(hits.segment, share, lists.num_queries), num_rel)
 
 
+@expected_for("infAP")
+def inferred_ap(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarray:
+    """E[infAP]: for each group with r > 0 hits, r/n · Σ_t Σ_(a,b) P(a, b | t) · term, where
+    a hit at the group's position t has a of the r − 1 other hits, b of its B judged
+    non-relevant and t − a − b of its other documents above it (their share without a
+    judgment, C/(C + D), gives the mean number outside the pool)."""
+    hits, r = _hits_per_group(lists, groups, rel)
+    nonrel = groups.count(np.flatnonzero(judged_nonrelevant(lists, rel)))
+    outside = groups.count(np.flatnonzero(outside_pool(lists)))
+    hits_before, nonrel_before = groups.before(r), groups.before(nonrel)
+    outside_before = groups.before(outside)
+    chosen = np.flatnonzero(r > 0)
+    n, b_all = groups.size[chosen], nonrel[chosen]
+    _check_work(float(np.sum(n * r[chosen] * (b_all + 1))), "infAP")
+    # (group, t): every position of every chosen group
+    g, t = _ragged(n)
+    hits_left, nonrel_left = r[chosen][g] - 1, b_all[g]  # besides the hit itself
+    rest = n[g] - 1 - hits_left - nonrel_left  # the group's documents neither
+    # (group, t, a): a of the other hits above, 0..min(r − 1, t)
+    k, a = _ragged(np.minimum(hits_left, t) + 1)
+    g, t, nonrel_left, rest = g[k], t[k], nonrel_left[k], rest[k]
+    # (group, t, a, b): b judged non-relevant above, the t − a − b others from the rest
+    low = np.maximum(0, t - a - rest)
+    high = np.minimum(nonrel_left, t - a)
+    k, b = _ragged(np.maximum(high - low + 1, 0))
+    g, t, a, b, rest = g[k], t[k], a[k], b + low[k], rest[k]
+    group = chosen[g]
+    probability = _choose_ratio([(r[group] - 1, a), (nonrel[group], b), (rest, t - a - b)],
+                                (groups.size[group] - 1, t))
+    share_outside = _safe_divide(outside[group].astype(np.float64), rest.astype(np.float64))
+    position = groups.position[group] + t
+    pooled = position - outside_before[group] - (t - a - b) * share_outside
+    term = precision_terms(position, pooled, hits_before[group] + a, nonrel_before[group] + b)
+    weight = r[group] / groups.size[group] * probability * term
+    return _safe_divide(groups.per_query(weight, group), lists.num_relevant(rel))
+
+
 @expected_for("gm_bpref")
 def geometric_bpref(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarray:
     """Per query E[bpref]; averaged geometrically by the registry."""
@@ -555,6 +602,48 @@ def average_reciprocal_hit_rank(lists, groups: TieGroups, cutoff: int | None,
     _, r = _hits_per_group(lists, groups, rel)
     return _positional_sum(lists, groups, r / np.maximum(groups.size, 1), cutoff,
                            lambda rank: 1.0 / rank)
+
+
+@expected_for("Judged")
+def judged(lists, groups: TieGroups, cutoff: int | None) -> np.ndarray:
+    """E[Judged@K] = Σ_groups (judged in the group)·m/n over the denominator (fixed)."""
+    return _safe_divide(_expected_judged(lists, groups, cutoff), ranks_counted(lists, cutoff))
+
+
+@expected_for("Unjudged")
+def unjudged(lists, groups: TieGroups, cutoff: int) -> np.ndarray:
+    """E[unj_K] = (min(K, length) − E[judged within K]) over the denominator (fixed)."""
+    ranked = np.minimum(lists.num_retrieved, cutoff).astype(np.float64)
+    return _safe_divide(ranked - _expected_judged(lists, groups, cutoff),
+                        ranks_counted(lists, cutoff))
+
+
+def _expected_judged(lists, groups: TieGroups, cutoff) -> np.ndarray:
+    judged_rows = groups.count(lists.judged_rows)
+    return groups.per_query(judged_rows * groups.within(cutoff) / np.maximum(groups.size, 1))
+
+
+@expected_for("RBP")
+def rank_biased_precision(lists, groups: TieGroups, cutoff: int | None, p: float,
+                          rel) -> np.ndarray:
+    """E[RBP@K] = (1 − p) Σ_{ranks i <= K} p^(i−1) · mean r of the group at i."""
+    rows = lists.judged_rows
+    value = relevance_of_rows(lists, rows, lists.segment_of(rows), rel)
+    mean = groups.count(rows, value) / np.maximum(groups.size, 1)
+    return _positional_sum(lists, groups, mean, cutoff,
+                           lambda rank: (1.0 - p) * np.power(p, rank - 1.0))
+
+
+@expected_for("RBPResid")
+def rbp_residual(lists, groups: TieGroups, cutoff: None, p: float) -> np.ndarray:
+    """E[rbp_resid] = p^n + (1 − p) Σ_{ranks i} p^(i−1) · (unjudged share of the group at i),
+    0 where the list holds no unjudged document (which no order changes)."""
+    unjudged = np.flatnonzero(~(lists.grade >= 0))
+    share = groups.count(unjudged) / np.maximum(groups.size, 1)
+    total = _positional_sum(lists, groups, share, None,
+                            lambda rank: (1.0 - p) * np.power(p, rank - 1.0))
+    has_unjudged = np.bincount(lists.segment_of(unjudged), minlength=lists.num_queries) > 0
+    return np.where(has_unjudged, np.power(p, lists.num_retrieved) + total, 0.0)
 
 
 # ---------------------------------------------------------------------------- graded measures

@@ -2,8 +2,8 @@
 
 * ir_measures: ``P@10``, ``P(rel=2)@5``, ``AP@100``, ``nDCG(gain=exp)@10``, ``IPrec@0.5``;
 * trec_eval: ``P_10``, ``ndcg_cut_10``, ``map``, ``recip_rank``, ``iprec_at_recall_0.50``,
-  families with parameters ``P.5,10``, ``ndcg.1=3,2=9``, bare families ``P`` (its default
-  cutoffs), and the sets ``official`` and ``all_trec``;
+  ``unj_5``, ``rbp``, families with parameters ``P.5,10``, ``ndcg.1=3,2=9``, ``rbp.p=0.95``,
+  bare families ``P`` (its default cutoffs), and the sets ``official`` and ``all_trec``;
 * ranx: ``precision@10``, ``ndcg@10``, ``ndcg_burges@10``, ``map@100``, ``mrr@10``,
   ``hit_rate@10``, ``f1@10``, ``r-precision``.
 
@@ -52,6 +52,10 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     "numnonreljudgedret": ("NumNonRelJudgedRet", {}),
     "num_nonrel_judged_ret": ("NumNonRelJudgedRet", {}),
     "gm_bpref": ("gm_bpref", {}),
+    "judged": ("Judged", {}), "unjudged": ("Unjudged", {}),
+    "rbp": ("RBP", {"p": 0.9}),  # trec_eval's persistence (ir_measures' RBP: 0.8)
+    "rbp_resid": ("RBPResid", {"p": 0.9}),
+    "infap": ("infAP", {}),
 }
 
 # trec_eval families that take a list of cutoffs, with their defaults
@@ -63,17 +67,21 @@ TREC_CUTOFF_FAMILIES: dict[str, tuple[str, tuple[float, ...]]] = {
     "success": ("Success", (1, 5, 10)),
     "iprec_at_recall": ("IPrec", tuple(i / 10 for i in range(11))),
     "relative_P": ("RelP", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+    "unj": ("Unjudged", (5, 10, 20)),
 }
 
 OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
             "recip_rank", "iprec_at_recall", "P")
 ALL_TREC = OFFICIAL + ("recall", "gm_bpref", "11pt_avg", "ndcg", "ndcg_cut", "map_cut",
                        "relative_P", "success", "set_P", "set_relative_P", "set_recall",
-                       "set_map", "set_F", "num_nonrel_judged_ret")
+                       "set_map", "set_F", "num_nonrel_judged_ret", "infAP", "rbp",
+                       "rbp_resid", "unj")
+#: trec_eval 10's all_trec measures that rankwise does not compute (see docs/conformance.md)
+ALL_TREC_NOT_COMPUTED = ("Rprec_mult", "utility", "G", "binG", "Rndcg", "ndcg_rel", "relstring")
 
 _GENERIC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$")
-_TREC_CUT = re.compile(r"^(?P<family>P|recall|ndcg_cut|map_cut|success|iprec_at_recall|relative_P)_"
-                       r"(?P<cutoff>\d+(?:\.\d+)?)$")
+_TREC_CUT = re.compile(r"^(?P<family>P|recall|ndcg_cut|map_cut|success|iprec_at_recall|relative_P"
+                       r"|unj)_(?P<cutoff>\d+(?:\.\d+)?)$")
 
 
 def parse_measures(specs: Iterable[str | Measure] | str) -> list[Measure]:
@@ -146,6 +154,9 @@ def _parse_trec_params(text: str) -> list[Measure]:
             grade, _, gain = v.partition("=")
             gain_map[_number(grade, text)] = _number(gain, text)
         return [make_measure("nDCG", None, {"gain": gain_map}, text=text)]
+    if name in ("rbp", "rbp_resid") and len(values) == 1 and values[0].startswith("p="):
+        return [make_measure(ALIASES[name][0], None, {"p": _number(values[0][2:], text)},
+                             text=text)]
     if name == "set_F" and len(values) == 1:
         return [make_measure("SetF", None, {"beta": _number(values[0], text)}, text=text)]
     raise _unknown(text)

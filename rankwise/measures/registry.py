@@ -30,6 +30,7 @@ class Family:
     aggregate: str = "mean"  # "mean", "sum" or "gmean"
     trec_name: str | None = None  # trec_eval's name without a cutoff, or None
     trec_cutoff_name: str | None = None  # trec_eval's name with a cutoff ("P_{cutoff}"), or None
+    trec_params: tuple[tuple[str, Any], ...] = ()  # the parameters trec_eval's name stands for
     per_query_in_trec: bool = True  # trec_eval prints it per query
     graded: bool = False  # uses the grades themselves, not only relevant / not relevant
     bounds: tuple[float, float] | None = (0.0, 1.0)  # range of a per-query value; None: open
@@ -37,6 +38,7 @@ class Family:
     higher_is_better: bool = True  # False for error measures (MAE, RMSE)
     undefined_when: str | None = None  # "no_relevant" or "idcg_zero": the convention deciding
     tie_invariant: bool = False  # the same for every order of tied documents
+    grade_monotone: bool = True  # tie groups ordered by grade give its best and worst values
 
 
 FAMILIES: dict[str, Family] = {}
@@ -95,7 +97,7 @@ class Measure:
         """trec_eval's name for this measure where it has one, else the canonical name."""
         spec = self.spec
         template = spec.trec_name if self.cutoff is None else spec.trec_cutoff_name
-        if template is None or self.params:
+        if template is None or self.params != spec.trec_params:
             return str(self)
         cutoff = self.cutoff
         if spec.cutoff_type is float:
@@ -218,6 +220,9 @@ def _check_param(name: str, key: str, value: Any, shown: str) -> Any:
     except (TypeError, ValueError):
         raise MeasureError(f"{name} parameter {key} must be a number", source="measure",
                            value=shown) from None
+    if key == "p" and not 0 < number < 1:
+        raise MeasureError(f"{name} parameter p (the persistence) must lie between 0 and 1",
+                           source="measure", value=shown)
     if key in ("beta", "base", "max_grade") and number <= 0:
         raise MeasureError(f"{name} parameter {key} must be positive", source="measure",
                            value=shown)

@@ -53,7 +53,7 @@ MEASURES = [
     nDCG(judged_only=True)@10, nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10})@10, Rprec, Rprec(rel=2),
     Bpref, Bpref(rel=2), NumRelRet, NumRet(rel=2), NumQ, NumRel, SetAP, SetF, SetF(beta=0.5),
     SetP, SetP(relative=True), SetR, SetR(rel=2), Success@1, Success@10, IPrec@0.0, IPrec@0.2,
-    IPrec@0.5, IPrec(rel=2)@0.7, IPrec(judged_only=True)@0.0,
+    IPrec@0.5, IPrec(rel=2)@0.7, IPrec(judged_only=True)@0.0, infAP, infAP(rel=2),
 ]
 
 
@@ -91,7 +91,7 @@ def test_registered_in_ir_measures_registry():
     assert isinstance(rw.provider, ir_measures.providers.Provider)
     assert rw.provider.is_available()
     assert all(rw.provider.supports(m) for m in MEASURES)
-    for other in (Judged@10, infAP, ir_measures.RBP, nDCG(dcg="exp-log2", gains={1: 2})@10):
+    for other in (Judged@10, ir_measures.RBP, nDCG(dcg="exp-log2", gains={1: 2})@10):
         assert not rw.provider.supports(other)
     with pytest.raises(ValueError, match="Unsupported measures"):
         ir_measures.providers.FallbackProvider([rw.provider]).evaluator([Judged@10], {})

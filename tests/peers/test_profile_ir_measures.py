@@ -31,8 +31,8 @@ import pytest
 ir_measures = pytest.importorskip("ir_measures")
 
 from ir_measures import (  # noqa: E402
-    AP, ERR, P, R, RR, Bpref, IPrec, NumQ, NumRel, NumRet, Rprec, SetAP, SetF, SetP, SetR,
-    Success, nDCG)
+    AP, ERR, P, R, RR, Bpref, IPrec, Judged, NumQ, NumRel, NumRet, Rprec, SetAP, SetF, SetP,
+    SetR, Success, nDCG)
 
 import rankwise  # noqa: E402
 from tests.peers import ir_measures_pipeline as pipeline  # noqa: E402
@@ -114,6 +114,23 @@ def test_judged_only_measures(data):
     plain = {str(m): str(m).replace("(judged_only=True)", "") for m in measures}
     ours = rankwise_values(data.qrels, data.run, plain, "ir_measures", unjudged="remove")
     assert_same(ours, theirs, 1e-9, "judged_only")
+
+
+def test_judged_provider(data):
+    """Judged@k comes from ir_measures' own provider: judged documents in the top k over the
+    documents ranked within k (the profile's short_lists="length" for Judged). It orders ties
+    by doc id ascending in float64 and counts grade -1 as judged, so the data here has neither;
+    a query with no document divides by zero there, so it is left out."""
+    measures = [Judged@1, Judged@5, Judged@10, Judged@100, Judged]
+    free = make_profile_data(data.seed, ties=False, float32_pair=False).without("x-empty-run")
+    theirs = peer_values(measures, free.qrels, free.run)
+    ours = rankwise_values(free.qrels, free.run, names(measures), "ir_measures")
+    assert assert_same(ours, theirs, 1e-12, "Judged") == len(theirs) * len(measures)
+    short = [q for q, docs in free.run.items() if q in free.qrels and 0 < len(docs) < 100]
+    assert short, "the data must hold lists shorter than the largest cutoff"
+    trec = rankwise_values(free.qrels, free.run, names(measures), "trec_eval",
+                           missing_queries="zero")
+    assert mismatches(trec, theirs, 1e-12), "trec_eval's convention divides by k"
 
 
 def test_msmarco_rr_at_k(data):

@@ -61,7 +61,8 @@ def measures_to_check() -> list:
 
 MEASURES = measures_to_check()
 # ordering a tie by grade is the best (worst) order only where a higher grade is never worse
-MONOTONE = [m for m in MEASURES if not isinstance(dict(m.params).get("gain"), tuple)]
+MONOTONE = [m for m in MEASURES if not isinstance(dict(m.params).get("gain"), tuple)
+            and m.spec.grade_monotone]
 
 CONVENTIONS = {
     "trec_eval": {},
@@ -77,7 +78,7 @@ CONVENTIONS = {
 
 @st.composite
 def tied_lists(draw, max_queries: int = 3, max_docs: int = 7):
-    """Judgments and a run whose scores take 2-3 values (ties everywhere): grades 0-3, some
+    """Judgments and a run whose scores take 2-3 values (ties everywhere): grades -1 to 3, some
     unjudged documents, some judged documents not retrieved, some queries without relevant."""
     qrels, run = {}, {}
     for q in range(draw(st.integers(1, max_queries))):
@@ -87,7 +88,7 @@ def tied_lists(draw, max_queries: int = 3, max_docs: int = 7):
         run[f"q{q}"] = {d: draw(st.sampled_from(values)) for d in docs}
         grades = {}
         for d in docs + ["x0", "x1"]:
-            grade = draw(st.sampled_from([None, 0, 0, 1, 2, 3]))
+            grade = draw(st.sampled_from([None, -1, 0, 0, 1, 2, 3]))
             if grade is not None:
                 grades[d] = grade
         if not grades or draw(st.integers(0, 4)) == 0:  # now and then nothing relevant
@@ -226,12 +227,15 @@ def test_optimistic_and_pessimistic_bound_the_expected_value(data):
     conv = resolve(None, ties="docid_desc")
     lists = rank(to_qrels(qrels), to_run(run), conv)
     for m in MONOTONE:
-        high, low = tie_bounds(m, lists)
+        optimistic, pessimistic = tie_bounds(m, lists)
+        sign = 1.0 if m.spec.higher_is_better else -1.0  # optimistic is the best value
         for i, q in enumerate(lists.query_ids):
             name, e = str(m), expected[q][str(m)]
-            assert close(high[i], best[q][name]) and close(low[i], worst[q][name]), (q, name)
+            assert close(optimistic[i], best[q][name]), (q, name)
+            assert close(pessimistic[i], worst[q][name]), (q, name)
             if not math.isnan(e):
-                assert best[q][name] >= e - TOLERANCE and e >= worst[q][name] - TOLERANCE, \
+                assert sign * best[q][name] >= sign * e - TOLERANCE and \
+                    sign * e >= sign * worst[q][name] - TOLERANCE, \
                     (q, name, best[q][name], e, worst[q][name])
 
 
@@ -246,6 +250,8 @@ def test_bounds_are_the_best_and_worst_orderings(data):
     for m in MONOTONE:
         values = family_values(m, expanded)
         high, low = tie_bounds(m, lists)
+        if not m.spec.higher_is_better:  # the optimistic order gives the lowest value
+            high, low = low, high
         for q in range(lists.num_queries):
             mine = values[source == q]
             assert close(high[q], float(np.max(mine))), (str(m), q)

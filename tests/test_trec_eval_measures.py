@@ -1,0 +1,156 @@
+"""Judged@K, Unjudged@K (trec_eval's unj_K), RBP and its residual, infAP: worked examples
+computed by hand, and their names in the three dialects. trec_eval 10's own values of ``rbp``,
+``rbp_resid``, ``unj_*`` and ``infAP`` are compared line by line in tests/conformance (grades
+-1..4 included); ir_measures' Judged in tests/peers/test_profile_ir_measures.py; the exact
+expected values over tied orders, against every order, in tests/properties/test_expected_ties.py."""
+
+from __future__ import annotations
+
+import pytest
+
+import rankwise
+
+QRELS = {"q": {"a": 3, "b": 1, "c": 0, "e": -1, "f": 4}}
+RUN = {"q": {"a": 6.0, "b": 5.0, "c": 4.0, "d": 3.0, "e": 2.0}}  # f (grade 4) not retrieved
+
+
+def mean(measure: str, qrels=QRELS, run=RUN, **conventions) -> float:
+    return rankwise.evaluate(qrels, run, [measure], **conventions).mean(measure)
+
+
+def test_rbp_graded_divides_by_the_largest_judged_grade():
+    # gains a 3/4, b 1/4, c 0, d unjudged, e grade -1: the largest grade judged is f's 4,
+    # retrieved or not (trec_eval's m_rbp.c normalises over the query's grade levels)
+    p = 0.5
+    by_hand = (1 - p) * (3 / 4 + p * 1 / 4)
+    assert mean("RBP(p=0.5)") == pytest.approx(by_hand, abs=1e-15)
+    assert mean("RBP") == pytest.approx(0.2 * (3 / 4 + 0.8 / 4), abs=1e-15)  # p = 0.8
+
+
+def test_rbp_grades_of_one_at_most_are_not_scaled():
+    qrels = {"q": {"a": 1, "c": 1}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    assert mean("RBP(p=0.5)", qrels, run) == pytest.approx(0.5 * (1 + 0.25), abs=1e-15)
+
+
+def test_rbp_binary_and_cut():
+    # rel=2: only a (3) and f (4) are relevant; f is not retrieved
+    assert mean("RBP(p=0.5,rel=2)") == pytest.approx(0.5, abs=1e-15)
+    assert mean("RBP(p=0.5,rel=1)") == pytest.approx(0.5 * (1 + 0.5), abs=1e-15)
+    assert mean("RBP(p=0.5,rel=1)@1") == pytest.approx(0.5, abs=1e-15)
+    # the cutoff drops b's contribution at rank 2 from the graded value
+    assert mean("RBP(p=0.5)@1") == pytest.approx(0.5 * 3 / 4, abs=1e-15)
+
+
+def test_rbp_of_a_query_without_relevant_documents_is_zero():
+    qrels = {"q": {"a": 0}, "r": {"x": 1}}
+    run = {"q": {"a": 1.0, "b": 0.5}, "r": {"x": 1.0}}
+    values = rankwise.evaluate(qrels, run, ["RBP"], per_query=True).per_query()
+    assert values["q"]["RBP"] == 0.0 and values["r"]["RBP"] == pytest.approx(0.2)
+
+
+def test_unjudged_counts_missing_judgments_and_grade_minus_one():
+    # top 5: a b c judged, d unjudged, e judged -1 (trec_eval's "not in the pool"): 2 of 5
+    assert mean("unj_5") == pytest.approx(2 / 5)
+    assert mean("unj_10") == pytest.approx(2 / 10)  # the short list is padded, not unjudged
+    assert mean("Unjudged@10", short_lists="length") == pytest.approx(2 / 5)
+    assert mean("Unjudged@3") == 0.0
+
+
+def test_judged_at_k():
+    assert mean("Judged@3") == 1.0
+    assert mean("Judged@5") == pytest.approx(3 / 5)
+    assert mean("Judged@10") == pytest.approx(3 / 10)
+    assert mean("Judged@10", short_lists="length") == pytest.approx(3 / 5)
+    assert mean("Judged") == pytest.approx(3 / 5)  # the whole list
+
+
+def test_a_list_emptied_by_removing_unjudged_documents_scores_zero():
+    qrels = {"q": {"a": 1, "x": 1}, "r": {"y": 1}}
+    run = {"q": {"a": 1.0}, "r": {"z": 1.0}}  # r retrieves only an unjudged document
+    values = rankwise.evaluate(qrels, run, ["Judged@5", "Judged", "unj_5", "RBP"],
+                               unjudged="remove", per_query=True).per_query()
+    assert values["r"] == {"Judged@5": 0.0, "Judged": 0.0, "Unjudged@5": 0.0, "RBP": 0.0}
+    assert values["q"]["Judged"] == 1.0
+
+
+def test_rbp_residual():
+    # d (rank 4) and e (rank 5, grade -1) are unjudged: p^5 + (1 - p)(p^3 + p^4)
+    p = 0.5
+    assert mean("RBPResid(p=0.5)") == pytest.approx(p**5 + (1 - p) * (p**3 + p**4), abs=1e-15)
+    # RBP plus the residual bounds the value every completion of the judgments could give
+    full = {"q": {**QRELS["q"], "d": 4, "e": 4}}
+    assert mean("RBP(p=0.5)", full) <= mean("RBP(p=0.5)") + mean("RBPResid(p=0.5)")
+
+
+def test_rbp_residual_is_zero_without_unjudged_documents():
+    # trec_eval's m_rbp_resid.c sets a value only when an unjudged document is retrieved
+    qrels = {"q": {"a": 1, "b": 0}}
+    assert mean("RBPResid(p=0.5)", qrels, {"q": {"a": 2.0, "b": 1.0}}) == 0.0
+
+
+def test_inferred_ap_by_hand():
+    # ranks: a (3, relevant), b (1, relevant), c (0), d (no judgment: outside the pool),
+    # e (-1: pooled, not sampled); f (4) not retrieved: R = 3 with the threshold 1
+    eps = 1e-5
+    at_rank_2 = 1 / 2 + (1 / 2) * (1 / 1) * ((1 + eps) / (1 + 0 + 2 * eps))
+    assert mean("infAP") == pytest.approx((1 + at_rank_2) / 3, abs=1e-15)
+    # threshold 2: only a is relevant (b is judged non-relevant), R = 2 (a and f)
+    assert mean("infAP(rel=2)") == pytest.approx(1 / 2, abs=1e-15)
+
+
+def test_inferred_ap_counts_pooled_documents_above_a_relevant_one():
+    # h2 at rank 4: above it h1, o (outside the pool: not counted) and u (pooled, unsampled)
+    eps = 1e-5
+    qrels = {"q": {"h1": 1, "h2": 1, "u": -1}}
+    run = {"q": {"h1": 4.0, "o": 3.0, "u": 2.0, "h2": 1.0}}
+    ratio = (1 + eps) / (1 + 2 * eps)
+    term = 1 / 4 + (3 / 4) * (2 / 3) * ratio
+    assert mean("infAP", qrels, run) == pytest.approx((1 + term) / 2, abs=1e-15)
+
+
+def test_inferred_ap_is_not_monotone_in_the_order_of_a_tie():
+    # h2 tied with u: u first gives h2 two pooled documents above it and a higher estimate,
+    # so the grade orders are not infAP's best and worst (Family.grade_monotone)
+    qrels = {"q": {"h1": 1, "h2": 1, "u": -1}}
+    run = {"q": {"h1": 4.0, "o": 3.0, "u": 2.0, "h2": 2.0}}
+    best_first = mean("infAP", qrels, run, ties="optimistic")  # h2 before u: term 2/3
+    worst_first = mean("infAP", qrels, run, ties="pessimistic")  # u before h2: term 3/4
+    assert worst_first > best_first
+    expected = mean("infAP", qrels, run, ties="expected")
+    assert expected == pytest.approx((best_first + worst_first) / 2, abs=1e-15)
+    assert not rankwise.parse_measure("infAP").spec.grade_monotone
+
+
+@pytest.mark.parametrize("text, canonical, trec", [
+    ("infAP", "infAP", "infAP"),
+    ("infap", "infAP", "infAP"),
+    ("rbp_resid", "RBPResid(p=0.9)", "rbp_resid"),
+    ("rbp_resid.p=0.5", "RBPResid(p=0.5)", "RBPResid(p=0.5)"),
+    ("rbp", "RBP(p=0.9)", "rbp"),
+    ("RBP(p=0.9)", "RBP(p=0.9)", "rbp"),
+    ("rbp.p=0.95", "RBP(p=0.95)", "RBP(p=0.95)"),
+    ("RBP", "RBP", "RBP"),
+    ("RBP(rel=2)@10", "RBP(rel=2)@10", "RBP(rel=2)@10"),
+    ("unj_5", "Unjudged@5", "unj_5"),
+    ("Unjudged@20", "Unjudged@20", "unj_20"),
+    ("Judged@10", "Judged@10", "Judged@10"),
+    ("judged@10", "Judged@10", "Judged@10"),
+])
+def test_names(text, canonical, trec):
+    measure = rankwise.parse_measure(text)
+    assert (str(measure), measure.trec_name()) == (canonical, trec)
+
+
+def test_trec_eval_sets():
+    names = [str(m) for m in rankwise.parse_measures("unj")]
+    assert names == ["Unjudged@5", "Unjudged@10", "Unjudged@20"]
+    every = {str(m) for m in rankwise.parse_measures("all_trec")}
+    assert {"RBP(p=0.9)", "RBPResid(p=0.9)", "infAP", *names} <= every
+
+
+@pytest.mark.parametrize("text", ["RBP(p=1)", "RBP(p=0)", "RBP(p=-0.5)", "Unjudged",
+                                  "Judged(rel=1)"])
+def test_bad_parameters_are_refused(text):
+    with pytest.raises(rankwise.MeasureError):
+        rankwise.parse_measure(text)
