@@ -387,7 +387,7 @@ def _measures(args: argparse.Namespace) -> int:
     for name, spec in FAMILIES.items():
         cut = {"required": "@K", "optional": "[@K]", "none": ""}[spec.cutoff]
         if spec.cutoff_type is float:
-            cut = "@recall"
+            cut = "@" + spec.cutoff_name.split()[0]
         print(f"{(name + cut):<{width + 7}} {spec.description}")
         if spellings.get(name):
             print(f"{'':<{width + 7}} also: {', '.join(sorted(spellings[name]))}")

@@ -1,10 +1,13 @@
-"""Judged@K, Unjudged@K (trec_eval's unj_K), RBP and its residual, infAP: worked examples
-computed by hand, and their names in the three dialects. trec_eval 10's own values of ``rbp``,
-``rbp_resid``, ``unj_*`` and ``infAP`` are compared line by line in tests/conformance (grades
--1..4 included); ir_measures' Judged in tests/peers/test_profile_ir_measures.py; the exact
-expected values over tied orders, against every order, in tests/properties/test_expected_ties.py."""
+"""Judged@K, Unjudged@K (trec_eval's unj_K), RBP and its residual, infAP, binG, utility and
+Rprec_mult: worked examples computed by hand, and their names in the three dialects. trec_eval
+10's own values of all of them are compared line by line in tests/conformance (grades -1..4
+included), pytrec_eval's infAP, binG, utility and Rprec_mult in tests/compat, ir_measures'
+Judged in tests/peers/test_profile_ir_measures.py, and the exact expected values over tied
+orders against every order in tests/properties/test_expected_ties.py."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 
@@ -122,7 +125,38 @@ def test_inferred_ap_is_not_monotone_in_the_order_of_a_tie():
     assert not rankwise.parse_measure("infAP").spec.grade_monotone
 
 
+def test_binary_g_by_hand():
+    # a relevant at rank 1 (nothing above: 1 / log2 2), b relevant at rank 2 (a above is
+    # relevant: 1 / log2 2); R = 3 (f not retrieved); threshold 2: a only, and R = 2
+    assert mean("binG") == pytest.approx((1 + 1) / 3, abs=1e-15)
+    assert mean("binG(rel=2)") == pytest.approx(1 / 2, abs=1e-15)
+    qrels, run = {"q": {"b": 1}}, {"q": {"a": 3.0, "x": 2.0, "b": 1.0}}  # two above b
+    assert mean("binG", qrels, run) == pytest.approx(1 / math.log2(4), abs=1e-15)
+
+
+def test_utility_by_hand():
+    # retrieved 5, of them 2 relevant (a, b); R = 3 (f missed)
+    assert mean("utility") == 2 - 3
+    assert mean("utility.2,-1,0,0") == 2 * 2 - 3
+    weights = "Utility(rel_ret=1,nonrel_ret=0,rel_missed=-2,nonrel_missed=0.5,docs=100)"
+    assert mean(weights) == pytest.approx(2 - 2 * 1 + 0.5 * (100 + 2 - 5 - 3))
+
+
+def test_precision_at_multiples_of_r_by_hand():
+    # R = 3 (a, b, f); top 5: a b c d e with a, b relevant
+    assert mean("RprecMult@1") == pytest.approx(2 / 3) == mean("Rprec")
+    assert mean("Rprec_mult_0.20") == 1.0  # c = floor(0.6 + 0.9) = 1: a
+    assert mean("Rprec_mult_0.40") == 1.0  # c = floor(2.1) = 2: a, b
+    assert mean("Rprec_mult_2.00") == pytest.approx(2 / 6)  # c = 6 > the 5 retrieved
+    assert mean("RprecMult@0.01") == 0.0  # c = floor(0.93) = 0
+
+
 @pytest.mark.parametrize("text, canonical, trec", [
+    ("Rprec_mult_0.20", "RprecMult@0.2", "Rprec_mult_0.20"),
+    ("RprecMult@5", "RprecMult@5", "Rprec_mult_5.00"),
+    ("binG", "binG", "binG"),
+    ("utility", "Utility", "utility"),
+    ("utility.2,-1,0,0", "Utility(rel_ret=2)", "Utility(rel_ret=2)"),
     ("infAP", "infAP", "infAP"),
     ("infap", "infAP", "infAP"),
     ("rbp_resid", "RBPResid(p=0.9)", "rbp_resid"),
@@ -146,11 +180,13 @@ def test_trec_eval_sets():
     names = [str(m) for m in rankwise.parse_measures("unj")]
     assert names == ["Unjudged@5", "Unjudged@10", "Unjudged@20"]
     every = {str(m) for m in rankwise.parse_measures("all_trec")}
-    assert {"RBP(p=0.9)", "RBPResid(p=0.9)", "infAP", *names} <= every
+    assert {"RBP(p=0.9)", "RBPResid(p=0.9)", "infAP", "binG", "Utility", "RprecMult@0.2",
+            *names} <= every
+    assert len([m for m in rankwise.parse_measures("Rprec_mult")]) == 10
 
 
 @pytest.mark.parametrize("text", ["RBP(p=1)", "RBP(p=0)", "RBP(p=-0.5)", "Unjudged",
-                                  "Judged(rel=1)"])
+                                  "Judged(rel=1)", "RprecMult", "RprecMult@-1"])
 def test_bad_parameters_are_refused(text):
     with pytest.raises(rankwise.MeasureError):
         rankwise.parse_measure(text)

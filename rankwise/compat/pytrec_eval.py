@@ -53,7 +53,7 @@ _TREC_ORDER: tuple[tuple[str, str | None], ...] = (
     ("num_rel_ret", "NumRelRet"), ("map", "AP"), ("gm_map", "AP"), ("Rprec", "Rprec"),
     ("bpref", "Bpref"), ("recip_rank", "RR"), ("iprec_at_recall", "IPrec"), ("P", "P"),
     ("relstring", "const"), ("recall", "R"), ("infAP", "infAP"), ("gm_bpref", "Bpref"),
-    ("Rprec_mult", None), ("utility", None), ("11pt_avg", "11pt_avg"), ("binG", None),
+    ("Rprec_mult", "RprecMult"), ("utility", "Utility"), ("11pt_avg", "11pt_avg"), ("binG", "binG"),
     ("G", None), ("ndcg", "nDCG"), ("ndcg_rel", None), ("Rndcg", None), ("ndcg_cut", "nDCG"),
     ("map_cut", "AP"), ("relative_P", "RelP"), ("success", "Success"), ("set_P", "SetP"),
     ("set_relative_P", "SetRelP"), ("set_recall", "SetR"), ("set_map", "SetAP"),
@@ -68,6 +68,7 @@ _CUTOFFS: dict[str, tuple[float, ...]] = {
     "map_cut": _CUTOFF_DEFAULTS, "relative_P": _CUTOFF_DEFAULTS, "success": (1, 5, 10),
 }
 _LEVELS = tuple(i / 10 for i in range(11))  # iprec_at_recall's default recall levels
+_MULTIPLES = tuple(i / 5 for i in range(1, 11))  # Rprec_mult's default multiples of R
 _LOG_FLOOR = 1e-5  # trec_eval's floor before the log of gm_map and gm_bpref (MIN_GEO_MEAN)
 
 #: pytrec_eval's measure names (families) that rankwise computes.
@@ -314,6 +315,9 @@ def _family_columns(base: str, params: list[str]) -> list[_Column]:
     if base == "iprec_at_recall":
         levels = sorted({_level(p, base) for p in params}) if params else _LEVELS
         return [_Column(f"{base}_{p:.2f}", make_measure(family, p), "iprec", p) for p in levels]
+    if base == "Rprec_mult":
+        multiples = sorted({float(p) for p in params}) if params else _MULTIPLES
+        return [_Column(f"{base}_{m:.2f}", make_measure(family, m), "plain") for m in multiples]
     if base == "set_F":
         beta = float(min(params)) if params else 1.0  # the first in string order, as trec_eval
         if beta <= 0:

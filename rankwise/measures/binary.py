@@ -8,6 +8,8 @@ Reference for each: the trec_eval source file named in its docstring.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.segments import count_within
@@ -140,6 +142,28 @@ def r_precision(lists, cutoff: None, rel: float) -> np.ndarray:
     return _safe_divide(count_within(lists.offsets, lists.hits(rel).rows, num_rel), num_rel)
 
 
+@family("RprecMult", "Precision at m·R documents: the top floor(m·R + 0.9), 0 when that is 0 "
+        "(trec_eval m_Rprec_mult.c).", cutoff="required", cutoff_type=float,
+        cutoff_name="multiple of R", cutoff_max=math.inf, params=REL,
+        trec_cutoff_name="Rprec_mult_{cutoff}")
+def r_precision_multiple(lists, cutoff: float, rel: float) -> np.ndarray:
+    """Rprec_mult_m = |relevant in the top c| / c, c = floor(m·R + 0.9) (trec_eval's rounding);
+    m = 1 is R-precision.
+
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}   # R = 2: c = floor(3.9) = 3
+    >>> evaluate({"q": {"a": 1, "c": 1}}, run, ["Rprec_mult_1.50"]).mean("RprecMult@1.5")
+    0.6666666666666666
+    """
+    depth = multiple_of_r(lists, cutoff, rel)
+    return _safe_divide(count_within(lists.offsets, lists.hits(rel).rows, depth), depth)
+
+
+def multiple_of_r(lists, multiple: float, rel: float) -> np.ndarray:
+    """floor(m·R + 0.9) per query: the depth of Rprec_mult_m (as m_Rprec_mult.c rounds)."""
+    return np.floor(multiple * lists.num_relevant(rel) + 0.9).astype(np.int64)
+
+
 @family("Bpref", "Binary preference: for each relevant retrieved document, the share of the "
         "first R judged non-relevant documents ranked below it (trec_eval m_bpref.c).",
         params=REL, trec_name="bpref")
@@ -234,6 +258,52 @@ def set_average_precision(lists, cutoff: None, rel: float) -> np.ndarray:
     """set_map = |relevant ∩ retrieved|² / (|retrieved| · R)."""
     hits = hits_at(lists, None, rel)
     return _safe_divide(hits * hits, lists.num_retrieved * lists.num_relevant(rel))
+
+
+@family("binG", "Binary G: the mean over the R relevant of 1 / log2(2 + documents not "
+        "relevant ranked above each relevant one retrieved) (trec_eval m_binG.c).", params=REL,
+        trec_name="binG")
+def binary_g(lists, cutoff: None, rel: float) -> np.ndarray:
+    """binG = (1/R) Σ_{relevant retrieved} 1 / log2(2 + n), n the documents ranked above it that
+    are not relevant (judged or not): 1 for a relevant document that only relevant ones precede.
+
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}     # (1 + 1 / log2(3)) / 2
+    >>> round(evaluate({"q": {"a": 1, "c": 1}}, run, ["binG"]).mean("binG"), 6)
+    0.815465
+    """
+    hits = lists.hits(rel)
+    not_relevant_above = hits.position - (hits.kth - 1)
+    gain = 1.0 / np.log2(2.0 + not_relevant_above)
+    return _safe_divide(np.bincount(hits.segment, weights=gain, minlength=lists.num_queries),
+                        lists.num_relevant(rel))
+
+
+#: trec_eval's default utility coefficients (m_utility.c: 1, -1, 0, 0) and collection size
+UTILITY = {"rel": None, "rel_ret": 1.0, "nonrel_ret": -1.0, "rel_missed": 0.0,
+           "nonrel_missed": 0.0, "docs": 0}
+
+
+@family("Utility", "Set utility: a weighted count of the relevant and non-relevant documents "
+        "retrieved and missed, 1·rel_ret − 1·nonrel_ret by default (trec_eval m_utility.c).",
+        params=UTILITY, trec_name="utility", tie_invariant=True, bounds=None,
+        undefined_when=None)
+def utility(lists, cutoff: None, rel: float, rel_ret: float, nonrel_ret: float,
+            rel_missed: float, nonrel_missed: float, docs: float) -> np.ndarray:
+    """utility = rel_ret·a + nonrel_ret·b + rel_missed·c + nonrel_missed·d over the contingency
+    table of one query: a relevant retrieved, b other retrieved, c relevant not retrieved and
+    d = docs + a − retrieved − R (``docs``: documents in the collection, trec_eval ``-N``).
+
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    >>> evaluate({"q": {"a": 1, "d": 1}}, run, ["utility"]).mean("Utility")   # 1 − 2
+    -1.0
+    """
+    found = hits_at(lists, None, rel)
+    retrieved = lists.num_retrieved.astype(np.float64)
+    num_rel = lists.num_relevant(rel).astype(np.float64)
+    return (rel_ret * found + nonrel_ret * (retrieved - found) + rel_missed * (num_rel - found)
+            + nonrel_missed * (docs + found - retrieved - num_rel))
 
 
 @family("NumNonRelJudgedRet", "Number of judged non-relevant documents retrieved "

@@ -84,7 +84,7 @@ import numpy as np
 
 from ..core.segments import discounts, rank_within
 from ..errors import MeasureError
-from .binary import _safe_divide, ap_denominator, judged_nonrelevant
+from .binary import _safe_divide, ap_denominator, judged_nonrelevant, multiple_of_r
 from .curves import ELEVEN_POINTS, _relevant_needed
 from .graded import _ratio, gains, ideal_dcg_at
 from .inferred import outside_pool, precision_terms
@@ -419,6 +419,13 @@ def r_precision(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarra
     return _safe_divide(expected_hits(lists, groups, rel, num_rel), num_rel)
 
 
+@expected_for("RprecMult")
+def r_precision_multiple(lists, groups: TieGroups, cutoff: float, rel: float) -> np.ndarray:
+    """E[Rprec_mult_m] = E[hits@c] / c, the depth c = floor(m·R + 0.9) of each query fixed."""
+    depth = multiple_of_r(lists, cutoff, rel)
+    return _safe_divide(expected_hits(lists, groups, rel, depth), depth)
+
+
 def _straddling(groups: TieGroups, r: np.ndarray, cutoff: int) -> np.ndarray:
     """Groups with a hit that have positions both within and beyond the cutoff."""
     m = groups.within(cutoff)
@@ -586,6 +593,25 @@ def inferred_ap(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarra
     pooled = position - outside_before[group] - (t - a - b) * share_outside
     term = precision_terms(position, pooled, hits_before[group] + a, nonrel_before[group] + b)
     weight = r[group] / groups.size[group] * probability * term
+    return _safe_divide(groups.per_query(weight, group), lists.num_relevant(rel))
+
+
+@expected_for("binG")
+def binary_g(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarray:
+    """E[binG]: a hit at its group's position t has a hypergeometric number a of the group's
+    other r − 1 hits above it, so r/n · Σ_t Σ_a P(a | t) / log2(2 + m + t − a), m the
+    documents not relevant ranked above the group."""
+    _, r = _hits_per_group(lists, groups, rel)
+    not_relevant_before = groups.position - groups.before(r)
+    chosen = np.flatnonzero(r > 0)
+    n = groups.size[chosen]
+    _check_work(float(np.sum(n * r[chosen])), "binG")
+    g, t = _ragged(n)
+    k, a = _ragged(np.minimum(r[chosen][g] - 1, t) + 1)
+    group, t = chosen[g[k]], t[k]
+    size = groups.size[group]
+    probability = _choose_ratio([(r[group] - 1, a), (size - r[group], t - a)], (size - 1, t))
+    weight = r[group] / size * probability / np.log2(2.0 + not_relevant_before[group] + t - a)
     return _safe_divide(groups.per_query(weight, group), lists.num_relevant(rel))
 
 

@@ -56,6 +56,7 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     "rbp": ("RBP", {"p": 0.9}),  # trec_eval's persistence (ir_measures' RBP: 0.8)
     "rbp_resid": ("RBPResid", {"p": 0.9}),
     "infap": ("infAP", {}),
+    "utility": ("Utility", {}), "bing": ("binG", {}),
 }
 
 # trec_eval families that take a list of cutoffs, with their defaults
@@ -68,6 +69,7 @@ TREC_CUTOFF_FAMILIES: dict[str, tuple[str, tuple[float, ...]]] = {
     "iprec_at_recall": ("IPrec", tuple(i / 10 for i in range(11))),
     "relative_P": ("RelP", (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
     "unj": ("Unjudged", (5, 10, 20)),
+    "Rprec_mult": ("RprecMult", tuple(i / 5 for i in range(1, 11))),
 }
 
 OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -75,13 +77,13 @@ OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rpre
 ALL_TREC = OFFICIAL + ("recall", "gm_bpref", "11pt_avg", "ndcg", "ndcg_cut", "map_cut",
                        "relative_P", "success", "set_P", "set_relative_P", "set_recall",
                        "set_map", "set_F", "num_nonrel_judged_ret", "infAP", "rbp",
-                       "rbp_resid", "unj")
+                       "rbp_resid", "unj", "utility", "binG", "Rprec_mult")
 #: trec_eval 10's all_trec measures that rankwise does not compute (see docs/conformance.md)
-ALL_TREC_NOT_COMPUTED = ("Rprec_mult", "utility", "G", "binG", "Rndcg", "ndcg_rel", "relstring")
+ALL_TREC_NOT_COMPUTED = ("G", "Rndcg", "ndcg_rel", "relstring")
 
 _GENERIC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$")
 _TREC_CUT = re.compile(r"^(?P<family>P|recall|ndcg_cut|map_cut|success|iprec_at_recall|relative_P"
-                       r"|unj)_(?P<cutoff>\d+(?:\.\d+)?)$")
+                       r"|unj|Rprec_mult)_(?P<cutoff>\d+(?:\.\d+)?)$")
 
 
 def parse_measures(specs: Iterable[str | Measure] | str) -> list[Measure]:
@@ -157,6 +159,10 @@ def _parse_trec_params(text: str) -> list[Measure]:
     if name in ("rbp", "rbp_resid") and len(values) == 1 and values[0].startswith("p="):
         return [make_measure(ALIASES[name][0], None, {"p": _number(values[0][2:], text)},
                              text=text)]
+    if name == "utility" and len(values) == 4:  # trec_eval's four coefficients, in order
+        weights = ("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed")
+        given = {k: _number(v, text) for k, v in zip(weights, values)}
+        return [make_measure("Utility", None, given, text=text)]
     if name == "set_F" and len(values) == 1:
         return [make_measure("SetF", None, {"beta": _number(values[0], text)}, text=text)]
     raise _unknown(text)

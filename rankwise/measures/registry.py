@@ -8,6 +8,7 @@ and returns one float per query.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
@@ -25,7 +26,9 @@ class Family:
     compute: Callable[..., np.ndarray]
     description: str
     cutoff: str = "none"  # "required", "optional" or "none"
-    cutoff_type: type = int  # int ranks, or float recall levels (IPrec)
+    cutoff_type: type = int  # int ranks, or floats: recall levels (IPrec), multiples of R
+    cutoff_name: str = "recall level"  # what a float cutoff is, and the largest it may be
+    cutoff_max: float = 1.0
     params: dict[str, Any] = field(default_factory=dict)  # name -> default (None: conventions)
     aggregate: str = "mean"  # "mean", "sum" or "gmean"
     trec_name: str | None = None  # trec_eval's name without a cutoff, or None
@@ -192,8 +195,10 @@ def _check_cutoff(spec: Family, cutoff: Any, shown: str) -> int | float:
             level = float(cutoff)
         except (TypeError, ValueError):
             level = -1.0
-        if not 0.0 <= level <= 1.0:
-            raise MeasureError(f"{spec.name} needs a recall level between 0 and 1",
+        if not 0.0 <= level <= spec.cutoff_max:
+            top = f"between 0 and {spec.cutoff_max:g}" if math.isfinite(spec.cutoff_max) else \
+                "of at least 0"
+            raise MeasureError(f"{spec.name} needs a {spec.cutoff_name} {top}",
                                source="measure", value=shown)
         return level
     try:
