@@ -12,11 +12,10 @@ group starts at 0-based position ``s``, holds ``n`` documents of which ``r`` are
 of its positions within the cutoff K, ``clip(K - s, 0, n)``. A position ``j`` (1-based) of a
 group holds a hit with probability ``r / n``.
 
-* **Linear measures** (P, R, F1, RelP, Rprec, CG, DCG, nDCG, RWRR, ARHR, RBP, Judged,
-  Unjudged): the expected value
-  at a position is the group's mean, so E[hits@K] = Σ_groups r·m/n and E[DCG@K] = Σ_positions
-  mean gain of the group / log_b(rank + 1). F1 = 2·hits / (P's + R's denominator) is linear in
-  the hits too.
+* **Linear measures** (P, R, F1, RelP, Rprec, RprecMult, CG, DCG, nDCG, RWRR, ARHR, RBP,
+  RBPResid, Judged, Unjudged): the expected value at a position is the group's mean, so
+  E[hits@K] = Σ_groups r·m/n and E[DCG@K] = Σ_positions mean gain of the group / log_b(rank + 1).
+  F1 = 2·hits / (P's + R's denominator) is linear in the hits too.
 * **Success@K** = 1 − P(no hit above K): only the group straddling K is random, and it has no
   hit in its first m positions with probability C(n−r, m) / C(n, m).
 * **RR**: the first hit lies in the first group with r > 0, at its j-th position with
@@ -31,6 +30,8 @@ group holds a hit with probability ``r / n``.
   in the number of documents without a judgment among them, so given the hits a and judged
   non-relevant b above it that number is replaced by its mean; (t, a, b) are summed exactly
   (about n·r·b/2 terms for a group of n documents with r hits and b judged non-relevant).
+* **binG**: a hit at position t of its group has a hypergeometric number of the group's other
+  hits above it; the term 1/log2(2 + documents not relevant above) is averaged over both.
 * **Bpref**: a hit's rank among the b judged non-relevant documents of its own group is uniform
   on 0..b (only their relative order matters), so min(n_r, R) is averaged in closed form.
 * **ERR** (cascade): the product of (1 − R_i) over earlier groups does not depend on their
@@ -565,7 +566,7 @@ def inferred_ap(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarra
     a hit at the group's position t has a of the r − 1 other hits, b of its B judged
     non-relevant and t − a − b of its other documents above it (their share without a
     judgment, C/(C + D), gives the mean number outside the pool)."""
-    hits, r = _hits_per_group(lists, groups, rel)
+    _, r = _hits_per_group(lists, groups, rel)
     nonrel = groups.count(np.flatnonzero(judged_nonrelevant(lists, rel)))
     outside = groups.count(np.flatnonzero(outside_pool(lists)))
     hits_before, nonrel_before = groups.before(r), groups.before(nonrel)

@@ -2,8 +2,9 @@
 
 * ir_measures: ``P@10``, ``P(rel=2)@5``, ``AP@100``, ``nDCG(gain=exp)@10``, ``IPrec@0.5``;
 * trec_eval: ``P_10``, ``ndcg_cut_10``, ``map``, ``recip_rank``, ``iprec_at_recall_0.50``,
-  ``unj_5``, ``rbp``, families with parameters ``P.5,10``, ``ndcg.1=3,2=9``, ``rbp.p=0.95``,
-  bare families ``P`` (its default cutoffs), and the sets ``official`` and ``all_trec``;
+  ``unj_5``, ``Rprec_mult_0.20``, ``rbp``, ``infAP``, families with parameters ``P.5,10``,
+  ``ndcg.1=3,2=9``, ``rbp.p=0.95``, ``utility.2,-1,0,0``, bare families ``P`` (its default
+  cutoffs), and the sets ``official`` and ``all_trec``;
 * ranx: ``precision@10``, ``ndcg@10``, ``ndcg_burges@10``, ``map@100``, ``mrr@10``,
   ``hit_rate@10``, ``f1@10``, ``r-precision``.
 
