@@ -64,9 +64,16 @@ def rank_biased_precision(lists, cutoff: int | None, p: float, rel) -> np.ndarra
     if cutoff is not None:
         within = position < cutoff
         rows, segment, position = rows[within], segment[within], position[within]
-    weight = (1.0 - p) * np.power(p, position.astype(np.float64))
+    weight = rank_weights(lists, p)[position]
     return np.bincount(segment, weights=weight * relevance_of_rows(lists, rows, segment, rel),
                        minlength=lists.num_queries)
+
+
+def rank_weights(lists, p: float) -> np.ndarray:
+    """(1 − p) · p^i for every 0-based rank i of the longest list: one small table, read by
+    rank (no power per row)."""
+    longest = int(lists.num_retrieved.max()) if lists.num_queries else 0
+    return (1.0 - p) * np.power(p, np.arange(longest, dtype=np.float64))
 
 
 @family("RBPResid", "Residual of rank-biased precision: p^n + (1 − p) Σ p^(rank−1) over the "
@@ -81,9 +88,11 @@ def rbp_residual(lists, cutoff: None, p: float) -> np.ndarray:
     >>> evaluate({"q": {"a": 1}}, run, ["RBPResid(p=0.5)"]).mean("RBPResid(p=0.5)")
     0.5
     """
-    unjudged = np.flatnonzero(~(lists.grade >= 0))  # NaN (no judgment) and negative grades
-    segment = lists.segment_of(unjudged)
-    weight = (1.0 - p) * np.power(p, lists.position_of(unjudged, segment).astype(np.float64))
-    total = np.bincount(segment, weights=weight, minlength=lists.num_queries)
-    has_unjudged = np.bincount(segment, minlength=lists.num_queries) > 0
-    return np.where(has_unjudged, np.power(p, lists.num_retrieved) + total, 0.0)
+    # the unjudged are the rows not judged with a grade >= 0: (1 − p) Σ over them of p^i is
+    # 1 − p^n less the same sum over the judged, so only the judged rows are read
+    rows = lists.judged_rows
+    segment = lists.segment_of(rows)
+    judged = np.bincount(segment, weights=rank_weights(lists, p)[lists.position_of(rows, segment)],
+                         minlength=lists.num_queries)
+    has_unjudged = np.bincount(segment, minlength=lists.num_queries) < lists.num_retrieved
+    return np.where(has_unjudged, 1.0 - judged, 0.0)
