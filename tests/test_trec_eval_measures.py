@@ -1,9 +1,10 @@
-"""Judged@K, Unjudged@K (trec_eval's unj_K), RBP and its residual, infAP, binG, utility and
-Rprec_mult: worked examples computed by hand, and their names in the three dialects. trec_eval
-10's own values of all of them are compared line by line in tests/conformance (grades -1..4
-included), pytrec_eval's infAP, binG, utility and Rprec_mult in tests/compat, ir_measures'
-Judged in tests/peers/test_profile_ir_measures.py, and the exact expected values over tied
-orders against every order in tests/properties/test_expected_ties.py."""
+"""The trec_eval 10 measures added to the foundation's (Judged@K and Unjudged@K, RBP and its
+residual, infAP, binG, utility, Rprec_mult, ndcg_rel and Rndcg): worked examples computed by
+hand, and their names in the three dialects. trec_eval 10's own values of all of them are
+compared line by line in tests/conformance (grades -1..4 included), pytrec_eval's in
+tests/compat (all but Judged, Unjudged and RBP, which trec_eval 9 lacks), ir_measures' Judged
+in tests/peers/test_profile_ir_measures.py, and the exact expected values over tied orders
+against every order in tests/properties/test_expected_ties.py."""
 
 from __future__ import annotations
 
@@ -151,7 +152,34 @@ def test_precision_at_multiples_of_r_by_hand():
     assert mean("RprecMult@0.01") == 0.0  # c = floor(0.93) = 0
 
 
+def test_ndcg_at_relevant_documents_by_hand():
+    # gains: a 3, b 1, f 4 (not retrieved); N+ = 3; ranks a 1, b 2; ideal f, a, b
+    d = [1 / math.log2(k + 1) for k in range(1, 6)]
+    ideal = [4 * d[0], 4 * d[0] + 3 * d[1], 4 * d[0] + 3 * d[1] + 1 * d[2]]
+    dcg = [3 * d[0], 3 * d[0] + 1 * d[1]]
+    whole = dcg[1] / ideal[2]
+    expected = (dcg[0] / ideal[0] + dcg[1] / ideal[1] + 1 * whole) / 3
+    assert mean("ndcg_rel") == pytest.approx(expected, abs=1e-15)
+
+
+def test_rank_averaged_ndcg_by_hand():
+    # the ideal changes gain after rank 1 (f, 4), 2 (a, 3) and 3 (b, 1) = N+; the list has
+    # 5 documents > N+ + 1, so the whole list's nDCG is added
+    d = [1 / math.log2(k + 1) for k in range(1, 6)]
+    ideal = [4 * d[0], 4 * d[0] + 3 * d[1], 4 * d[0] + 3 * d[1] + 1 * d[2]]
+    dcg = [3 * d[0], 3 * d[0] + 1 * d[1], 3 * d[0] + 1 * d[1]]
+    at = [dcg[i] / ideal[i] for i in range(3)] + [dcg[2] / ideal[2]]
+    assert mean("Rndcg") == pytest.approx(sum(at) / 4, abs=1e-15)
+    # a list of exactly N+ + 1 = 4 documents does not get the whole list's nDCG
+    short = {"q": {k: v for k, v in RUN["q"].items() if k != "e"}}
+    assert mean("Rndcg", QRELS, short) == pytest.approx(sum(at[:3]) / 3, abs=1e-15)
+    assert mean("Rndcg(rel=5)") == 0.0  # no relevant document at threshold 5
+
+
 @pytest.mark.parametrize("text, canonical, trec", [
+    ("ndcg_rel", "ndcg_rel", "ndcg_rel"),
+    ("Rndcg", "Rndcg", "Rndcg"),
+    ("ndcg_rel.1=3,2=9", "ndcg_rel(gain={1:3,2:9})", "ndcg_rel(gain={1:3,2:9})"),
     ("Rprec_mult_0.20", "RprecMult@0.2", "Rprec_mult_0.20"),
     ("RprecMult@5", "RprecMult@5", "Rprec_mult_5.00"),
     ("binG", "binG", "binG"),
@@ -181,7 +209,7 @@ def test_trec_eval_sets():
     assert names == ["Unjudged@5", "Unjudged@10", "Unjudged@20"]
     every = {str(m) for m in rankwise.parse_measures("all_trec")}
     assert {"RBP(p=0.9)", "RBPResid(p=0.9)", "infAP", "binG", "Utility", "RprecMult@0.2",
-            *names} <= every
+            "ndcg_rel", "Rndcg", *names} <= every
     assert len([m for m in rankwise.parse_measures("Rprec_mult")]) == 10
 
 

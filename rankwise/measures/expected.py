@@ -87,9 +87,10 @@ from ..core.segments import discounts, rank_within
 from ..errors import MeasureError
 from .binary import _safe_divide, ap_denominator, judged_nonrelevant, multiple_of_r
 from .curves import ELEVEN_POINTS, _relevant_needed
-from .graded import _ratio, gains, ideal_dcg_at
+from .graded import _ratio, gains, ideal_dcg_at, ideal_dcg_of
 from .inferred import outside_pool, precision_terms
 from .judged import ranks_counted
+from .ndcg_averages import gaining_judged, rank_average
 from .rbp import relevance_of_rows
 
 #: Most elementary steps one expected value may take before a MeasureError (about a minute).
@@ -671,6 +672,50 @@ def rbp_residual(lists, groups: TieGroups, cutoff: None, p: float) -> np.ndarray
                             lambda rank: (1.0 - p) * np.power(p, rank - 1.0))
     has_unjudged = np.bincount(lists.segment_of(unjudged), minlength=lists.num_queries) > 0
     return np.where(has_unjudged, np.power(p, lists.num_retrieved) + total, 0.0)
+
+
+@expected_for("Rndcg")
+def rank_averaged_ndcg(lists, groups: TieGroups, cutoff: None, gain, base: float,
+                       rel: float) -> np.ndarray:
+    """E[Rndcg]: its ranks and their count do not depend on the order, so it is the mean of
+    E[DCG@C] / IDCG@C (the ideal is fixed)."""
+    return rank_average(lists, gain, base,
+                        lambda depth: expected_dcg(lists, groups, depth, gain, base))
+
+
+@expected_for("ndcg_rel")
+def ndcg_at_relevant(lists, groups: TieGroups, cutoff: None, gain, base: float) -> np.ndarray:
+    """E[ndcg_rel]. A gaining document at position t of its group (s its first position, n its
+    size, a its gaining documents, G their gains) has above it the DCG of the earlier groups
+    (its mean, by linearity) and, in the group, the others' gains: each of the t positions
+    above holds (G − g)/(n − 1) on average. Summed over the group's gaining documents and
+    the n positions: Σ_t (a·DCG_before + (a − 1)·G/(n − 1)·(D[s+t] − D[s]) + G·d[s+t]) / n
+    over IDCG@min(s+t+1, N+), D the running sum of the discounts d."""
+    row_gain = gains(lists.grade, gain)
+    total_gain = groups.count(np.arange(lists.num_rows), row_gain)
+    gaining = groups.count(np.flatnonzero(row_gain > 0))
+    longest = int(lists.num_retrieved.max()) if lists.num_queries else 0
+    discount = discounts(longest, base, lists.conventions.discount)
+    running = np.concatenate(([0.0], np.cumsum(discount)))
+    start, size = groups.position, groups.size
+    before = groups.before(total_gain / np.maximum(size, 1) * (running[start + size] -
+                                                                running[start]))
+    chosen = np.flatnonzero(gaining > 0)
+    g, t = _ragged(size[chosen])
+    group = chosen[g]
+    a, n, first = gaining[group], size[group], start[group]
+    position = first + t
+    others = (a - 1) * total_gain[group] / np.maximum(n - 1, 1) * (running[position] -
+                                                                     running[first])
+    above = a * before[group] + others + total_gain[group] * discount[position]
+    num_gaining = gaining_judged(lists, gain)
+    query = groups.query[group]
+    ideal = ideal_dcg_of(lists, query, np.minimum(position + 1, num_gaining[query]), gain, base)
+    at_relevant = groups.per_query(above / n / ideal, group)
+    missed = num_gaining - groups.per_query(gaining.astype(np.float64))
+    whole = _safe_divide(expected_dcg(lists, groups, None, gain, base),
+                         ideal_dcg_at(lists, None, gain, base))
+    return _ratio(at_relevant + missed * whole, num_gaining.astype(np.float64))
 
 
 # ---------------------------------------------------------------------------- graded measures

@@ -31,8 +31,9 @@ def gains(grades: np.ndarray, gain) -> np.ndarray:
     return mapped
 
 
-def dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
-    """Σ_{rank i <= K} gain(grade_i) / log_base(i + 1), per query."""
+def dcg_at(lists, cutoff, gain, base: float) -> np.ndarray:
+    """Σ_{rank i <= K} gain(grade_i) / log_base(i + 1), per query (K: a number, one per query,
+    or None for the whole list)."""
     row_gain, position, segment = _gaining_rows(lists, cutoff, gain)
     if len(row_gain) == 0:
         return np.zeros(lists.num_queries)
@@ -59,35 +60,52 @@ def _gaining_rows(lists, cutoff: int | None, gain
     found = cache[gain]
     if cutoff is None:
         return found
-    within = found[1] < cutoff
+    within = found[1] < (cutoff[found[2]] if isinstance(cutoff, np.ndarray) else cutoff)
     return tuple(column[within] for column in found)
 
 
-def ideal_dcg_at(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
-    """DCG of the ideal ranking of all the query's judgments, from per-grade counts.
+def ideal_dcg_at(lists, cutoff, gain, base: float) -> np.ndarray:
+    """DCG of the ideal ranking of all the query's judgments, from per-grade counts, per query:
+    within ``cutoff`` (a number, one per query, or None for all).
 
     With grades sorted by gain (descending, positive gains only) and C_j the cumulative count
     of judgments down to the j-th grade, IDCG@K = Σ_j gain_j · (S[min(C_j, K)] − S[min(C_{j-1}, K)])
     where S[k] is the sum of the first k discounts: no per-query sort.
     """
-    level_gain = gains(lists.levels, gain)
-    by_gain = np.argsort(-level_gain, kind="stable")
-    by_gain = by_gain[level_gain[by_gain] > 0]
-    if len(by_gain) == 0 or lists.num_queries == 0:
-        return np.zeros(lists.num_queries)
-    cumulative = np.cumsum(lists.ideal_level_counts[:, by_gain], axis=1)
-    if cutoff is not None:
-        cumulative = np.minimum(cumulative, cutoff)
+    return ideal_dcg_of(lists, None, cutoff, gain, base)
+
+
+def ideal_dcg_of(lists, queries: np.ndarray | None, depth, gain, base: float) -> np.ndarray:
+    """:func:`ideal_dcg_at` for each of ``queries`` (None: every query, in order), within
+    ``depth``: a number, one per element of ``queries``, or None."""
+    by_gain, level_gain = levels_by_gain(lists, gain)
+    size = lists.num_queries if queries is None else len(queries)
+    if len(by_gain) == 0 or size == 0:
+        return np.zeros(size)
+    counts = lists.ideal_level_counts if queries is None else lists.ideal_level_counts[queries]
+    cumulative = np.cumsum(counts[:, by_gain], axis=1)
+    if depth is not None:
+        cumulative = np.minimum(cumulative, depth if np.ndim(depth) == 0 else
+                                np.asarray(depth)[:, None])
     longest = int(cumulative[:, -1].max())
     prefix = np.concatenate(([0.0], np.cumsum(discounts(longest, base,
                                                          lists.conventions.discount))))
     upper = prefix[cumulative]
-    ideal = np.zeros(lists.num_queries)
-    below = np.zeros(lists.num_queries)
-    for j, gain_j in enumerate(level_gain[by_gain]):  # a few grades: same sum order per query
+    ideal = np.zeros(size)
+    below = np.zeros(size)
+    for j, gain_j in enumerate(level_gain):  # a few grades: same sum order per query
         ideal += gain_j * (upper[:, j] - below)
         below = upper[:, j]
     return ideal
+
+
+def levels_by_gain(lists, gain) -> tuple[np.ndarray, np.ndarray]:
+    """The judged grade levels with a positive gain, by gain descending (ties: by grade), and
+    their gains."""
+    level_gain = gains(lists.levels, gain)
+    by_gain = np.argsort(-level_gain, kind="stable")
+    by_gain = by_gain[level_gain[by_gain] > 0]
+    return by_gain, level_gain[by_gain]
 
 
 def _ratio(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:

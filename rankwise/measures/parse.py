@@ -57,7 +57,7 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     "rbp": ("RBP", {"p": 0.9}),  # trec_eval's persistence (ir_measures' RBP: 0.8)
     "rbp_resid": ("RBPResid", {"p": 0.9}),
     "infap": ("infAP", {}),
-    "utility": ("Utility", {}), "bing": ("binG", {}),
+    "utility": ("Utility", {}), "bing": ("binG", {}), "rndcg": ("Rndcg", {}),
 }
 
 # trec_eval families that take a list of cutoffs, with their defaults
@@ -78,9 +78,10 @@ OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rpre
 ALL_TREC = OFFICIAL + ("recall", "gm_bpref", "11pt_avg", "ndcg", "ndcg_cut", "map_cut",
                        "relative_P", "success", "set_P", "set_relative_P", "set_recall",
                        "set_map", "set_F", "num_nonrel_judged_ret", "infAP", "rbp",
-                       "rbp_resid", "unj", "utility", "binG", "Rprec_mult")
+                       "rbp_resid", "unj", "utility", "binG", "Rprec_mult", "ndcg_rel",
+                       "Rndcg")
 #: trec_eval 10's all_trec measures that rankwise does not compute (see docs/conformance.md)
-ALL_TREC_NOT_COMPUTED = ("G", "Rndcg", "ndcg_rel", "relstring")
+ALL_TREC_NOT_COMPUTED = ("G", "relstring")
 
 _GENERIC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$")
 _TREC_CUT = re.compile(r"^(?P<family>P|recall|ndcg_cut|map_cut|success|iprec_at_recall|relative_P"
@@ -144,6 +145,10 @@ def _lookup(name: str, text: str) -> tuple[str, dict[str, Any]]:
     return alias
 
 
+#: trec_eval families that take a gain map (``ndcg.1=3,2=9``), and their families here
+_GAIN_MAPPED = {"ndcg": "nDCG", "ndcg_rel": "ndcg_rel", "Rndcg": "Rndcg"}
+
+
 def _parse_trec_params(text: str) -> list[Measure]:
     """trec_eval's ``family.params`` form: ``P.5,10``, ``ndcg.1=3,2=9``, ``set_F.0.5``."""
     name, _, rest = text.partition(".")
@@ -151,12 +156,12 @@ def _parse_trec_params(text: str) -> list[Measure]:
     if name in TREC_CUTOFF_FAMILIES:
         family = TREC_CUTOFF_FAMILIES[name][0]
         return [make_measure(family, v, text=text) for v in values]
-    if name == "ndcg" and all("=" in v for v in values):
+    if name in _GAIN_MAPPED and all("=" in v for v in values):
         gain_map = {}
         for v in values:
             grade, _, gain = v.partition("=")
             gain_map[_number(grade, text)] = _number(gain, text)
-        return [make_measure("nDCG", None, {"gain": gain_map}, text=text)]
+        return [make_measure(_GAIN_MAPPED[name], None, {"gain": gain_map}, text=text)]
     if name in ("rbp", "rbp_resid") and len(values) == 1 and values[0].startswith("p="):
         return [make_measure(ALIASES[name][0], None, {"p": _number(values[0][2:], text)},
                              text=text)]

@@ -212,7 +212,7 @@ def test_unsupported_names_suggest_the_closest_supported_ones():
         ours.RelevanceEvaluator({"q": {"d": 1}}, ["ndcg_cutt"])
 
 
-@pytest.mark.parametrize("name", ["G", "ndcg_rel", "Rndcg", "all_trec"])
+@pytest.mark.parametrize("name", ["G", "all_trec"])
 def test_trec_eval_measures_rankwise_lacks_say_so(name):
     with pytest.raises(ValueError, match="unsupported measure") as info:
         ours.RelevanceEvaluator({"q": {"d": 1}}, [name])
@@ -235,7 +235,7 @@ def test_one_string_instead_of_a_collection_is_explained():
 def test_supported_measures_are_pytrec_eval_names():
     assert ours.supported_measures <= set(real.supported_measures)
     assert set(real.supported_measures) - ours.supported_measures == {
-        "G", "ndcg_rel", "Rndcg"}
+        "G"}
     assert ours.supported_nicknames["official"] == set(real.supported_nicknames["official"])
     assert ours.supported_nicknames["set"] == set(real.supported_nicknames["set"])
 
