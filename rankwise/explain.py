@@ -10,7 +10,7 @@ table *is* the computation. The tests check the final value against
 articles' worked tables.
 
 Families: P, R, F1, Success, RelP, Rprec, RR, AP (gm_map), Bpref (gm_bpref), nDCG, DCG,
-IDCG, CG and ERR.
+IDCG, CG, ERR, RBP, Judged and Unjudged.
 
 Examples
 --------
@@ -43,11 +43,12 @@ from .plain import plain
 FAMILIES = {"P": "P", "R": "R", "F1": "F1", "Success": "Success", "RelP": "RelP",
             "Rprec": "Rprec", "RR": "RR", "AP": "AP", "gm_map": "AP", "Bpref": "Bpref",
             "gm_bpref": "Bpref", "nDCG": "nDCG", "DCG": "DCG", "IDCG": "IDCG", "CG": "CG",
-            "ERR": "ERR"}
+            "ERR": "ERR", "RBP": "RBP", "Judged": "Judged", "Unjudged": "Judged"}
 #: Column key -> header, in display order.
 HEADERS = {"rank": "rank", "doc": "doc", "grade": "grade", "relevant": "relevant",
            "hits": "hits", "precision": "P@rank", "gain": "gain", "discount": "discount",
            "stop": "R_i", "reach": "reach", "nonrel_above": "nonrel above",
+           "weight": "(1-p)p^(r-1)", "judged": "judged", "judged_so_far": "judged so far",
            "contribution": "contribution", "running": "running sum"}
 
 
@@ -311,8 +312,8 @@ def _explain(m, listed: _Listed, query: str, system: str, conv) -> Explanation:
     fconv = conv.for_family(m.family)
     params = dict(m.spec.params)
     params.update(dict(m.params))
-    rel = params.get("rel")
-    rel = fconv.relevance_threshold if rel is None else float(rel)
+    rel = params.get("rel")  # RBP's "graded" reads the grades: no threshold
+    rel = fconv.relevance_threshold if rel is None or isinstance(rel, str) else float(rel)
     gain = params.get("gain")
     gain = fconv.gain_name if gain is None else gain
     base = params.get("base")
@@ -341,7 +342,10 @@ def _explain(m, listed: _Listed, query: str, system: str, conv) -> Explanation:
     depth = n if k is None else min(k, n)
     context = _Context(m, kind, k, rel, gain, base, num_rel, num_nonrel, fconv, listed.max_grade,
                        params)
-    if kind in ("nDCG", "DCG", "IDCG", "CG", "ERR"):
+    if kind in ("RBP", "Judged"):
+        steps, ideal_list, ideal = _rbp_or_judged_steps(context, docs, grades, depth, pool)
+        ideal_depth = len(ideal_list) if k is None else min(k, len(ideal_list))
+    elif kind in ("nDCG", "DCG", "IDCG", "CG", "ERR"):
         steps = _graded_steps(context, docs, grades, depth)
         ideal_list = [(d, g) for d, g in pool]
         ideal_list.sort(key=lambda item: -_gain(item[1], gain))
@@ -395,6 +399,8 @@ _COLUMNS = {
     "IDCG": ["rank", "doc", "grade", "gain", "discount", "contribution", "running"],
     "CG": ["rank", "doc", "grade", "gain", "contribution", "running"],
     "ERR": ["rank", "doc", "grade", "stop", "reach", "contribution", "running"],
+    "RBP": ["rank", "doc", "grade", "gain", "weight", "contribution", "running"],
+    "Judged": ["rank", "doc", "grade", "judged", "judged_so_far"],
 }
 
 
@@ -463,6 +469,39 @@ def _graded_steps(c: _Context, docs, grades, depth: int) -> list[dict[str, Any]]
     return rows
 
 
+def _rbp_or_judged_steps(c: _Context, docs, grades, depth: int, pool):
+    """RBP: r_i (1 when the grade is >= rel, or the grade over the largest judged grade of the
+    query when above 1), weight (1 − p)·p^(rank − 1), contribution r_i · weight (Moffat & Zobel
+    2008). Judged / Unjudged: whether each document is judged (grade >= 0), counted. The ideal
+    ranking: the judged documents, best first."""
+    ideal_list = sorted(pool, key=lambda item: (-item[1], item[0]))
+    if c.kind == "Judged":
+        def steps_of(ranked_docs, ranked_grades, count):
+            rows, judged = [], 0
+            for i in range(count):
+                judged += ranked_grades[i] >= 0
+                rows.append({"rank": i + 1, "doc": ranked_docs[i], "grade": ranked_grades[i],
+                             "judged": int(ranked_grades[i] >= 0), "judged_so_far": judged})
+            return rows
+    else:
+        p, graded = float(c.params["p"]), isinstance(c.params["rel"], str)
+        top = max(1.0, max((g for _, g in pool), default=0.0))
+
+        def steps_of(ranked_docs, ranked_grades, count):
+            rows, running = [], 0.0
+            for i in range(count):
+                g = ranked_grades[i]
+                r = (g / top if g > 0 else 0.0) if graded else float(g >= c.params["rel"])
+                weight = (1.0 - p) * p ** i
+                running += r * weight
+                rows.append({"rank": i + 1, "doc": ranked_docs[i], "grade": g, "gain": r,
+                             "weight": weight, "contribution": r * weight, "running": running})
+            return rows
+    ideal_depth = len(ideal_list) if c.cutoff is None else min(c.cutoff, len(ideal_list))
+    return (steps_of(docs, grades, depth), ideal_list,
+            steps_of([d for d, _ in ideal_list], [g for _, g in ideal_list], ideal_depth))
+
+
 def _gain(grade: float, gain) -> float:
     """linear: the grade; exp: 2^grade − 1; a map: its value for the grade (else the grade).
     Unjudged (NaN) and negative grades gain 0."""
@@ -483,7 +522,7 @@ def _finish(c: _Context, steps, ideal, depth: int, n: int, notes: list[str]):
     """The final value from the step table, and the lines that show it."""
     name, k, kind = str(c.measure), c.cutoff, c.kind
     hits = steps[-1]["hits"] if steps and "hits" in steps[-1] else 0
-    total = steps[-1]["running"] if steps else 0.0
+    total = steps[-1].get("running", 0.0) if steps else 0.0
     within = f"in the top {k}" if k is not None else "retrieved"
     undefined = None
     if kind == "P":
@@ -532,6 +571,27 @@ def _finish(c: _Context, steps, ideal, depth: int, n: int, notes: list[str]):
         value = total
         label = {"DCG": "Σ gain / discount", "CG": "Σ gain", "ERR": "Σ R_i · reach_i / rank"}
         lines = [f"{name} = {label[kind]} = {_f(value)}"]
+    elif kind == "RBP":
+        value = total
+        p, rel = c.params["p"], c.params["rel"]
+        what = "r = 1 if grade >= " + f"{rel:g}" if not isinstance(rel, str) else \
+            "r = grade / the largest judged grade (when above 1)"
+        lines = [f"{name} = Σ (1 − p)·p^(rank − 1)·r over the {'top ' + str(k) if k else 'list'}"
+                 f" = {_f(value)} (p = {p:g}, {what})"]
+    elif kind == "Judged":
+        judged = steps[-1]["judged_so_far"] if steps else 0
+        denominator = n if k is None else k if c.conv.short_lists == "cutoff" else min(k, n)
+        why = "the list length" if k is None else "K" if c.conv.short_lists == "cutoff" else \
+            "min(K, list length)"
+        if c.measure.family == "Judged":
+            value = _divide(judged, denominator)
+            lines = [f"{name} = judged {within} / {why} = {judged} / {denominator} = "
+                     f"{_f(value)}"]
+        else:
+            unjudged = depth - judged
+            value = _divide(unjudged, denominator)
+            lines = [f"{name} = unjudged {within} / {why} = {unjudged} / {denominator} = "
+                     f"{_f(value)}"]
     elif kind == "IDCG":
         value = ideal[-1]["running"] if ideal else 0.0
         lines = [f"{name} = DCG of the ideal ranking = {_f(value)}"]
@@ -575,14 +635,14 @@ def _list_notes(c: _Context, docs, grades, scores, relevant, depth: int, n: int,
                      + (" (P@K still divides by K)" if c.kind in ("P", "F1")
                         and c.conv.short_lists == "cutoff" else ""))
     unjudged = sum(1 for g in grades[:depth] if not g >= 0)
-    if unjudged:
+    if unjudged and c.kind != "Judged":
         notes.append(f"{_count(unjudged, depth)} unjudged (grade shown as -): "
                      + ("bpref skips them" if c.kind == "Bpref" else "they count as non-relevant"
                         if c.kind not in ("nDCG", "DCG", "CG", "ERR", "IDCG") else "they gain 0"))
     if c.kind not in ("ERR",):
         retrieved = {d for d, r in zip(docs[:depth], relevant[:depth]) if r}
         missed = c.num_rel - len(retrieved) if c.conv.ideal == "judgments" else 0
-        if missed > 0 and c.kind not in ("DCG", "CG", "nDCG", "IDCG"):
+        if missed > 0 and c.kind not in ("DCG", "CG", "nDCG", "IDCG", "RBP", "Judged"):
             notes.append(f"{missed} of the {c.num_rel} relevant documents (grade >= {c.rel:g}) "
                          f"{'is' if missed == 1 else 'are'} not "
                          f"{'in the top ' + str(k) if k is not None else 'retrieved'}: "
@@ -604,7 +664,8 @@ def _shown(rows, kind: str, cutoff: int | None) -> int:
     """Rows worth showing: up to the cutoff, else up to the last one that contributes."""
     if cutoff is not None:
         return len(rows)
-    key = "relevant" if kind in ("P", "R", "F1", "Success", "RelP", "Rprec") else "contribution"
+    key = "relevant" if kind in ("P", "R", "F1", "Success", "RelP", "Rprec") else \
+        "judged" if kind == "Judged" else "contribution"
     last = max((i for i, r in enumerate(rows) if r.get(key)), default=-1)
     return min(len(rows), max(last + 1, 10))
 
@@ -652,7 +713,7 @@ def _cell(key: str, value: Any, digits: int) -> str:
         if not value >= 0:
             return "-" if math.isnan(value) else f"{value:g} (unjudged)"
         return f"{value:g}"
-    if key in ("rank", "hits", "relevant", "nonrel_above"):
+    if key in ("rank", "hits", "relevant", "nonrel_above", "judged", "judged_so_far"):
         return str(int(value))
     if key == "doc":
         return str(value)
