@@ -20,7 +20,9 @@ from rankwise.stream import evaluate_stream
 from tests.helpers import memory_short, spy
 
 MEASURES = ["P@5", "P@10", "R@20", "AP", "AP@10", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref",
-            "gm_map", "Success@5", "ERR@10", "NumQ", "NumRelRet", "IPrec@0.2"]
+            "gm_map", "Success@5", "ERR@10", "NumQ", "NumRelRet", "IPrec@0.2", "infAP", "rbp",
+            "rbp_resid", "unj_5", "Judged@10", "binG", "utility", "Rprec_mult_0.60", "ndcg_rel",
+            "Rndcg", "G"]
 CHUNK_SIZES = [1, 300, 4096, 10 ** 9]  # one query per chunk ... everything in one chunk
 
 

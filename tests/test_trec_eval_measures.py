@@ -1,5 +1,5 @@
 """The trec_eval 10 measures added to the foundation's (Judged@K and Unjudged@K, RBP and its
-residual, infAP, binG, utility, Rprec_mult, ndcg_rel and Rndcg): worked examples computed by
+residual, infAP, binG, utility, Rprec_mult, ndcg_rel, Rndcg and G): worked examples computed by
 hand, and their names in the three dialects. trec_eval 10's own values of all of them are
 compared line by line in tests/conformance (grades -1..4 included), pytrec_eval's in
 tests/compat (all but Judged, Unjudged and RBP, which trec_eval 9 lacks), ir_measures' Judged
@@ -176,7 +176,19 @@ def test_rank_averaged_ndcg_by_hand():
     assert mean("Rndcg(rel=5)") == 0.0  # no relevant document at threshold 5
 
 
+def test_normalized_gain_by_hand():
+    # gains a 3 (rank 1), b 1 (rank 2), f 4 not retrieved; the ideal: f 4, a 3, b 1 (total 8)
+    # cost: 4, 4 + 3 = 7; gain so far: 3, 4
+    expected = (3 / math.log2(2 + 4 - 3) + 1 / math.log2(2 + 7 - 4)) / 8
+    assert mean("G") == pytest.approx(expected, abs=1e-15)
+    # beyond the ideal list every rank costs 1: b at rank 3 after x and y (unjudged)
+    qrels, run = {"q": {"a": 1, "b": 1}}, {"q": {"x": 3.0, "y": 2.0, "b": 1.0}}
+    assert mean("G", qrels, run) == pytest.approx(1 / math.log2(2 + 3 - 1) / 2, abs=1e-15)
+
+
 @pytest.mark.parametrize("text, canonical, trec", [
+    ("G", "G", "G"),
+    ("G.1=3,2=9", "G(gain={1:3,2:9})", "G(gain={1:3,2:9})"),
     ("ndcg_rel", "ndcg_rel", "ndcg_rel"),
     ("Rndcg", "Rndcg", "Rndcg"),
     ("ndcg_rel.1=3,2=9", "ndcg_rel(gain={1:3,2:9})", "ndcg_rel(gain={1:3,2:9})"),
@@ -209,7 +221,7 @@ def test_trec_eval_sets():
     assert names == ["Unjudged@5", "Unjudged@10", "Unjudged@20"]
     every = {str(m) for m in rankwise.parse_measures("all_trec")}
     assert {"RBP(p=0.9)", "RBPResid(p=0.9)", "infAP", "binG", "Utility", "RprecMult@0.2",
-            "ndcg_rel", "Rndcg", *names} <= every
+            "ndcg_rel", "Rndcg", "G", *names} <= every
     assert len([m for m in rankwise.parse_measures("Rprec_mult")]) == 10
 
 

@@ -47,14 +47,14 @@ import numpy as np
 __all__ = ["RelevanceEvaluator", "compute_aggregated_measure", "parse_qrel", "parse_run",
            "supported_measures", "supported_nicknames"]
 
-#: trec_eval 9's measures in the order pytrec_eval reports them; ``None``: not implemented.
-_TREC_ORDER: tuple[tuple[str, str | None], ...] = (
+#: trec_eval 9's measures in the order pytrec_eval reports them, and their families here.
+_TREC_ORDER: tuple[tuple[str, str], ...] = (
     ("runid", "const"), ("num_q", "NumQ"), ("num_ret", "NumRet"), ("num_rel", "NumRel"),
     ("num_rel_ret", "NumRelRet"), ("map", "AP"), ("gm_map", "AP"), ("Rprec", "Rprec"),
     ("bpref", "Bpref"), ("recip_rank", "RR"), ("iprec_at_recall", "IPrec"), ("P", "P"),
     ("relstring", "const"), ("recall", "R"), ("infAP", "infAP"), ("gm_bpref", "Bpref"),
     ("Rprec_mult", "RprecMult"), ("utility", "Utility"), ("11pt_avg", "11pt_avg"), ("binG", "binG"),
-    ("G", None), ("ndcg", "nDCG"), ("ndcg_rel", "ndcg_rel"), ("Rndcg", "Rndcg"),
+    ("G", "G"), ("ndcg", "nDCG"), ("ndcg_rel", "ndcg_rel"), ("Rndcg", "Rndcg"),
     ("ndcg_cut", "nDCG"),
     ("map_cut", "AP"), ("relative_P", "RelP"), ("success", "Success"), ("set_P", "SetP"),
     ("set_relative_P", "SetRelP"), ("set_recall", "SetR"), ("set_map", "SetAP"),
@@ -72,8 +72,8 @@ _LEVELS = tuple(i / 10 for i in range(11))  # iprec_at_recall's default recall l
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))  # Rprec_mult's default multiples of R
 _LOG_FLOOR = 1e-5  # trec_eval's floor before the log of gm_map and gm_bpref (MIN_GEO_MEAN)
 
-#: pytrec_eval's measure names (families) that rankwise computes.
-supported_measures: frozenset[str] = frozenset(n for n, f in _TREC_ORDER if f is not None)
+#: pytrec_eval's measure names (families), every one of which rankwise computes.
+supported_measures: frozenset[str] = frozenset(n for n, _ in _TREC_ORDER)
 
 _NICKNAMES: dict[str, frozenset[str]] = {
     "official": frozenset({"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map",
@@ -82,9 +82,9 @@ _NICKNAMES: dict[str, frozenset[str]] = {
                       "set_P", "set_relative_P", "set_recall", "set_map", "set_F"}),
     "all_trec": frozenset(n for n, _ in _TREC_ORDER),
 }
-#: pytrec_eval's nicknames whose every measure rankwise computes.
-supported_nicknames: dict[str, frozenset[str]] = {
-    k: v for k, v in _NICKNAMES.items() if v <= supported_measures}
+#: pytrec_eval's nicknames for sets of measures (its preference and judgment-group ones
+#: read inputs rankwise does not take).
+supported_nicknames: dict[str, frozenset[str]] = dict(_NICKNAMES)
 
 # pytrec_eval's pattern for "family.params" / "family_params": numbers separated by commas
 _PARAMS = r"{}[._]([0-9]+(?:\.[0-9]+)?(?:,[0-9]+(?:\.[0-9]+)?)*)"
@@ -281,11 +281,6 @@ def _expand_nicknames(measures: Iterable[str]) -> list[str]:
         if not isinstance(name, str):
             raise _error(f"a measure name must be a string, got {type(name).__name__}", name)
         if name in _NICKNAMES:
-            missing = sorted(_NICKNAMES[name] - supported_measures)
-            if missing:
-                raise _error(f"unsupported measure {name}: it includes {', '.join(missing)}, "
-                             "which rankwise does not compute; ask for the others by name "
-                             "(rankwise.compat.pytrec_eval.supported_measures)")
             out += sorted(_NICKNAMES[name])
         else:
             out.append(name)
@@ -298,8 +293,6 @@ def _split(name: str) -> tuple[str, list[str]]:
     for base, _ in _TREC_ORDER:
         match = re.match(_PARAMS.format(re.escape(base)), name)
         if match:
-            if _FAMILY[base] is None:
-                raise _unsupported(name, base)
             return base, match.group(1).split(",")
     raise _unsupported(name)
 
@@ -308,8 +301,6 @@ def _family_columns(base: str, params: list[str]) -> list[_Column]:
     from ..measures.registry import make_measure
 
     family = _FAMILY[base]
-    if family is None:
-        raise _unsupported(base)
     if base in _CUTOFFS:
         cutoffs = sorted({_cutoff(p, base) for p in params}) if params else _CUTOFFS[base]
         return [_Column(f"{base}_{k}", make_measure(family, k), "plain") for k in cutoffs]
@@ -350,18 +341,14 @@ def _level(text: str, base: str) -> float:
     return value
 
 
-def _unsupported(name: str, base: str | None = None) -> ValueError:
+def _unsupported(name: str) -> ValueError:
     pool = sorted(supported_measures) + sorted(supported_nicknames)
     stem = re.split(r"[._@(]", name, maxsplit=1)[0]
     close = difflib.get_close_matches(name, pool, n=4, cutoff=0.5) or \
         difflib.get_close_matches(stem, pool, n=4, cutoff=0.5)
-    if _FAMILY.get(base or name, "") is None:
-        why = "trec_eval has it, rankwise does not compute it"
-    else:
-        why = "not a pytrec_eval measure"
     hint = f"; closest supported: {', '.join(close)}" if close else \
         "; rankwise.compat.pytrec_eval.supported_measures lists them"
-    return _error(f"unsupported measure {name} ({why}){hint}")
+    return _error(f"unsupported measure {name} (not a pytrec_eval measure){hint}")
 
 
 def _error(message: str, value: Any = None) -> ValueError:

@@ -32,6 +32,11 @@ group holds a hit with probability ``r / n``.
   (about n·r·b/2 terms for a group of n documents with r hits and b judged non-relevant).
 * **binG**: a hit at position t of its group has a hypergeometric number of the group's other
   hits above it; the term 1/log2(2 + documents not relevant above) is averaged over both.
+* **G**: a gaining document's term depends on the sum of the gains above it. Outside its group
+  that sum is fixed; inside, the documents above it are a uniform subset of the group's others,
+  so the term is averaged over every count of each distinct gain among them (a multivariate
+  hypergeometric draw): the product of (count + 1) over the group's distinct gains, per
+  gaining document's gain.
 * **Bpref**: a hit's rank among the b judged non-relevant documents of its own group is uniform
   on 0..b (only their relative order matters), so min(n_r, R) is averaged in closed form.
 * **ERR** (cascade): the product of (1 − R_i) over earlier groups does not depend on their
@@ -83,7 +88,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.segments import discounts, rank_within
+from ..core.segments import discounts, rank_within, segmented_cumsum
 from ..errors import MeasureError
 from .binary import _safe_divide, ap_denominator, judged_nonrelevant, multiple_of_r
 from .curves import ELEVEN_POINTS, _relevant_needed
@@ -91,6 +96,8 @@ from .graded import _ratio, gains, ideal_dcg_at, ideal_dcg_of
 from .inferred import outside_pool, precision_terms
 from .judged import ranks_counted
 from .ndcg_averages import gaining_judged, rank_average
+from .normalized_gain import ideal_cost as g_ideal_cost
+from .normalized_gain import ideal_total as g_ideal_total
 from .rbp import relevance_of_rows
 
 #: Most elementary steps one expected value may take before a MeasureError (about a minute).
@@ -674,6 +681,19 @@ def rbp_residual(lists, groups: TieGroups, cutoff: None, p: float) -> np.ndarray
     return np.where(has_unjudged, np.power(p, lists.num_retrieved) + total, 0.0)
 
 
+def _earlier_in_query(groups: TieGroups, per_group: np.ndarray) -> np.ndarray:
+    """Per group, the sum of ``per_group`` over the earlier groups of its query, summed within
+    the query only (:meth:`TieGroups.before` subtracts running totals over all queries: exact
+    for counts, but for fractions its rounding would depend on the queries before, and so on
+    how the queries are split into chunks)."""
+    inclusive = segmented_cumsum(per_group, groups.query)
+    out = np.zeros(len(per_group))
+    if len(per_group) > 1:
+        later = groups.query[1:] == groups.query[:-1]
+        out[1:][later] = inclusive[:-1][later]
+    return out
+
+
 @expected_for("Rndcg")
 def rank_averaged_ndcg(lists, groups: TieGroups, cutoff: None, gain, base: float,
                        rel: float) -> np.ndarray:
@@ -698,8 +718,8 @@ def ndcg_at_relevant(lists, groups: TieGroups, cutoff: None, gain, base: float) 
     discount = discounts(longest, base, lists.conventions.discount)
     running = np.concatenate(([0.0], np.cumsum(discount)))
     start, size = groups.position, groups.size
-    before = groups.before(total_gain / np.maximum(size, 1) * (running[start + size] -
-                                                                running[start]))
+    before = _earlier_in_query(groups, total_gain / np.maximum(size, 1) *
+                               (running[start + size] - running[start]))
     chosen = np.flatnonzero(gaining > 0)
     g, t = _ragged(size[chosen])
     group = chosen[g]
@@ -716,6 +736,50 @@ def ndcg_at_relevant(lists, groups: TieGroups, cutoff: None, gain, base: float) 
     whole = _safe_divide(expected_dcg(lists, groups, None, gain, base),
                          ideal_dcg_at(lists, None, gain, base))
     return _ratio(at_relevant + missed * whole, num_gaining.astype(np.float64))
+
+
+@expected_for("G")
+def normalized_gain(lists, groups: TieGroups, cutoff: None, gain) -> np.ndarray:
+    """E[G]: for each gain value v of a group's documents and each composition k of the other
+    documents above one of them (k_l of the group's c'_l others with the l-th gain value,
+    c'_l = c_l − [l = v]), probability Π C(c'_l, k_l) / C(n − 1, Σk) / n, at position
+    t = Σk with S = (gain of the earlier groups) + v + Σ k_l·value_l above and including it."""
+    row_gain = gains(lists.grade, gain)
+    chosen = np.flatnonzero(groups.count(np.flatnonzero(row_gain != 0)) > 0)
+    if len(chosen) == 0:
+        return _ratio(np.zeros(lists.num_queries), g_ideal_total(lists, gain))
+    before = _earlier_in_query(groups, groups.count(np.arange(lists.num_rows), row_gain))
+    item, index = _ragged(groups.size[chosen])
+    rows = groups.start[chosen][item] + index
+    values, value_of_row = np.unique(row_gain[rows], return_inverse=True)
+    counts = np.zeros((len(chosen), len(values)), dtype=np.int64)
+    np.add.at(counts, (item, value_of_row), 1)
+    # (group, v): every gain value v != 0 held by the group, for one of its documents
+    pair_group, pair_value = np.nonzero((counts > 0) & (values != 0)[None, :])
+    others = counts[pair_group].copy()
+    others[np.arange(len(pair_group)), pair_value] -= 1
+    radix = others + 1
+    sizes = np.prod(radix, axis=1)
+    _check_work(float(sizes.sum()) * len(values), "G")
+    # (group, v, k): every composition of the others above it, k_l in 0..c'_l
+    pair, index = _ragged(sizes)
+    k = np.empty((len(pair), len(values)), dtype=np.int64)
+    stride = np.ones(len(pair), dtype=np.int64)
+    for column in range(len(values)):
+        k[:, column] = index // stride % radix[pair, column]
+        stride = stride * radix[pair, column]
+    above = k.sum(axis=1)
+    group = chosen[pair_group[pair]]
+    n = groups.size[group]
+    probability = _choose_ratio([(others[pair, col], k[:, col]) for col in range(len(values))],
+                                (n - 1, above))
+    value = values[pair_value[pair]]
+    so_far = before[group] + value + k @ values
+    cost = g_ideal_cost(lists, groups.query[group], groups.position[group] + above + 1, gain)
+    term = value / np.log2(2.0 + cost - so_far)
+    holding = counts[pair_group[pair], pair_value[pair]]
+    weight = holding / n * probability * term
+    return _ratio(groups.per_query(weight, group), g_ideal_total(lists, gain))
 
 
 # ---------------------------------------------------------------------------- graded measures

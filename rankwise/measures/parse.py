@@ -79,9 +79,9 @@ ALL_TREC = OFFICIAL + ("recall", "gm_bpref", "11pt_avg", "ndcg", "ndcg_cut", "ma
                        "relative_P", "success", "set_P", "set_relative_P", "set_recall",
                        "set_map", "set_F", "num_nonrel_judged_ret", "infAP", "rbp",
                        "rbp_resid", "unj", "utility", "binG", "Rprec_mult", "ndcg_rel",
-                       "Rndcg")
+                       "Rndcg", "G")
 #: trec_eval 10's all_trec measures that rankwise does not compute (see docs/conformance.md)
-ALL_TREC_NOT_COMPUTED = ("G", "relstring")
+ALL_TREC_NOT_COMPUTED = ("relstring",)
 
 _GENERIC = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$")
 _TREC_CUT = re.compile(r"^(?P<family>P|recall|ndcg_cut|map_cut|success|iprec_at_recall|relative_P"
@@ -146,7 +146,7 @@ def _lookup(name: str, text: str) -> tuple[str, dict[str, Any]]:
 
 
 #: trec_eval families that take a gain map (``ndcg.1=3,2=9``), and their families here
-_GAIN_MAPPED = {"ndcg": "nDCG", "ndcg_rel": "ndcg_rel", "Rndcg": "Rndcg"}
+_GAIN_MAPPED = {"ndcg": "nDCG", "ndcg_rel": "ndcg_rel", "Rndcg": "Rndcg", "G": "G"}
 
 
 def _parse_trec_params(text: str) -> list[Measure]:

@@ -212,11 +212,17 @@ def test_unsupported_names_suggest_the_closest_supported_ones():
         ours.RelevanceEvaluator({"q": {"d": 1}}, ["ndcg_cutt"])
 
 
-@pytest.mark.parametrize("name", ["G", "all_trec"])
-def test_trec_eval_measures_rankwise_lacks_say_so(name):
-    with pytest.raises(ValueError, match="unsupported measure") as info:
-        ours.RelevanceEvaluator({"q": {"d": 1}}, [name])
-    assert "rankwise does not compute" in str(info.value)
+def test_every_trec_eval_measure_and_nickname_is_computed():
+    """Every measure pytrec_eval has, and its nicknames official, set and all_trec, are
+    computed, with their keys, in their order, and their values (the preference and
+    judgment-group nicknames need inputs rankwise does not read)."""
+    assert set(ours.supported_nicknames) == {"official", "set", "all_trec"}
+    for name, members in ours.supported_nicknames.items():
+        assert members == set(real.supported_nicknames[name])
+    qrels, run = tricky(4, negative=True, num_queries=60)
+    expected = real.RelevanceEvaluator(qrels, {"all_trec"}).evaluate(run)
+    got = ours.RelevanceEvaluator(qrels, {"all_trec"}).evaluate(run)
+    assert assert_same(expected, got) > 4000  # about 50 judged queries x 95 keys
 
 
 @pytest.mark.parametrize("name", ["P_0", "ndcg.1", "success.0", "iprec_at_recall.1.5"])
@@ -234,8 +240,7 @@ def test_one_string_instead_of_a_collection_is_explained():
 
 def test_supported_measures_are_pytrec_eval_names():
     assert ours.supported_measures <= set(real.supported_measures)
-    assert set(real.supported_measures) - ours.supported_measures == {
-        "G"}
+    assert set(real.supported_measures) == ours.supported_measures
     assert ours.supported_nicknames["official"] == set(real.supported_nicknames["official"])
     assert ours.supported_nicknames["set"] == set(real.supported_nicknames["set"])
 

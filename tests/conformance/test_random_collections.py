@@ -25,13 +25,13 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "random"
 
 #: trec_eval's flags -> (rankwise conventions, whether the full qrels are used, lines compared)
 FLAGS = {
-    "": ({}, False, 12856),
-    "-c": ({"missing_queries": "zero"}, True, 14172),
-    "-l2": ({"relevance_threshold": 2}, False, 12856),
-    "-J": ({"unjudged": "remove"}, False, 12674),
-    "-M5": ({"max_depth": 5}, False, 12856),
-    "-c -M3": ({"missing_queries": "zero", "max_depth": 3}, True, 14172),
-    "-l2 -J": ({"relevance_threshold": 2, "unjudged": "remove"}, False, 12642),
+    "": ({}, False, 12992),
+    "-c": ({"missing_queries": "zero"}, True, 14322),
+    "-l2": ({"relevance_threshold": 2}, False, 12992),
+    "-J": ({"unjudged": "remove"}, False, 12810),
+    "-M5": ({"max_depth": 5}, False, 12992),
+    "-c -M3": ({"missing_queries": "zero", "max_depth": 3}, True, 14322),
+    "-l2 -J": ({"relevance_threshold": 2, "unjudged": "remove"}, False, 12778),
 }
 MEASURES = rankwise.parse_measures("all_trec")
 BY_TREC_NAME = {m.trec_name(): str(m) for m in MEASURES}

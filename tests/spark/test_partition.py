@@ -30,7 +30,8 @@ MEASURES = ["P@5", "P@10", "R@10", "AP", "AP@10", "nDCG", "nDCG@10", "nDCG(gain=
             "Rprec", "Bpref", "Success@3", "ERR@10", "gm_map", "gm_bpref", "IPrec@0.3",
             "11pt_avg", "SetF", "RelP@5", "NumQ", "NumRet", "NumRel", "NumRelRet",
             "NumNonRelJudgedRet", "MAE", "F1@5", "DCG@5", "CG@5", "RWRR@5", "RBP", "RBPResid",
-            "infAP", "binG", "Utility", "RprecMult@0.6", "Judged@10", "Unjudged@5"]
+            "infAP", "binG", "Utility", "RprecMult@0.6", "Judged@10", "Unjudged@5", "ndcg_rel",
+            "Rndcg", "G"]
 
 
 def simulate(runs, qrels, measures, conventions, partitions=3, batch_rows=17, chunk_rows=40):

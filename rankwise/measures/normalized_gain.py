@@ -1,0 +1,61 @@
+"""trec_eval 10's ``G`` (m_G.c, "normalized gain", an experimental measure of 2008 that
+"combines qualities of MAP and NDCG").
+
+A document with gain g retrieved at rank i adds ``g / log2(2 + cost(i) − S(i))``: S(i) is the
+gain retrieved down to rank i (itself included), cost(i) the most that could have been: the
+ideal ranking's gains down to rank i, each counted as at least 1 (beyond the ideal list, 1 a
+rank). So a document adds its full gain when every document above it was as good as possible,
+less the further the list fell behind. G is the sum over the retrieved documents divided by
+the total gain of the judgments. Gains as nDCG's (``gain``: linear by default, exponential or
+a map ``G.1=3,2=9``); unjudged documents and negative grades gain 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.segments import segmented_cumsum
+from .graded import _gaining_rows, _ratio, levels_by_gain
+from .registry import family
+
+
+def ideal_cost(lists, queries: np.ndarray, depth: np.ndarray, gain) -> np.ndarray:
+    """cost at ``depth`` for each of ``queries``: Σ over the ideal ranking's first ``depth``
+    ranks of max(gain, 1), 1 a rank beyond the judged documents with a positive gain."""
+    by_gain, level_gain = levels_by_gain(lists, gain)
+    depth = np.asarray(depth, dtype=np.int64)
+    if len(by_gain) == 0:
+        return depth.astype(np.float64)
+    cumulative = np.cumsum(lists.ideal_level_counts[queries][:, by_gain], axis=1)
+    within = np.diff(np.minimum(cumulative, depth[:, None]), axis=1, prepend=0)
+    beyond = np.maximum(depth - cumulative[:, -1], 0)
+    return within @ np.maximum(level_gain, 1.0) + beyond
+
+
+def ideal_total(lists, gain) -> np.ndarray:
+    """The total gain of each query's judgments with a positive gain (G's denominator)."""
+    by_gain, level_gain = levels_by_gain(lists, gain)
+    return lists.ideal_level_counts[:, by_gain] @ level_gain if len(by_gain) else \
+        np.zeros(lists.num_queries)
+
+
+@family("G", "Normalized gain: Σ gain / log2(2 + ideal cost so far − gain so far) over the "
+        "retrieved, over the judgments' total gain (trec_eval 10 m_G.c).",
+        params={"gain": None}, undefined_when="idcg_zero", trec_name="G")
+def normalized_gain(lists, cutoff: None, gain) -> np.ndarray:
+    """G = (1 / total judged gain) · Σ_i g_i / log2(2 + cost(i) − S(i)).
+
+    >>> from math import log2
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}         # the ideal: c (2), a (1)
+    >>> value = evaluate({"q": {"a": 1, "c": 2}}, run, ["G"]).mean("G")
+    >>> at_a, at_c = 1 / log2(2 + 2 - 1), 2 / log2(2 + (2 + 1 + 1) - 3)
+    >>> round(value, 12) == round((at_a + at_c) / 3, 12)
+    True
+    """
+    row_gain, position, segment = _gaining_rows(lists, None, gain)
+    so_far = segmented_cumsum(row_gain, segment)
+    cost = ideal_cost(lists, segment, position + 1, gain)
+    total = np.bincount(segment, weights=row_gain / np.log2(2.0 + cost - so_far),
+                        minlength=lists.num_queries)
+    return _ratio(total, ideal_total(lists, gain))
