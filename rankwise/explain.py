@@ -10,7 +10,7 @@ table *is* the computation. The tests check the final value against
 articles' worked tables.
 
 Families: P, R, F1, Success, RelP, Rprec, RR, AP (gm_map), Bpref (gm_bpref), nDCG, DCG,
-IDCG, CG, ERR, RBP, Judged and Unjudged.
+IDCG, CG, ERR, RBP, Judged, Unjudged, infAP, binG and RprecMult.
 
 Examples
 --------
@@ -43,12 +43,14 @@ from .plain import plain
 FAMILIES = {"P": "P", "R": "R", "F1": "F1", "Success": "Success", "RelP": "RelP",
             "Rprec": "Rprec", "RR": "RR", "AP": "AP", "gm_map": "AP", "Bpref": "Bpref",
             "gm_bpref": "Bpref", "nDCG": "nDCG", "DCG": "DCG", "IDCG": "IDCG", "CG": "CG",
-            "ERR": "ERR", "RBP": "RBP", "Judged": "Judged", "Unjudged": "Judged"}
+            "ERR": "ERR", "RBP": "RBP", "Judged": "Judged", "Unjudged": "Judged",
+            "infAP": "infAP", "binG": "binG", "RprecMult": "RprecMult"}
 #: Column key -> header, in display order.
 HEADERS = {"rank": "rank", "doc": "doc", "grade": "grade", "relevant": "relevant",
            "hits": "hits", "precision": "P@rank", "gain": "gain", "discount": "discount",
            "stop": "R_i", "reach": "reach", "nonrel_above": "nonrel above",
            "weight": "(1-p)p^(r-1)", "judged": "judged", "judged_so_far": "judged so far",
+           "pooled_above": "pooled above", "not_relevant_above": "not relevant above",
            "contribution": "contribution", "running": "running sum"}
 
 
@@ -328,7 +330,7 @@ def _explain(m, listed: _Listed, query: str, system: str, conv) -> Explanation:
     if fconv.ties != conv.ties:  # a family's own optimistic / pessimistic order
         docs, grades, scores = _ties_by_grade(docs, grades, scores, fconv.ties == "optimistic")
     kind = FAMILIES[m.family]
-    k = m.cutoff
+    k = None if kind == "RprecMult" else m.cutoff  # a multiple of R, not a rank
     n = len(docs)
     if fconv.ideal == "retrieved":
         pool = sorted(((d, g) for d, g in zip(docs, grades) if g >= 0),
@@ -401,6 +403,10 @@ _COLUMNS = {
     "ERR": ["rank", "doc", "grade", "stop", "reach", "contribution", "running"],
     "RBP": ["rank", "doc", "grade", "gain", "weight", "contribution", "running"],
     "Judged": ["rank", "doc", "grade", "judged", "judged_so_far"],
+    "infAP": ["rank", "doc", "grade", "relevant", "hits", "pooled_above", "nonrel_above",
+              "contribution", "running"],
+    "binG": ["rank", "doc", "grade", "relevant", "not_relevant_above", "contribution", "running"],
+    "RprecMult": ["rank", "doc", "grade", "relevant", "hits", "precision"],
 }
 
 
@@ -409,9 +415,14 @@ def _binary_steps(c: _Context, docs, grades, relevant, depth: int) -> list[dict[
 
     AP: contribution = P@rank at a relevant rank (Σ / denominator). RR: 1/rank at the first
     relevant rank. Bpref: 1 − min(n_r, R) / min(N, R) at a relevant rank, n_r the judged
-    non-relevant documents above it (unjudged ones skipped). Others: the hits.
+    non-relevant documents above it (unjudged ones skipped). infAP: at a relevant rank j + 1,
+    1/(j+1) + (j/(j+1))·(pooled/j)·(rel + ε)/(rel + nonrel + 2ε) over the documents above it
+    (pooled: those with a judgment; 1 at rank 1). binG: 1 / log2(2 + documents not relevant
+    above) at a relevant rank. Others: the hits.
     """
-    rows, hits, running, nonrel_above, found = [], 0, 0.0, 0, False
+    from .measures.inferred import EPSILON
+
+    rows, hits, running, nonrel_above, found, pooled = [], 0, 0.0, 0, False, 0
     for i in range(depth):
         rank, g, is_rel = i + 1, grades[i], bool(relevant[i])
         hits += is_rel
@@ -430,10 +441,22 @@ def _binary_steps(c: _Context, docs, grades, relevant, depth: int) -> list[dict[
                 row["contribution"] = 1.0 - penalty
             else:
                 row["contribution"] = 0.0
-            if g >= 0 and g < c.rel:
-                nonrel_above += 1
+        elif c.kind == "infAP":
+            row.update(pooled_above=pooled, nonrel_above=nonrel_above, contribution=0.0)
+            if is_rel:
+                rel_above = hits - 1
+                row["contribution"] = 1.0 if i == 0 else 1.0 / (i + 1.0) + (i / (i + 1.0)) * (
+                    pooled / i) * ((rel_above + EPSILON) / (rel_above + nonrel_above
+                                                           + 2 * EPSILON))
+        elif c.kind == "binG":
+            row["not_relevant_above"] = i - (hits - is_rel)
+            row["contribution"] = 1.0 / math.log2(2 + row["not_relevant_above"]) if is_rel \
+                else 0.0
         else:
             row["contribution"] = float(is_rel)
+        if g >= 0 and g < c.rel:
+            nonrel_above += 1
+        pooled += g == g  # a judgment, of any grade (NaN: none)
         running += row["contribution"]
         row["running"] = running
         rows.append(row)
@@ -549,6 +572,19 @@ def _finish(c: _Context, steps, ideal, depth: int, n: int, notes: list[str]):
         denominator = min(k, c.num_rel)
         value = _divide(hits, denominator)
         lines = [f"{name} = relevant {within} / min(K, R) = {hits} / {denominator} = {_f(value)}"]
+    elif kind == "RprecMult":
+        multiple = c.measure.cutoff
+        depth_c = math.floor(multiple * c.num_rel + 0.9)
+        at_c = steps[min(depth_c, len(steps)) - 1]["hits"] if depth_c and steps else 0
+        value = _divide(at_c, depth_c)
+        lines = [f"c = floor({multiple:g}·R + 0.9) = floor({multiple:g}·{c.num_rel} + 0.9) = "
+                 f"{depth_c}", f"{name} = relevant in the top c / c = {at_c} / {depth_c} = "
+                 f"{_f(value)}"]
+    elif kind in ("infAP", "binG"):
+        value = _divide(total, c.num_rel)
+        what = "estimated precision" if kind == "infAP" else "1 / log2(2 + not relevant above)"
+        lines = [f"{name} = Σ {what} at relevant ranks / R = {_f(total)} / {c.num_rel} = "
+                 f"{_f(value)}"]
     elif kind == "Rprec":
         at_r = steps[min(c.num_rel, len(steps)) - 1]["hits"] if c.num_rel and steps else 0
         value = _divide(at_r, c.num_rel)
@@ -664,7 +700,7 @@ def _shown(rows, kind: str, cutoff: int | None) -> int:
     """Rows worth showing: up to the cutoff, else up to the last one that contributes."""
     if cutoff is not None:
         return len(rows)
-    key = "relevant" if kind in ("P", "R", "F1", "Success", "RelP", "Rprec") else \
+    key = "relevant" if kind in ("P", "R", "F1", "Success", "RelP", "Rprec", "RprecMult") else \
         "judged" if kind == "Judged" else "contribution"
     last = max((i for i, r in enumerate(rows) if r.get(key)), default=-1)
     return min(len(rows), max(last + 1, 10))
@@ -713,7 +749,8 @@ def _cell(key: str, value: Any, digits: int) -> str:
         if not value >= 0:
             return "-" if math.isnan(value) else f"{value:g} (unjudged)"
         return f"{value:g}"
-    if key in ("rank", "hits", "relevant", "nonrel_above", "judged", "judged_so_far"):
+    if key in ("rank", "hits", "relevant", "nonrel_above", "judged", "judged_so_far",
+               "pooled_above", "not_relevant_above"):
         return str(int(value))
     if key == "doc":
         return str(value)

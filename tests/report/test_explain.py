@@ -269,7 +269,8 @@ MEASURES = ["P@1", "P@5", "R@3", "F1@4", "Success@2", "RelP@3", "Rprec", "RR", "
             "AP@4", "gm_map", "Bpref", "gm_bpref", "nDCG", "nDCG@3", "nDCG(gain=exp)@5", "DCG@4",
             "IDCG@3", "CG@3", "ERR", "ERR@3", "P(rel=2)@3", "AP(rel=2)", "ERR(max_grade=3)@4",
             "nDCG(gain={1:2,2:5})@4", "DCG(base=10)@3", "RBP", "RBP(p=0.5,rel=2)@4", "rbp",
-            "Judged@3", "Judged", "Unjudged@5"]
+            "Judged@3", "Judged", "Unjudged@5", "infAP", "infAP(rel=2)", "binG", "RprecMult@0.6",
+            "Rprec_mult_1.80"]
 CONVENTIONS = [{}, {"ties": "docid_asc"}, {"ties": "input_order"}, {"ties": "optimistic"},
                {"ties": "pessimistic"}, {"max_depth": 3}, {"unjudged": "remove"},
                {"relevance_threshold": 2}, {"ap_denominator": "min_relevant_cutoff"},
