@@ -63,7 +63,6 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .core.segments import count_within
 from .parts import Parts
 
 SHORT_LIST_FAMILIES = ("P", "F1", "RelP")
@@ -471,7 +470,9 @@ def judged_at(lists, cutoff: int | None) -> np.ndarray:
     >>> judged_at(lists, 2).tolist(), judged_at(lists, None).tolist()
     ([0.5], [0.6666666666666666])
     """
-    found = count_within(lists.offsets, lists.judged_rows, cutoff)
+    from .measures.judged import judged_within
+
+    found = judged_within(lists, cutoff)
     depth = lists.num_retrieved if cutoff is None else np.minimum(lists.num_retrieved, cutoff)
     out = np.full(lists.num_queries, np.nan)
     np.divide(found, depth, out=out, where=depth > 0)

@@ -345,8 +345,16 @@ def _explain(m, listed: _Listed, query: str, system: str, conv) -> Explanation:
     context = _Context(m, kind, k, rel, gain, base, num_rel, num_nonrel, fconv, listed.max_grade,
                        params)
     if kind in ("RBP", "Judged"):
-        steps, ideal_list, ideal = _rbp_or_judged_steps(context, docs, grades, depth, pool)
+        ideal_list = sorted(pool, key=lambda item: (-item[1], item[0]))
         ideal_depth = len(ideal_list) if k is None else min(k, len(ideal_list))
+        ideal_docs, ideal_grades = [d for d, _ in ideal_list], [g for _, g in ideal_list]
+        if kind == "RBP":
+            top = max(1.0, max((g for _, g in pool), default=0.0))
+            steps = _rbp_steps(context, docs, grades, depth, top)
+            ideal = _rbp_steps(context, ideal_docs, ideal_grades, ideal_depth, top)
+        else:
+            steps = _judged_steps(docs, grades, depth)
+            ideal = _judged_steps(ideal_docs, ideal_grades, ideal_depth)
     elif kind in ("nDCG", "DCG", "IDCG", "CG", "ERR"):
         steps = _graded_steps(context, docs, grades, depth)
         ideal_list = [(d, g) for d, g in pool]
@@ -492,37 +500,30 @@ def _graded_steps(c: _Context, docs, grades, depth: int) -> list[dict[str, Any]]
     return rows
 
 
-def _rbp_or_judged_steps(c: _Context, docs, grades, depth: int, pool):
-    """RBP: r_i (1 when the grade is >= rel, or the grade over the largest judged grade of the
-    query when above 1), weight (1 − p)·p^(rank − 1), contribution r_i · weight (Moffat & Zobel
-    2008). Judged / Unjudged: whether each document is judged (grade >= 0), counted. The ideal
-    ranking: the judged documents, best first."""
-    ideal_list = sorted(pool, key=lambda item: (-item[1], item[0]))
-    if c.kind == "Judged":
-        def steps_of(ranked_docs, ranked_grades, count):
-            rows, judged = [], 0
-            for i in range(count):
-                judged += ranked_grades[i] >= 0
-                rows.append({"rank": i + 1, "doc": ranked_docs[i], "grade": ranked_grades[i],
-                             "judged": int(ranked_grades[i] >= 0), "judged_so_far": judged})
-            return rows
-    else:
-        p, graded = float(c.params["p"]), isinstance(c.params["rel"], str)
-        top = max(1.0, max((g for _, g in pool), default=0.0))
+def _rbp_steps(c: _Context, docs, grades, depth: int, top: float) -> list[dict[str, Any]]:
+    """One row per rank: r (1 when the grade is >= rel; graded: the grade over ``top``, the
+    query's largest judged grade or 1), weight (1 − p)·p^(rank − 1), contribution r · weight,
+    summed (Moffat & Zobel 2008)."""
+    p, rel = float(c.params["p"]), c.params["rel"]
+    rows, running = [], 0.0
+    for i in range(depth):
+        g = grades[i]
+        r = (g / top if g > 0 else 0.0) if isinstance(rel, str) else float(g >= rel)
+        weight = (1.0 - p) * p ** i
+        running += r * weight
+        rows.append({"rank": i + 1, "doc": docs[i], "grade": g, "gain": r, "weight": weight,
+                     "contribution": r * weight, "running": running})
+    return rows
 
-        def steps_of(ranked_docs, ranked_grades, count):
-            rows, running = [], 0.0
-            for i in range(count):
-                g = ranked_grades[i]
-                r = (g / top if g > 0 else 0.0) if graded else float(g >= c.params["rel"])
-                weight = (1.0 - p) * p ** i
-                running += r * weight
-                rows.append({"rank": i + 1, "doc": ranked_docs[i], "grade": g, "gain": r,
-                             "weight": weight, "contribution": r * weight, "running": running})
-            return rows
-    ideal_depth = len(ideal_list) if c.cutoff is None else min(c.cutoff, len(ideal_list))
-    return (steps_of(docs, grades, depth), ideal_list,
-            steps_of([d for d, _ in ideal_list], [g for _, g in ideal_list], ideal_depth))
+
+def _judged_steps(docs, grades, depth: int) -> list[dict[str, Any]]:
+    """One row per rank: whether the document is judged (grade >= 0), and how many are so far."""
+    rows, judged = [], 0
+    for i in range(depth):
+        judged += grades[i] >= 0
+        rows.append({"rank": i + 1, "doc": docs[i], "grade": grades[i],
+                     "judged": int(grades[i] >= 0), "judged_so_far": judged})
+    return rows
 
 
 def _gain(grade: float, gain) -> float:

@@ -148,14 +148,21 @@ def rank_within(segment: np.ndarray) -> np.ndarray:
 
 
 def segmented_cumsum(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
-    """Running sums of ``values`` restarting at each new ``segment`` id (sorted ids): a
-    doubling scan, log2(longest segment) vectorised steps, each sum built from the segment's
-    own values only (no running total over all segments to subtract, whose rounding would
-    grow with the segments before).
+    """Running sums of ``values`` restarting at each new ``segment`` id (sorted ids), each built
+    from the segment's own values only (:func:`segmented_scan`): no running total over all
+    segments to subtract, whose rounding would grow with the segments before.
 
     >>> segmented_cumsum(np.array([1.0, 2.0, 3.0, 4.0]), np.array([0, 0, 1, 1])).tolist()
     [1.0, 3.0, 3.0, 7.0]
     """
+    return segmented_scan(values, segment, np.add)
+
+
+def segmented_scan(values: np.ndarray, segment: np.ndarray, operation) -> np.ndarray:
+    """The inclusive scan of ``values`` by the ufunc ``operation`` (``np.add``,
+    ``np.multiply``), restarting at each new ``segment`` id (sorted ids): a doubling scan,
+    log2(longest segment) vectorised steps; the order of the operations depends on each
+    element's place in its segment only."""
     out = values.astype(np.float64)
     n = len(out)
     if n == 0:
@@ -165,7 +172,7 @@ def segmented_cumsum(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
     while step < longest:
         reach = np.arange(step, n) - step >= first[step:]
         updated = out.copy()
-        updated[step:][reach] += out[:-step][reach]
+        updated[step:][reach] = operation(updated[step:][reach], out[:-step][reach])
         out = updated
         step *= 2
     return out

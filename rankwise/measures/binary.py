@@ -311,7 +311,7 @@ def utility(lists, cutoff: None, rel: float, rel_ret: float, nonrel_ret: float,
         trec_name="num_nonrel_judged_ret", tie_invariant=True)
 def num_nonrel_judged_ret(lists, cutoff: None, rel: float) -> np.ndarray:
     """|{retrieved d : 0 <= grade(d) < rel}| per query."""
-    judged_nonrel = np.flatnonzero((lists.grade >= 0) & (lists.grade < rel))
+    judged_nonrel = np.flatnonzero(judged_nonrelevant(lists, rel))
     counts = np.bincount(lists.segment_of(judged_nonrel), minlength=lists.num_queries)
     return counts.astype(np.float64)
 

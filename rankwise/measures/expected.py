@@ -88,7 +88,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.segments import discounts, rank_within, segmented_cumsum
+from ..core.segments import discounts, rank_within, segmented_cumsum, segmented_scan
 from ..errors import MeasureError
 from .binary import _safe_divide, ap_denominator, judged_nonrelevant, multiple_of_r
 from .curves import ELEVEN_POINTS, _relevant_needed
@@ -96,8 +96,7 @@ from .graded import _ratio, gains, ideal_dcg_at, ideal_dcg_of
 from .inferred import outside_pool, precision_terms
 from .judged import ranks_counted
 from .ndcg_averages import gaining_judged, rank_average
-from .normalized_gain import ideal_cost as g_ideal_cost
-from .normalized_gain import ideal_total as g_ideal_total
+from .normalized_gain import cost_of_ideal, total_judged_gain
 from .rbp import relevance_of_rows
 
 #: Most elementary steps one expected value may take before a MeasureError (about a minute).
@@ -196,9 +195,18 @@ class TieGroups:
         return _total(self.of_row[rows], weights, self.num_groups)
 
     def before(self, per_group: np.ndarray) -> np.ndarray:
-        """Per group, the sum of ``per_group`` over the earlier groups of its query."""
+        """Per group, the sum of ``per_group`` over the earlier groups of its query. Counts
+        (integers) subtract running totals over all queries, exactly; fractions are summed
+        within the query, so that the rounding does not depend on the queries before (nor on
+        how the queries are split into chunks)."""
         if self.num_groups == 0:
             return per_group.copy()
+        if per_group.dtype.kind == "f":
+            inclusive = segmented_cumsum(per_group, self.query)
+            out = np.zeros(self.num_groups)
+            later = self.query[1:] == self.query[:-1]
+            out[1:][later] = inclusive[:-1][later]
+            return out
         total = np.cumsum(per_group) - per_group
         return total - total[self._first_of_query]
 
@@ -331,20 +339,13 @@ def _ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _exclusive_cumprod(values: np.ndarray, segment: np.ndarray) -> np.ndarray:
-    """Π values[j] over the earlier j of the same (sorted) segment: a doubling scan, exact to
-    rounding, log2(longest segment) vectorised steps."""
+    """Π values[j] over the earlier j of the same (sorted) segment: the segment's inclusive
+    product scan (:func:`~rankwise.core.segments.segmented_scan`), shifted by one."""
     n = len(values)
     if n == 0:
-        return values.copy()
+        return values.astype(np.float64)
     first = np.searchsorted(segment, segment)
-    inclusive = values.astype(np.float64)
-    step, longest = 1, int((np.arange(n) - first).max()) + 1
-    while step < longest:
-        reach = np.arange(step, n) - step >= first[step:]
-        updated = inclusive.copy()
-        updated[step:][reach] *= inclusive[:-step][reach]
-        inclusive = updated
-        step *= 2
+    inclusive = segmented_scan(values, segment, np.multiply)
     out = np.ones(n)
     later = np.arange(n) > first
     out[later] = inclusive[np.flatnonzero(later) - 1]
@@ -552,8 +553,7 @@ def bpref(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarray:
     hits = lists.hits(rel)
     num_rel = lists.num_relevant(rel)
     denominator = np.minimum(lists.num_judged_nonrelevant(rel), num_rel)
-    judged_nonrel = (lists.grade >= 0) & (lists.grade < rel)
-    b = groups.count(np.flatnonzero(judged_nonrel))
+    b = groups.count(np.flatnonzero(judged_nonrelevant(lists, rel)))
     above = groups.before(b)
     g = groups.of_row[hits.rows]
     big_r = num_rel[hits.segment].astype(np.float64)
@@ -681,19 +681,6 @@ def rbp_residual(lists, groups: TieGroups, cutoff: None, p: float) -> np.ndarray
     return np.where(has_unjudged, np.power(p, lists.num_retrieved) + total, 0.0)
 
 
-def _earlier_in_query(groups: TieGroups, per_group: np.ndarray) -> np.ndarray:
-    """Per group, the sum of ``per_group`` over the earlier groups of its query, summed within
-    the query only (:meth:`TieGroups.before` subtracts running totals over all queries: exact
-    for counts, but for fractions its rounding would depend on the queries before, and so on
-    how the queries are split into chunks)."""
-    inclusive = segmented_cumsum(per_group, groups.query)
-    out = np.zeros(len(per_group))
-    if len(per_group) > 1:
-        later = groups.query[1:] == groups.query[:-1]
-        out[1:][later] = inclusive[:-1][later]
-    return out
-
-
 @expected_for("Rndcg")
 def rank_averaged_ndcg(lists, groups: TieGroups, cutoff: None, gain, base: float,
                        rel: float) -> np.ndarray:
@@ -718,8 +705,8 @@ def ndcg_at_relevant(lists, groups: TieGroups, cutoff: None, gain, base: float) 
     discount = discounts(longest, base, lists.conventions.discount)
     running = np.concatenate(([0.0], np.cumsum(discount)))
     start, size = groups.position, groups.size
-    before = _earlier_in_query(groups, total_gain / np.maximum(size, 1) *
-                               (running[start + size] - running[start]))
+    before = groups.before(total_gain / np.maximum(size, 1) *
+                           (running[start + size] - running[start]))
     chosen = np.flatnonzero(gaining > 0)
     g, t = _ragged(size[chosen])
     group = chosen[g]
@@ -747,8 +734,8 @@ def normalized_gain(lists, groups: TieGroups, cutoff: None, gain) -> np.ndarray:
     row_gain = gains(lists.grade, gain)
     chosen = np.flatnonzero(groups.count(np.flatnonzero(row_gain != 0)) > 0)
     if len(chosen) == 0:
-        return _ratio(np.zeros(lists.num_queries), g_ideal_total(lists, gain))
-    before = _earlier_in_query(groups, groups.count(np.arange(lists.num_rows), row_gain))
+        return _ratio(np.zeros(lists.num_queries), total_judged_gain(lists, gain))
+    before = groups.before(groups.count(np.arange(lists.num_rows), row_gain))
     item, index = _ragged(groups.size[chosen])
     rows = groups.start[chosen][item] + index
     values, value_of_row = np.unique(row_gain[rows], return_inverse=True)
@@ -775,11 +762,11 @@ def normalized_gain(lists, groups: TieGroups, cutoff: None, gain) -> np.ndarray:
                                 (n - 1, above))
     value = values[pair_value[pair]]
     so_far = before[group] + value + k @ values
-    cost = g_ideal_cost(lists, groups.query[group], groups.position[group] + above + 1, gain)
+    cost = cost_of_ideal(lists, groups.query[group], groups.position[group] + above + 1, gain)
     term = value / np.log2(2.0 + cost - so_far)
     holding = counts[pair_group[pair], pair_value[pair]]
     weight = holding / n * probability * term
-    return _ratio(groups.per_query(weight, group), g_ideal_total(lists, gain))
+    return _ratio(groups.per_query(weight, group), total_judged_gain(lists, gain))
 
 
 # ---------------------------------------------------------------------------- graded measures

@@ -19,7 +19,7 @@ from .graded import _gaining_rows, _ratio, levels_by_gain
 from .registry import family
 
 
-def ideal_cost(lists, queries: np.ndarray, depth: np.ndarray, gain) -> np.ndarray:
+def cost_of_ideal(lists, queries: np.ndarray, depth: np.ndarray, gain) -> np.ndarray:
     """cost at ``depth`` for each of ``queries``: Σ over the ideal ranking's first ``depth``
     ranks of max(gain, 1), 1 a rank beyond the judged documents with a positive gain."""
     by_gain, level_gain = levels_by_gain(lists, gain)
@@ -32,7 +32,7 @@ def ideal_cost(lists, queries: np.ndarray, depth: np.ndarray, gain) -> np.ndarra
     return within @ np.maximum(level_gain, 1.0) + beyond
 
 
-def ideal_total(lists, gain) -> np.ndarray:
+def total_judged_gain(lists, gain) -> np.ndarray:
     """The total gain of each query's judgments with a positive gain (G's denominator)."""
     by_gain, level_gain = levels_by_gain(lists, gain)
     return lists.ideal_level_counts[:, by_gain] @ level_gain if len(by_gain) else \
@@ -55,7 +55,7 @@ def normalized_gain(lists, cutoff: None, gain) -> np.ndarray:
     """
     row_gain, position, segment = _gaining_rows(lists, None, gain)
     so_far = segmented_cumsum(row_gain, segment)
-    cost = ideal_cost(lists, segment, position + 1, gain)
+    cost = cost_of_ideal(lists, segment, position + 1, gain)
     total = np.bincount(segment, weights=row_gain / np.log2(2.0 + cost - so_far),
                         minlength=lists.num_queries)
-    return _ratio(total, ideal_total(lists, gain))
+    return _ratio(total, total_judged_gain(lists, gain))
