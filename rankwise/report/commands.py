@@ -68,8 +68,7 @@ def register(commands) -> None:
         "explain", help="the step-by-step table of one measure on one query",
         description="Print, for one query and one measure, the table the textbooks draw: "
         "rank, document, grade, gain, discount, contribution and running sum, the ideal "
-        "ranking, and the final value (P, R, F1, Success, RelP, Rprec, RR, AP, Bpref, nDCG, "
-        "DCG, IDCG, CG, ERR).")
+        "ranking, and the final value, for every measure rankwise computes.")
     exp.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz")
     exp.add_argument("run", help="run file (qid Q0 docid rank score tag)")
     exp.add_argument("--query", "-Q", required=True, help="the query id")

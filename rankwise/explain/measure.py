@@ -1,0 +1,123 @@
+"""One measure on one query: resolve its parameters, walk the run's ranking and the ideal
+one rank by rank with its kind's steps, and add the notes the reader needs."""
+
+from __future__ import annotations
+
+import math
+
+from ..errors import InputError
+from . import binary, curves, graded, judged, rating, rbp, sets, trec_graded
+from .context import Context, Kind, Ranking, Rows, number
+from .listing import Listed, ties_by_grade
+from .table import Explanation
+
+_MODULES = (binary, graded, trec_graded, rbp, judged, sets, curves, rating)
+#: Family -> the kind of steps that explain it.
+FAMILIES: dict[str, str] = {f: k for module in _MODULES for f, k in module.FAMILIES.items()}
+KINDS: dict[str, Kind] = {k: v for module in _MODULES for k, v in module.KINDS.items()}
+
+
+def explain_measure(m, listed: Listed, query: str, system: str, conv) -> Explanation:
+    """The explanation of measure ``m`` on the ranked list of one query."""
+    fconv = conv.for_family(m.family)
+    params = dict(m.spec.params)
+    params.update(dict(m.params))
+    rel = params.get("rel")  # RBP's "graded" reads the grades: no threshold
+    rel = fconv.relevance_threshold if rel is None or isinstance(rel, str) else float(rel)
+    gain = params.get("gain")
+    gain = fconv.gain_name if gain is None else gain
+    base = params.get("base")
+    base = fconv.discount_base if base is None else float(base)
+    docs, grades, scores = listed.docs, listed.grades, listed.scores
+    if fconv.ties == "expected":
+        raise InputError("explain shows one ordering; ties='expected' averages a measure over "
+                         "every order of the tied documents: explain with ties='optimistic', "
+                         "'pessimistic' or an order (docid_desc, docid_asc, input_order)",
+                         source="conventions", value="ties=expected")
+    if fconv.ties != conv.ties:  # a family's own optimistic / pessimistic order
+        docs, grades, scores = ties_by_grade(docs, grades, scores, fconv.ties == "optimistic")
+    kind = KINDS[FAMILIES[m.family]]
+    k = m.cutoff if kind.rank_cutoff else None
+    if fconv.ideal == "retrieved":
+        pool = sorted(((d, g) for d, g in zip(docs, grades) if g >= 0),
+                      key=lambda item: (-item[1], item[0]))
+    else:
+        pool = listed.judged
+    relevant = [(g >= rel) and (fconv.nonpositive_scores == "ranked" or s > 0)
+                for g, s in zip(grades, scores)]
+    c = Context(m, FAMILIES[m.family], k, rel, gain, base,
+                num_rel=sum(1 for _, g in pool if g >= rel),
+                num_nonrel=sum(1 for _, g in pool if g < rel), conv=fconv,
+                max_grade=listed.max_grade, top_grade=max(1.0, max((g for _, g in pool),
+                                                                    default=0.0)),
+                params=params, pool=pool)
+    n = len(docs)
+    ranking = Ranking(docs, grades, relevant, n if k is None else min(k, n), scores)
+    rows = kind.steps(c, ranking)
+    ideal_rows: Rows = []
+    ideal_value = math.nan
+    if kind.ideal is not None:
+        ideal_list = kind.ideal(c, pool)
+        ideal = Ranking([d for d, _ in ideal_list], [g for _, g in ideal_list],
+                        [g >= rel for _, g in ideal_list],
+                        len(ideal_list) if k is None else min(k, len(ideal_list)))
+        ideal_rows = kind.steps(c, ideal)
+        ideal_value, _ = _value(kind, c, ideal_rows, ideal_rows, ideal)
+    value, formula = _value(kind, c, rows, ideal_rows, ranking)
+    notes = list(listed.notes) + _notes(kind, c, ranking) + (kind.notes(c) if kind.notes else [])
+    return Explanation(str(m), query, system, kind.columns, rows, ideal_rows, value, ideal_value,
+                       formula, notes, _shown(rows, kind, k), _shown(ideal_rows, kind, k), conv,
+                       kind.elided, kind.ideal_title)
+
+
+def _value(kind: Kind, c: Context, rows: Rows, ideal: Rows, ranking: Ranking
+           ) -> tuple[float, list[str]]:
+    """The kind's final value, then the ``no_relevant`` policy where the family has one."""
+    value, lines = kind.finish(c, rows, ideal, ranking)
+    if c.measure.spec.undefined_when == "no_relevant" and c.num_rel == 0:
+        policy = c.conv.no_relevant
+        value = 0.0 if policy == "zero" else math.nan
+        lines.append(f"no relevant document: {c.measure} = {number(value)} "
+                     f"(no_relevant='{policy}'" + (", left out of the mean)" if policy == "skip"
+                                                   else ")"))
+    return value, lines
+
+
+def _notes(kind: Kind, c: Context, ranking: Ranking) -> list[str]:
+    """Short lists, unjudged documents, relevant ones never retrieved, non-positive scores and
+    ties at the cutoff."""
+    notes = []
+    k, depth, n = c.cutoff, ranking.depth, ranking.length
+    grades, scores = ranking.grades, ranking.scores
+    if k is not None and n < k:
+        notes.append(f"the list has {n} documents, fewer than {k}: the missing ranks add nothing"
+                     + (" (P@K still divides by K)" if c.kind in ("P", "F1")
+                        and c.conv.short_lists == "cutoff" else ""))
+    unjudged = sum(1 for g in grades[:depth] if not g >= 0)
+    if unjudged and kind.unjudged:
+        verb = "is" if unjudged == 1 else "are"
+        notes.append(f"{unjudged} of the {depth} documents considered {verb} unjudged (grade "
+                     f"shown as -): {kind.unjudged}")
+    if kind.counts_missed and c.conv.ideal == "judgments":
+        found = {d for d, r in zip(ranking.docs[:depth], ranking.relevant[:depth]) if r}
+        missed = c.num_rel - len(found)
+        if missed > 0:
+            notes.append(f"{missed} of the {c.num_rel} relevant documents (grade >= {c.rel:g}) "
+                         f"{'is' if missed == 1 else 'are'} not "
+                         f"{'in the top ' + str(k) if k is not None else 'retrieved'}: "
+                         "they count in R but add nothing")
+    if c.conv.nonpositive_scores == "nonrelevant" and any(
+            g >= c.rel and s <= 0 for g, s in zip(grades[:depth], scores[:depth])):
+        notes.append("documents scored <= 0 count as non-relevant (nonpositive_scores)")
+    if k is not None and n > k and scores[k - 1] == scores[k]:
+        notes.append(f"the documents at ranks {k} and {k + 1} have equal scores: which of them "
+                     f"count depends on the tie order (ties={c.conv.ties})")
+    return notes
+
+
+def _shown(rows: Rows, kind: Kind, cutoff: int | None) -> int:
+    """Rows worth showing: up to the cutoff, else up to the last one that contributes."""
+    if cutoff is not None:
+        return len(rows)
+    last = max((i for i, r in enumerate(rows) if r.get(kind.shown_by)), default=-1)
+    return min(len(rows), max(last + 1, 10))
