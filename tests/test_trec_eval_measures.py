@@ -22,6 +22,17 @@ def mean(measure: str, qrels=QRELS, run=RUN, **conventions) -> float:
     return rankwise.evaluate(qrels, run, [measure], **conventions).mean(measure)
 
 
+def test_eleven_point_average_at_given_levels_by_hand():
+    # relevant a (rank 1) and b (rank 2) of R = 3 (f not retrieved): recall levels need
+    # round(p·3) hits: 0.2 -> 1 (best P from rank 1: 1), 0.5 -> 2 (1), 0.8 -> 2 (1), 1 -> 3 (0)
+    assert mean("11pt_avg.0.2,0.5,0.8") == 1.0
+    assert mean("11pt_avg(levels={0.2,0.5,0.8,1})") == 0.75
+    # the mean of IPrec at the same levels, whatever order they are given in
+    levels = [0.9, 0.1, 0.35, 0.35]
+    iprec = [mean(f"IPrec(rel=3)@{p}") for p in levels]
+    assert mean("11pt_avg(rel=3,levels={0.9,0.1,0.35,0.35})") == pytest.approx(sum(iprec) / 4)
+
+
 def test_rbp_graded_divides_by_the_largest_judged_grade():
     # gains a 3/4, b 1/4, c 0, d unjudged, e grade -1: the largest grade judged is f's 4,
     # retrieved or not (trec_eval's m_rbp.c normalises over the query's grade levels)
@@ -210,6 +221,11 @@ def test_normalized_gain_by_hand():
     ("Unjudged@20", "Unjudged@20", "unj_20"),
     ("Judged@10", "Judged@10", "Judged@10"),
     ("judged@10", "Judged@10", "Judged@10"),
+    ("11pt_avg.0.2,0.5,0.8", "11pt_avg(levels={0.2,0.5,0.8})",
+     "11pt_avg(levels={0.2,0.5,0.8})"),
+    ("11pt_avg..8,.2,.5", "11pt_avg(levels={0.2,0.5,0.8})", "11pt_avg(levels={0.2,0.5,0.8})"),
+    ("11pt_avg(levels={0.5})", "11pt_avg(levels={0.5})", "11pt_avg(levels={0.5})"),
+    ("11pt_avg.0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1", "11pt_avg", "11pt_avg"),  # the default
 ])
 def test_names(text, canonical, trec):
     measure = rankwise.parse_measure(text)
@@ -226,7 +242,9 @@ def test_trec_eval_sets():
 
 
 @pytest.mark.parametrize("text", ["RBP(p=1)", "RBP(p=0)", "RBP(p=-0.5)", "Unjudged",
-                                  "Judged(rel=1)", "RprecMult", "RprecMult@-1"])
+                                  "Judged(rel=1)", "RprecMult", "RprecMult@-1",
+                                  "11pt_avg(levels={})", "11pt_avg(levels={1.5})",
+                                  "11pt_avg.0.5,-0.1", "11pt_avg(levels=high)"])
 def test_bad_parameters_are_refused(text):
     with pytest.raises(rankwise.MeasureError):
         rankwise.parse_measure(text)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-from ..measures.curves import ELEVEN_POINTS
 from .binary import binary_steps
 from .context import Context, Kind, Ranking, Rows, by_threshold, divide, number
 
@@ -24,7 +23,7 @@ def curve_steps(c: Context, ranking: Ranking) -> Rows:
 
 
 def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[float, list[str]]:
-    levels = ELEVEN_POINTS if c.kind == "11pt_avg" else (float(c.measure.cutoff),)
+    levels = c.params["levels"] if c.kind == "11pt_avg" else (float(c.measure.cutoff),)
     shift = 0.9 if c.conv.recall_levels == "trec_eval9" else 0.5
     rounding = "floor(p·R + 0.9)" if shift == 0.9 else "round(p·R)"
     hits = steps[-1]["hits"] if steps else 0

@@ -59,8 +59,17 @@ def iprec(lists, cutoff: float, rel: float) -> np.ndarray:
     return interpolated_precision(lists, (cutoff,), rel)[:, 0]
 
 
-@family("11pt_avg", "Mean interpolated precision at recall 0, 0.1, ..., 1 (trec_eval 10 "
-        "m_11pt_avg.c).", params={"rel": None}, trec_name="11pt_avg")
-def eleven_point_average(lists, cutoff: None, rel: float) -> np.ndarray:
-    """(1/11) Σ_{p ∈ {0, .1, ..., 1}} IPrec@p."""
-    return interpolated_precision(lists, ELEVEN_POINTS, rel).mean(axis=1)
+@family("11pt_avg", "Mean interpolated precision at recall 0, 0.1, ..., 1, or at the given "
+        "levels (trec_eval 10 m_11pt_avg.c; 11pt_avg.0.2,0.5,0.8 is trec_eval 8's 3-point "
+        "average).", params={"rel": None, "levels": ELEVEN_POINTS}, trec_name="11pt_avg")
+def eleven_point_average(lists, cutoff: None, rel: float, levels: tuple[float, ...]
+                         ) -> np.ndarray:
+    """(1/|L|) Σ_{p ∈ L} IPrec@p, L = {0, .1, ..., 1} unless ``levels`` says otherwise.
+
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}    # IPrec: 1 at 0.25 and 0.5, 2/3 at 0.75
+    >>> evaluate({"q": {"a": 1, "c": 1}}, run, ["11pt_avg.0.25,0.5,0.75"]).mean(
+    ...     "11pt_avg(levels={0.25,0.5,0.75})") == (1 + 1 + 2 / 3) / 3
+    True
+    """
+    return interpolated_precision(lists, levels, rel).mean(axis=1)

@@ -91,7 +91,7 @@ import numpy as np
 from ..core.segments import discounts, rank_within, segmented_cumsum, segmented_scan
 from ..errors import MeasureError
 from .binary import _safe_divide, ap_denominator, judged_nonrelevant, multiple_of_r
-from .curves import ELEVEN_POINTS, _relevant_needed
+from .curves import _relevant_needed
 from .graded import _ratio, gains, ideal_dcg_at, ideal_dcg_of
 from .inferred import outside_pool, precision_terms
 from .judged import ranks_counted
@@ -1086,9 +1086,10 @@ def iprec(lists, groups: TieGroups, cutoff: float, rel: float) -> np.ndarray:
 
 
 @expected_for("11pt_avg")
-def eleven_point_average(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarray:
-    """E[11pt_avg] = mean of E[IPrec@p] over p = 0, 0.1, ..., 1."""
-    return interpolated_precision(lists, groups, ELEVEN_POINTS, rel).mean(axis=1)
+def eleven_point_average(lists, groups: TieGroups, cutoff: None, rel: float,
+                         levels: tuple[float, ...]) -> np.ndarray:
+    """E[11pt_avg] = mean of E[IPrec@p] over its levels (p = 0, 0.1, ..., 1 by default)."""
+    return interpolated_precision(lists, groups, levels, rel).mean(axis=1)
 
 
 # ---------------------------------------------------------------------------- bounds and checks

@@ -3,8 +3,8 @@
 * ir_measures: ``P@10``, ``P(rel=2)@5``, ``AP@100``, ``nDCG(gain=exp)@10``, ``IPrec@0.5``;
 * trec_eval: ``P_10``, ``ndcg_cut_10``, ``map``, ``recip_rank``, ``iprec_at_recall_0.50``,
   ``unj_5``, ``Rprec_mult_0.20``, ``rbp``, ``infAP``, families with parameters ``P.5,10``,
-  ``ndcg.1=3,2=9``, ``rbp.p=0.95``, ``utility.2,-1,0,0``, bare families ``P`` (its default
-  cutoffs), and the sets ``official`` and ``all_trec``;
+  ``ndcg.1=3,2=9``, ``rbp.p=0.95``, ``utility.2,-1,0,0``, ``11pt_avg.0.2,0.5,0.8``, bare
+  families ``P`` (its default cutoffs), and the sets ``official`` and ``all_trec``;
 * ranx: ``precision@10``, ``ndcg@10``, ``ndcg_burges@10``, ``map@100``, ``mrr@10``,
   ``hit_rate@10``, ``f1@10``, ``r-precision``.
 
@@ -169,6 +169,9 @@ def _parse_trec_params(text: str) -> list[Measure]:
         weights = ("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed")
         given = {k: _number(v, text) for k, v in zip(weights, values)}
         return [make_measure("Utility", None, given, text=text)]
+    if name == "11pt_avg" and values:  # recall levels, e.g. trec_eval 8's 3-point average
+        levels = tuple(_number(v, text) for v in values)
+        return [make_measure("11pt_avg", None, {"levels": levels}, text=text)]
     if name == "set_F" and len(values) == 1:
         return [make_measure("SetF", None, {"beta": _number(values[0], text)}, text=text)]
     raise _unknown(text)
@@ -183,7 +186,10 @@ def _parse_params(text: str, whole: str) -> dict[str, Any]:
             raise MeasureError("parameters are written name=value", source="measure", value=whole)
         if key == "dcg":  # ir_measures spelling of the gain
             key, value = "gain", {"exp-log2": "exp", "log2": "linear"}.get(value, value)
-        if value.startswith("{") and value.endswith("}"):
+        if value.startswith("{") and value.endswith("}") and ":" not in value:
+            params[key] = tuple(_number(v.strip(), whole) for v in value[1:-1].split(",")
+                                if v.strip())
+        elif value.startswith("{") and value.endswith("}"):
             params[key] = _parse_map(value[1:-1], whole)
         else:
             params[key] = value

@@ -156,7 +156,22 @@ class Measure:
         return values
 
 
+def _check_levels(name: str, value: Any, shown: str) -> tuple[float, ...]:
+    """Recall levels: numbers in [0, 1], at least one, kept in ascending order (trec_eval reads
+    them in that order; given out of order it would not average the levels it names)."""
+    try:
+        levels = tuple(sorted(float(v) for v in value))
+    except (TypeError, ValueError):
+        levels = ()
+    if not levels or not all(0.0 <= v <= 1.0 for v in levels):
+        raise MeasureError(f"{name} parameter levels must be recall levels between 0 and 1, "
+                           "e.g. {0.2,0.5,0.8}", source="measure", value=shown)
+    return levels
+
+
 def _show(value: Any) -> str:
+    if isinstance(value, tuple) and value and not isinstance(value[0], tuple):
+        return "{" + ",".join(_show(v) for v in value) + "}"
     if isinstance(value, tuple):
         return "{" + ",".join(f"{_show(k)}:{_show(v)}" for k, v in value) + "}"
     if isinstance(value, float) and value.is_integer():
@@ -211,6 +226,8 @@ def _check_cutoff(spec: Family, cutoff: Any, shown: str) -> int | float:
 
 
 def _check_param(name: str, key: str, value: Any, shown: str) -> Any:
+    if key == "levels":
+        return _check_levels(name, value, shown)
     if key == "gain":
         if isinstance(value, dict):
             return tuple(sorted((float(k), float(v)) for k, v in value.items()))

@@ -2,6 +2,9 @@
 :mod:`tests.conformance.random_collections`): every line of every measure rankwise implements,
 per query and ``all``, under seven flag sets, at trec_eval's 4 printed decimals.
 
+The same collections are compared under measure parameters too (``-m 11pt_avg.0.2,0.5,0.8 -m
+ndcg.1=3,2=9 ...``, :data:`PARAMETERS`), under five flag sets.
+
 The collections hold what the fixed test data has little of: grades -1 to 4, numeric and
 zero-padded query ids, negative and heavily tied scores, shuffled runs, queries with one
 document, and judged queries whose every retrieved document is unjudged. trec_eval prints
@@ -37,10 +40,35 @@ MEASURES = rankwise.parse_measures("all_trec")
 BY_TREC_NAME = {m.trec_name(): str(m) for m in MEASURES}
 
 
-def expected_lines() -> dict[str, dict[int, list[tuple[str, str, str]]]]:
+#: trec_eval's -m arguments of expected_params.tsv.gz (one parameter set per measure name:
+#: trec_eval keeps the first -m of a measure)
+PARAMETERS = ("11pt_avg.0.2,0.5,0.8", "ndcg.1=3,2=9", "utility.2,-1,-0.5,0.25", "set_F.0.5",
+              "rbp.p=0.5", "rbp_resid.p=0.5", "Rprec_mult.0.5,1.5", "iprec_at_recall..33,.66",
+              "P.3,7", "ndcg_rel.1=3,2=9", "Rndcg.1=3,2=9", "G.1=3,2=9", "ndcg_cut.3,7",
+              "success.2,4", "relative_P.3", "recall.3,7", "map_cut.3,7", "unj.3")
+#: flags -> (lines compared, lines of trec_eval's -c leftovers not compared: see below)
+PARAMETER_FLAGS = {"": (3400, 0), "-c": (3704, 46), "-l2": (3400, 0), "-J": (3356, 0),
+                   "-M5": (3400, 0)}
+
+
+def trec_names(arguments) -> dict[str, str]:
+    """trec_eval's printed name -> rankwise's canonical name, for -m arguments: a family with
+    parameters prints as ``name_params`` (``ndcg_1=3,2=9``), a list of cutoffs as one name each."""
+    names = {}
+    for argument in arguments:
+        measures = rankwise.parse_measures(argument)
+        if len(measures) == 1 and measures[0].params:
+            names[argument.replace(".", "_", 1)] = str(measures[0])
+        else:
+            names.update({m.trec_name(): str(m) for m in measures})
+    return names
+
+
+def expected_lines(file: str = "expected.tsv.gz") -> dict[str, dict[int, list[tuple[str, str,
+                                                                                   str]]]]:
     """flags -> seed -> trec_eval's (measure, query, value) lines."""
     out: dict[str, dict[int, list]] = defaultdict(lambda: defaultdict(list))
-    with gzip.open(DATA / "expected.tsv.gz", "rt") as lines:
+    with gzip.open(DATA / file, "rt") as lines:
         for line in lines:
             seed, flags, name, qid, value = line.rstrip("\n").split("\t")
             out[flags][int(seed)].append((name, qid, value))
@@ -48,6 +76,7 @@ def expected_lines() -> dict[str, dict[int, list[tuple[str, str, str]]]]:
 
 
 EXPECTED = expected_lines()
+EXPECTED_PARAMETERS = expected_lines("expected_params.tsv.gz")
 
 
 @pytest.mark.parametrize("flags", list(FLAGS), ids=lambda f: f or "defaults")
@@ -77,6 +106,64 @@ def test_random_collections(flags: str) -> None:
         mismatches[:40])
     assert compared == pinned
     assert (empty_nan > 0) == ("J" in flags)
+
+
+@pytest.mark.parametrize("flags", list(PARAMETER_FLAGS), ids=lambda f: f or "defaults")
+def test_random_collections_with_measure_parameters(flags: str) -> None:
+    """Under ``-c``, trec_eval scores a query missing from the run on a made-up ranking of one
+    unjudged document, then resets the measures that ranking would disturb by their exact
+    names (trec_eval.c: ``utility``, ``rbp_resid``, ``unj*``, ``num_ret``): ``utility_2,...``
+    and ``rbp_resid_p=0.5`` keep that ranking's values. rankwise scores the empty ranking; those
+    lines (and their ``all``) are not compared, and the last test shows where trec_eval's
+    numbers come from."""
+    conventions, full_qrels, _ = FLAGS[flags]
+    pinned, pinned_leftovers = PARAMETER_FLAGS[flags]
+    names = trec_names(PARAMETERS)
+    measures = [rankwise.parse_measure(n) for n in names.values()]
+    compared, leftovers, mismatches = 0, 0, []
+    for seed, lines in sorted(EXPECTED_PARAMETERS[flags].items()):
+        folder = DATA / str(seed)
+        qrels = folder / ("qrels" if full_qrels else "qrels.inrun")
+        result = rankwise.evaluate(qrels, folder / "run", measures, per_query=True,
+                                   conventions=rankwise.Conventions(**conventions))
+        per_query = result.per_query()
+        missing = set(rankwise.read_qrels(qrels).query_ids()) - set(
+            rankwise.read_run(folder / "run").query_ids())
+        for name, qid, value in lines:
+            if name == "runid":
+                continue
+            canonical = names[name]
+            actual = result.mean(canonical) if qid == "all" else per_query[qid][canonical]
+            if value == "-nan":  # an empty ranking under -J (module docstring)
+                assert "J" in flags and (qid == "all" or actual == 0.0), (seed, name, qid)
+                continue
+            if flags == "-c" and name.startswith(("utility_", "rbp_resid_")) and missing and (
+                    qid == "all" or qid in missing):
+                leftovers += 1
+                continue
+            if not same_value(value, actual, name):
+                mismatches.append(f"seed {seed}: {name}\t{qid}\texpected {value}, rankwise "
+                                  f"{actual!r}")
+            compared += 1
+    assert not mismatches, f"{len(mismatches)} of {compared} differ:\n" + "\n".join(
+        mismatches[:40])
+    assert (compared, leftovers) == (pinned, pinned_leftovers)
+
+
+def test_trec_eval_scores_a_missing_query_on_a_one_document_ranking():
+    """Where the -c values of parameterized utility and rbp_resid come from: trec_eval's
+    made-up ranking, one unjudged document (trec_eval.c ``bogus_ranking``), evaluated by
+    rankwise gives trec_eval's numbers for query 2 of seed 1 (judged, not in the run)."""
+    lines = {(name, qid): value for name, qid, value in EXPECTED_PARAMETERS["-c"][1]}
+    bogus = {"2": {"ceci_nest_pas_un_docno": 1.0}}
+    names = trec_names(["utility.2,-1,-0.5,0.25", "rbp_resid.p=0.5"])
+    result = rankwise.evaluate(DATA / "1" / "qrels", bogus, list(names.values()), per_query=True)
+    for name, canonical in names.items():
+        assert same_value(lines[(name, "2")], result.per_query()["2"][canonical], name)
+    empty = rankwise.evaluate(DATA / "1" / "qrels", DATA / "1" / "run", list(names.values()),
+                              per_query=True, missing_queries="zero").per_query()["2"]
+    assert empty == {"Utility(nonrel_missed=0.25,rel_missed=-0.5,rel_ret=2)": -1.5,
+                     "RBPResid(p=0.5)": 0.0}
 
 
 def test_the_collections_are_the_generators():

@@ -31,7 +31,6 @@ NOT_IMPLEMENTED = (
 )
 NOT_IMPLEMENTED_PREFIXES = (
     "relstring_",  # relstring.20
-    "11pt_avg_",  # 11pt_avg with recall levels given (11pt_avg..25,.5,.75)
 )
 
 #: the "sum" measures trec_eval prints as integers
@@ -57,7 +56,7 @@ class Case:
 
 MEAS_PARAMS = ("iprec_at_recall..10,.20,.25,.75,.50", "P.5,7,3", "recall.20,2000",
                "ndcg.1=3,2=9,4=4.5", "ndcg_cut.10,20", "success.2,5,20", "utility.2,-1,0,0",
-               "Rprec_mult.5.0,0.2,0.35")
+               "Rprec_mult.5.0,0.2,0.35", "11pt_avg..25,.5,.75")
 
 CASES = [
     Case("trec_eval/out.test", "trec_eval/qrels.test", "trec_eval/results.test", ("official",),
@@ -77,10 +76,10 @@ CASES = [
     Case("trec_eval/out.test.aql", "trec_eval/qrels.rel_level", "trec_eval/results.test",
          ("all_trec",), {"relevance_threshold": 2}, compared=383, unparsed=("relstring.20",)),
     Case("trec_eval/out.test.meas_params", "trec_eval/qrels.test", "trec_eval/results.test",
-         MEAS_PARAMS, compared=80, names={"ndcg.1=3,2=9,4=4.5": "ndcg_1=3,2=9,4=4.5",
-                                          "utility.2,-1,0,0": "utility_2,-1,0,0"},
-         unparsed=("11pt_avg..25,.5,.75",
-                   "ndcg_cut.10,20,23.4"),
+         MEAS_PARAMS, compared=84, names={"ndcg.1=3,2=9,4=4.5": "ndcg_1=3,2=9,4=4.5",
+                                          "utility.2,-1,0,0": "utility_2,-1,0,0",
+                                          "11pt_avg..25,.5,.75": "11pt_avg_.25,.5,.75"},
+         unparsed=("ndcg_cut.10,20,23.4",),
          also_skipped=("ndcg_cut_23",)),  # trec_eval truncates the cutoff 23.4 to 23
     Case("generated/out.all_trec.q.gz", "generated/qrels.inrun.txt.gz", "generated/run.txt.gz",
          ("all_trec",), compared=26983),
@@ -199,7 +198,7 @@ def test_not_implemented_list_is_accurate() -> None:
     """Every measure listed as not implemented is really rejected by the parser (implementing
     one should move it into the comparison)."""
     names = [n for n in NOT_IMPLEMENTED if n != "runid"]
-    names += [p + "5" for p in NOT_IMPLEMENTED_PREFIXES] + ["relstring_20", "11pt_avg_.25,.5,.75"]
+    names += [p + "5" for p in NOT_IMPLEMENTED_PREFIXES] + ["relstring_20"]
     for name in names:
         with pytest.raises(rankwise.MeasureError):
             rankwise.parse_measure(name)

@@ -195,7 +195,7 @@ def test_a_worked_example_end_to_end():
     qrels = {"q": {"a": 2, "b": 0, "c": 1, "x": 3}}
     run = {"q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 0.5, "e": 0.5}}
     names = ["P@2", "RR", "AP", "AP@2", "nDCG@2", "ERR", "IPrec@0.5", "11pt_avg", "Bpref",
-             "Success@1", "Rprec", "F1@2"]
+             "Success@1", "Rprec", "F1@2", "11pt_avg(levels={0.2,0.5,0.8})"]
     orderings = [a + b for a in itertools.permutations("abc") for b in itertools.permutations("de")]
     total = dict.fromkeys(names, 0.0)
     for order in orderings:

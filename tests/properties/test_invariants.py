@@ -26,7 +26,8 @@ SETTINGS = settings(max_examples=40, deadline=None,
 NORMALISED = [
     "P@1", "P@5", "R@3", "R@100", "F1@5", "Success@1", "Success@3", "RR", "RR@3", "AP", "AP@3",
     "gm_map", "nDCG", "nDCG@1", "nDCG@3", "nDCG(gain=exp)", "nDCG(gain=exp)@5", "Rprec",
-    "Bpref", "IPrec@0", "IPrec@0.3", "IPrec@0.5", "IPrec@1", "11pt_avg", "SetP", "SetR", "SetF",
+    "Bpref", "IPrec@0", "IPrec@0.3", "IPrec@0.5", "IPrec@1", "11pt_avg",
+    "11pt_avg(levels={0.2,0.5,0.8})", "SetP", "SetR", "SetF",
     "ERR", "ERR@3",
 ]
 COUNTS = ["NumQ", "NumRet", "NumRel", "NumRelRet"]
