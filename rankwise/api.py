@@ -17,7 +17,7 @@ from .core.together import Ranked, rank_together
 from .diagnostics import Check, combine_checks, value_free_checks
 from .errors import InputError
 from .io.frames import is_nested_run, to_qrels, to_run
-from .io.tables import Run
+from .io.tables import Run, numbered_names
 from .measures import Measure, parse_measures
 from .parts import Parts
 from .results import Result, SystemResult, aggregate
@@ -494,11 +494,4 @@ def _iter_runs(sources: list[tuple[str | None, Any]], huge: list[bool],
     names = [name for name, _ in sources]
     items = ((name if name is not None else r.name, r) for name, r in
              zip(names, _read_runs([source for _, source in sources], names, huge, columns)))
-    seen: dict[str, int] = {}
-    for name, r in items:
-        if name in seen:
-            seen[name] += 1
-            name = f"{name}#{seen[name]}"
-        else:
-            seen[name] = 1
-        yield name, r
+    yield from numbered_names(items)

@@ -204,7 +204,8 @@ def test_integer_doc_ids_stream_as_integers_to_the_in_memory_result(tmp_path, mo
     import pyarrow.parquet as pq
 
     import rankwise
-    from rankwise import stream
+    from rankwise.stream.helpers import integer_docs
+    from rankwise.stream.readers import Rows
 
     (qrels_i, run_i), (qrels_s, run_s) = _frames(ids)
     paths = {}
@@ -214,9 +215,9 @@ def test_integer_doc_ids_stream_as_integers_to_the_in_memory_result(tmp_path, mo
         rows = table.num_rows - name.startswith("run")  # the duplicate last row: q0 again
         pq.write_table(table.slice(0, rows), paths[name])
     types = []
-    to_run = stream._Rows.to_run
-    monkeypatch.setattr(stream._Rows, "to_run", lambda self, *a: types.append(
-        stream.integer_docs(self.doc)) or to_run(self, *a))
+    to_run = Rows.to_run
+    monkeypatch.setattr(Rows, "to_run", lambda self, *a: types.append(
+        integer_docs(self.doc)) or to_run(self, *a))
     for q, r in (("qrels_i", "run_i"), ("qrels_i", "run_s"), ("qrels_s", "run_i")):
         expected = rankwise.evaluate(paths[q], {"sys": paths[r]}, MEASURES, per_query=True,
                                      **conv).to_json()

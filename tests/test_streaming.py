@@ -114,16 +114,16 @@ def test_one_query_per_chunk_with_warnings_and_diagnostics(collection):
     (b"# only a comment\n\n", 0),
 ])
 def test_text_blocks_are_cut_where_the_last_query_begins(text, expected):
-    from rankwise.stream import _last_query_start
+    from rankwise.stream.readers import last_query_start
 
-    assert _last_query_start(text, len(text)) == expected
+    assert last_query_start(text, len(text)) == expected
     # the lines of a carried query are not walked again: same cut from any line of it
     first = text.split(b" ", 1)[0]
     for known in range(len(text) + 1):
         carried = [line.split(None, 1)[0] for line in text[:known].split(b"\n")[:-1]
                    if line.strip() and not line.startswith(b"#")]
         if text[:known].endswith(b"\n") and set(carried) <= {first}:
-            assert _last_query_start(text, len(text), known) == expected, known
+            assert last_query_start(text, len(text), known) == expected, known
 
 
 @pytest.mark.parametrize("compressed", [False, True])
@@ -134,7 +134,7 @@ def test_text_blocks_are_whole_queries_read_into_one_buffer(tmp_path, compressed
     than many reads, a last line without a line break, gzip."""
     import gzip
 
-    from rankwise.stream import _RunReader
+    from rankwise.stream.readers import RunReader
 
     lines = [f"q{q} Q0 d{i} {i + 1} {100 - i} t" for q, n in ((1, 3), (2, 60), (3, 1), (4, 5))
              for i in range(n)]
@@ -142,7 +142,7 @@ def test_text_blocks_are_whole_queries_read_into_one_buffer(tmp_path, compressed
     path = tmp_path / ("run.txt.gz" if compressed else "run.txt")
     path.write_bytes(gzip.compress(text) if compressed else text)
     blocks = [(bytes(block), line) for block, line in
-              _RunReader(str(path), chunk_bytes)._blocks()]  # copied: the buffer is reused
+              RunReader(str(path), chunk_bytes)._blocks()]  # copied: the buffer is reused
     assert b"".join(b for b, _ in blocks) == text + b"\n"
     first = 1
     for block, line in blocks:
@@ -155,26 +155,26 @@ def test_text_blocks_are_whole_queries_read_into_one_buffer(tmp_path, compressed
 
 
 def test_a_small_file_is_read_into_a_buffer_of_its_size(tmp_path, monkeypatch):
-    from rankwise.stream import _RunReader
+    from rankwise.stream.readers import RunReader
 
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\n")
     reads = []
-    real = _RunReader._read_into
-    monkeypatch.setattr(_RunReader, "_read_into",
+    real = RunReader._read_into
+    monkeypatch.setattr(RunReader, "_read_into",
                         lambda self, handle, target: reads.append(len(target)) or
                         real(self, handle, target))
-    assert len(list(_RunReader(str(path), 64 << 20)._blocks())) == 2
+    assert len(list(RunReader(str(path), 64 << 20)._blocks())) == 2
     assert max(reads) <= path.stat().st_size + 1
 
 
 def test_clean_text_is_never_parsed_slowly(collection, monkeypatch):
     """Blocks cut at query starts are parsed by pyarrow as they are (the last one too): the
     slow reader is for messy text only."""
-    from rankwise.stream import _RunReader
+    from rankwise.stream.readers import RunReader
 
     qrels, run = collection
-    slow = spy(monkeypatch, _RunReader, "_parse_slowly")
+    slow = spy(monkeypatch, RunReader, "_parse_slowly")
     for chunk_bytes in CHUNK_SIZES:
         evaluate_stream(qrels, run, ["AP"], chunk_bytes=chunk_bytes)
     assert not slow
@@ -366,7 +366,7 @@ def test_judgments_checked_block_by_block(tmp_path, collection, monkeypatch, gro
     """The first check of the judgments runs in blocks of whole queries: the same counts,
     levels and numbers as one index of them all, and the same error for a document judged
     twice with different grades, whether or not the judgments are grouped by query."""
-    from rankwise.stream import _Judgments
+    from rankwise.stream.judgments import Judgments
 
     qrels, run = collection
     lines = Path(qrels).read_text().splitlines()
@@ -374,7 +374,7 @@ def test_judgments_checked_block_by_block(tmp_path, collection, monkeypatch, gro
         lines = [lines[i] for i in np.random.default_rng(5).permutation(len(lines))]
     path = tmp_path / "qrels.txt"
     path.write_text("\n".join(lines) + "\n")
-    monkeypatch.setattr(_Judgments, "CHECK_BLOCK_ROWS", block_rows)
+    monkeypatch.setattr(Judgments, "CHECK_BLOCK_ROWS", block_rows)
     expected = rankwise.evaluate(str(path), run, MEASURES, per_query=True).to_json()
     assert evaluate_stream(str(path), run, MEASURES, per_query=True,
                            chunk_bytes=300).to_json() == expected

@@ -10,8 +10,9 @@ Every reader and converter produces one of these two classes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, TypeVar
 
 import numpy as np
 
@@ -299,3 +300,19 @@ def _same_length(source: str, *columns: Sequence[Any]) -> None:
     lengths = {len(c) for c in columns}
     if len(lengths) > 1:
         raise InputError(f"columns have different lengths {sorted(lengths)}", source=source)
+
+
+Item = TypeVar("Item")
+
+
+def numbered_names(named: Iterable[tuple[str, Item]]) -> Iterator[tuple[str, Item]]:
+    """Each ``(name, item)``, a name seen before numbered ``name#2``, ``name#3``...: two runs
+    with one tag stay apart in one result."""
+    seen: dict[str, int] = {}
+    for name, item in named:
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}#{seen[name]}"
+        else:
+            seen[name] = 1
+        yield name, item

@@ -14,6 +14,8 @@ import gzip
 import os
 import re
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -320,16 +322,22 @@ def _peek(source: str, size: int = 1 << 16) -> bytes:
     return _read_bytes(source, size, checks=False)
 
 
-def _read_bytes(source: str, size: int = -1, checks: bool = True) -> bytes:
+@contextmanager
+def file_errors(source: str) -> Iterator[None]:
+    """Opening or reading ``source``: an OSError becomes the InputError that names the file."""
     try:
-        with open(source, "rb") as handle:
-            data = handle.read(size)
+        yield
     except FileNotFoundError:
         raise InputError("file not found", source=source) from None
     except IsADirectoryError:
         raise InputError("is a directory, expected a file", source=source) from None
     except OSError as exc:
         raise InputError(f"cannot read file ({exc.strerror})", source=source) from None
+
+
+def _read_bytes(source: str, size: int = -1, checks: bool = True) -> bytes:
+    with file_errors(source), open(source, "rb") as handle:
+        data = handle.read(size)
     if not checks:
         return data
     if data[:2] == _GZIP_MAGIC:

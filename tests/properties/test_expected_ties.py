@@ -328,7 +328,7 @@ def test_an_order_based_family_without_a_method_is_refused(monkeypatch):
 
 
 def test_too_much_work_is_refused_not_approximated(monkeypatch):
-    monkeypatch.setattr(expected_module, "WORK_LIMIT", 10.0)
+    monkeypatch.setattr(expected_module.numerics, "WORK_LIMIT", 10.0)
     qrels = {"q": {f"d{i}": int(i % 5 == 0) for i in range(60)}}
     run = {"q": {f"d{i}": 1.0 for i in range(60)}}
     with pytest.raises(MeasureError, match="would take about"):
