@@ -137,6 +137,19 @@ def test_inferred_ap_is_not_monotone_in_the_order_of_a_tie():
     assert not rankwise.parse_measure("infAP").spec.grade_monotone
 
 
+def test_normalized_gain_is_not_monotone_in_the_order_of_a_tie():
+    # grades 3 and 2 tied after two 1s (ideal gains 3, 2, 1, 1; cost 3, 5, 6, 7): 3 first adds
+    # 3/log2(2 + 6 - 5) + 2/log2(2 + 7 - 7), 2 first adds 2/log2(2 + 6 - 4) + 3/log2(2 + 7 - 7)
+    qrels = {"q": {"a": 1, "b": 1, "c": 2, "d": 3}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 1.0}}
+    head = 1 / math.log2(4) + 1 / math.log2(5)
+    best_first = mean("G", qrels, run, ties="optimistic")
+    worst_first = mean("G", qrels, run, ties="pessimistic")
+    assert best_first == pytest.approx((head + 3 / math.log2(3) + 2) / 7, abs=1e-15)
+    assert worst_first == pytest.approx((head + 1 + 3) / 7, abs=1e-15) and worst_first > best_first
+    assert not rankwise.parse_measure("G").spec.grade_monotone
+
+
 def test_binary_g_by_hand():
     # a relevant at rank 1 (nothing above: 1 / log2 2), b relevant at rank 2 (a above is
     # relevant: 1 / log2 2); R = 3 (f not retrieved); threshold 2: a only, and R = 2

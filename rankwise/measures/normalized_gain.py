@@ -8,6 +8,11 @@ rank). So a document adds its full gain when every document above it was as good
 less the further the list fell behind. G is the sum over the retrieved documents divided by
 the total gain of the judgments. Gains as nDCG's (``gain``: linear by default, exponential or
 a map ``G.1=3,2=9``); unjudged documents and negative grades gain 0.
+
+G is not monotone in the grades of tied documents: a document's discount depends on how far
+the gain retrieved so far lags behind the ideal's, so a smaller gain first can leave the larger
+one a smaller lag (grades 3 and 2 tied after two 1s, ideal 3, 2, 1, 1: 2 then 3 gives 0.704, 3
+then 2 gives 0.689). The grade orders are then not G's best and worst (``grade_monotone``).
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ def total_judged_gain(lists, gain) -> np.ndarray:
 
 @family("G", "Normalized gain: Σ gain / log2(2 + ideal cost so far − gain so far) over the "
         "retrieved, over the judgments' total gain (trec_eval 10 m_G.c).",
-        params={"gain": None}, undefined_when="idcg_zero", trec_name="G")
+        params={"gain": None}, undefined_when="idcg_zero", trec_name="G", grade_monotone=False)
 def normalized_gain(lists, cutoff: None, gain) -> np.ndarray:
     """G = (1 / total judged gain) · Σ_i g_i / log2(2 + cost(i) − S(i)).
 
