@@ -95,7 +95,8 @@ def stages(qrels_path: str, run_path: str, cprofile: int) -> dict:
 def _one_pass(qrels_path: str, run_path: str, timed) -> None:
     """The stages of one evaluation, each timed by ``timed(name, fn)``."""
     from rankwise.core.memory import large_arrays
-    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.core.judgments import index_judgments
+    from rankwise.core.ranked import rank
     from rankwise.io import to_qrels, to_run
     from rankwise.measures import parse_measures
 

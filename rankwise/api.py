@@ -12,7 +12,8 @@ import numpy as np
 
 from .conventions import Conventions, profile, resolve
 from .core.memory import large_arrays
-from .core.ranked import THREAD_MIN_ROWS, index_judgments, rank
+from .core.judgments import index_judgments
+from .core.ranked import THREAD_MIN_ROWS, rank
 from .core.together import Ranked, rank_together
 from .diagnostics import Check, combine_checks, value_free_checks
 from .errors import InputError

@@ -49,7 +49,7 @@ def run_demo(folder: str | Path = "rankwise-demo") -> str:
     files are."""
     from .api import evaluate
     from .compare import compare_result
-    from .core.ranked import Diagnostics
+    from .core.lists import Diagnostics
 
     folder = Path(folder)
     qrels, runs = write_demo_data(folder)

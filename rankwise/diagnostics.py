@@ -1,7 +1,7 @@
 """Diagnostics of one evaluation: conditions under which a number is legal but probably not
 what the user meant, or where it rests on something the user should know.
 
-Every check runs on the ranked lists of one system (:class:`~rankwise.core.ranked.RankedLists`)
+Every check runs on the ranked lists of one system (:class:`~rankwise.core.lists.RankedLists`)
 and returns a :class:`Check`: a ``warning`` (printed by the command line and kept in
 ``Result`` warnings), a ``note`` (shown with ``--diagnostics`` and in the HTML report) or
 ``ok`` (checked, nothing found). The checks:
@@ -164,7 +164,7 @@ def run_checks(lists, measures, values: dict[str, np.ndarray] | None = None,
 
     Examples
     --------
-    >>> from rankwise.core.ranked import index_judgments, rank
+    >>> from rankwise.core import index_judgments, rank
     >>> from rankwise.io import to_qrels, to_run
     >>> from rankwise.measures import parse_measures
     >>> qrels = to_qrels({"q1": {"a": 1, "b": 0}, "q2": {"c": 2}})
@@ -185,7 +185,7 @@ def value_free_checks(lists, measures, parts: Parts | None = None,
     measures are computed: the checks of :func:`list_checks` and the tie-order check's
     bounds (:func:`tie_order_bounds`; None where every system is over TIE_CHECK_MAX_ROWS
     documents). ``parts`` and ``diagnostics``: as for list_checks; the systems stacked in
-    ``lists`` (:func:`~rankwise.core.ranked.stack_lists`) each get the checks they get
+    ``lists`` (:func:`~rankwise.core.lists.stack_lists`) each get the checks they get
     alone, message for message, when :func:`combine_checks` finishes them."""
     measures = list(measures)
     parts = parts or Parts.whole(lists)
@@ -463,7 +463,7 @@ def judged_at(lists, cutoff: int | None) -> np.ndarray:
     """Judged@K per query: judged documents (grade >= 0) in the top min(K, length), over
     min(K, length); NaN for queries that retrieved nothing (ir_measures' ``Judged@K``).
 
-    >>> from rankwise.core.ranked import index_judgments, rank
+    >>> from rankwise.core import index_judgments, rank
     >>> from rankwise.io import to_qrels, to_run
     >>> lists = rank(index_judgments(to_qrels({"q": {"a": 1, "c": 0}})),
     ...              to_run({"q": {"a": 3.0, "b": 2.0, "c": 1.0}}))
@@ -852,7 +852,7 @@ def summary_line(system, hint: bool = True) -> str:
     """The one line the command line prints per system: the counts of what was ignored,
     unjudged, tied or removed, and how many warnings and notes the checks found (with
     ``hint``, where to see them)."""
-    from .core.ranked import Diagnostics
+    from .core.lists import Diagnostics
 
     counts = {k: v for k, v in system.diagnostics.items()}
     line = Diagnostics(**counts).summary()
@@ -866,7 +866,7 @@ def summary_line(system, hint: bool = True) -> str:
     return line
 
 
-#: Every count of :class:`~rankwise.core.ranked.Diagnostics`, explained.
+#: Every count of :class:`~rankwise.core.lists.Diagnostics`, explained.
 COUNT_LABELS = {
     "run_rows": "rows in the run",
     "run_duplicates_dropped": "duplicate documents dropped from the run",

@@ -9,7 +9,8 @@ import pytest
 
 import rankwise
 from rankwise.cli import main
-from rankwise.core.ranked import index_judgments, rank
+from rankwise.core.judgments import index_judgments
+from rankwise.core.ranked import rank
 from rankwise.diagnostics import (Check, details, judged_at, pitfall_warnings, run_checks,
                                   summary_line)
 from rankwise.io import to_qrels, to_run

@@ -48,13 +48,15 @@ def _colliding(words: bool):
 @pytest.mark.parametrize("words", [True, False])
 def test_colliding_fingerprints_fall_back_to_exact_keys(tmp_path, monkeypatch, words):
     expected = _values(tmp_path)
-    monkeypatch.setattr("rankwise.core.ranked.fingerprints_and_words", _colliding(words))
+    for side in ("judgments", "join"):  # both sides' fingerprints collide
+        monkeypatch.setattr(f"rankwise.core.{side}.fingerprints_and_words", _colliding(words))
     assert _values(tmp_path) == expected
 
 
 @pytest.mark.parametrize("words", [True, False])
 def test_duplicates_are_found_on_the_exact_path_too(tmp_path, monkeypatch, words):
-    monkeypatch.setattr("rankwise.core.ranked.fingerprints_and_words", _colliding(words))
+    for side in ("judgments", "join"):  # both sides' fingerprints collide
+        monkeypatch.setattr(f"rankwise.core.{side}.fingerprints_and_words", _colliding(words))
     run = RUN + "q3 Q0 d4 99 0.01 run\n"
     with pytest.raises(rankwise.InputError, match="'d4' appears twice for query 'q3'"):
         rankwise.evaluate(write(tmp_path, "qrels", QRELS), write(tmp_path, "run", run), ["AP"])

@@ -9,7 +9,8 @@ import pytest
 
 import rankwise
 import rankwise.core.ranked as ranked
-from rankwise.core import segments
+from rankwise.core import join, judgments, segments
+from rankwise.core.lists import Diagnostics, RankedLists, stack_lists, ties_by_grade
 from rankwise.core.order import sort_within_groups, tie_group_rows
 from rankwise.errors import InputError
 
@@ -58,8 +59,8 @@ def test_blocks_give_the_single_block_values(monkeypatch, grouped, duplicates, t
     qrels, run = _frames(*_collection(1, grouped, duplicates))
     conventions = {"duplicates": "first"} if duplicates else {}
     whole = _per_query(qrels, run, **conventions)
-    monkeypatch.setattr(ranked, "JOIN_BLOCK_ROWS", 37)  # many blocks, cut between queries
-    monkeypatch.setattr(ranked, "JOIN_THREADS", threads)  # joined side by side or in turn
+    monkeypatch.setattr(join, "JOIN_BLOCK_ROWS", 37)  # many blocks, cut between queries
+    monkeypatch.setattr(join, "JOIN_THREADS", threads)  # joined side by side or in turn
     blocks = _per_query(qrels, run, **conventions)
     assert blocks == whole
     assert whole[1]["run_duplicates_dropped"] == duplicates
@@ -76,7 +77,7 @@ def test_blocks_cut_only_between_queries():
 
 def test_a_duplicate_is_found_in_any_block(monkeypatch):
     qrels, run = _frames(*_collection(2, True, 1))
-    monkeypatch.setattr(ranked, "JOIN_BLOCK_ROWS", 50)
+    monkeypatch.setattr(join, "JOIN_BLOCK_ROWS", 50)
     with pytest.raises(InputError, match="appears twice"):
         rankwise.evaluate(qrels, run, ["P@5"])
 
@@ -116,16 +117,16 @@ def test_sorting_only_the_tied_rows_is_lexsort():
         assert np.array_equal(np.diff(numbers) > 0, np.diff(group[rows]) > 0)
         for best_first in (True, False):
             perm = np.arange(n)
-            tied, source = ranked.ties_by_grade(score, offsets, grade, best_first)
-            again = ranked.ties_by_grade(score, offsets, grade, best_first, (rows, numbers))
+            tied, source = ties_by_grade(score, offsets, grade, best_first)
+            again = ties_by_grade(score, offsets, grade, best_first, (rows, numbers))
             assert np.array_equal(again[0], tied) and np.array_equal(again[1], source)
             perm[tied] = source
             want = np.lexsort((-key if best_first else key, group))
             assert np.array_equal(perm, want), (trial, best_first)
-        lists = ranked.RankedLists(np.arange(len(offsets) - 1).astype(str).astype(object),
-                                   offsets, grade, score, np.arange(n), None, np.zeros(0),
-                                   np.zeros((len(offsets) - 1, 0)), rankwise.Conventions(),
-                                   ranked.Diagnostics())
+        lists = RankedLists(np.arange(len(offsets) - 1).astype(str).astype(object),
+                            offsets, grade, score, np.arange(n), None, np.zeros(0),
+                            np.zeros((len(offsets) - 1, 0)), rankwise.Conventions(),
+                            Diagnostics())
         for best_first in (True, False):  # the lists re-ordered: every column moved alike
             moved = lists.with_ties_by_grade(best_first)
             perm = moved.run_row
@@ -253,10 +254,10 @@ def test_grade_levels_counted_block_by_block(monkeypatch, kind):
     expected = np.array([[np.sum((query == q) & (grades == g)) for g in levels]
                          for q in range(40)])
     for size in (7, 64, 1 << 22):
-        monkeypatch.setattr(ranked, "LEVEL_BLOCK_ROWS", size)
-        got_levels, counts = ranked._level_counts(40, grades, query)
+        monkeypatch.setattr(judgments, "LEVEL_BLOCK_ROWS", size)
+        got_levels, counts = judgments.level_counts(40, grades, query)
         assert np.array_equal(got_levels, levels) and np.array_equal(counts, expected)
-    assert ranked._level_counts(3, np.array([-1.0]), np.array([0]))[1].shape == (3, 0)
+    assert judgments.level_counts(3, np.array([-1.0]), np.array([0]))[1].shape == (3, 0)
 
 
 @pytest.mark.parametrize("conventions", [
@@ -310,13 +311,13 @@ def test_small_runs_evaluated_together_as_each_alone(monkeypatch, conventions):
 def test_lists_of_other_judgments_or_conventions_are_not_stacked():
     qrels, run = {"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}
     lists = ranked.rank(rankwise.to_qrels(qrels), rankwise.to_run(run))
-    stacked = ranked.stack_lists([lists, lists])
+    stacked = stack_lists([lists, lists])
     assert stacked.num_queries == 2 and np.array_equal(stacked.offsets, [0, 2, 4])
     graded = ranked.rank(rankwise.to_qrels({"q": {"a": 2}}), rankwise.to_run(run))
     with pytest.raises(ValueError, match="cannot be stacked"):
-        ranked.stack_lists([lists, graded])
+        stack_lists([lists, graded])
     with pytest.raises(ValueError, match="cannot be stacked"):
-        ranked.stack_lists([lists, lists.with_conventions(
+        stack_lists([lists, lists.with_conventions(
             lists.conventions.with_options(relevance_threshold=2))])
 
 
@@ -464,7 +465,8 @@ def test_measures_read_the_same_rows_with_or_without_the_full_columns(convention
     lists already hold a column of every row's (then it reads that): both ways give the
     same values, bit for bit."""
     from rankwise.conventions import resolve
-    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.core.judgments import index_judgments
+    from rankwise.core.ranked import rank
     from rankwise.diagnostics import run_checks
     from rankwise.io import to_qrels, to_run
     from rankwise.measures import parse_measures

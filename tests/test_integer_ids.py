@@ -11,7 +11,8 @@ import pytest
 
 from rankwise.conventions import resolve
 from rankwise.core.keys import KeyCollision, integer_ids, integer_pair_keys
-from rankwise.core.ranked import index_judgments, rank
+from rankwise.core.judgments import index_judgments
+from rankwise.core.ranked import rank
 from rankwise.errors import InputError
 from rankwise.io.tables import Qrels, Run
 

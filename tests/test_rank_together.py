@@ -12,7 +12,9 @@ import pytest
 import rankwise
 import rankwise.core.together as together
 from rankwise.conventions import Conventions
-from rankwise.core.ranked import index_judgments, rank, stack_lists
+from rankwise.core.judgments import index_judgments
+from rankwise.core.lists import stack_lists
+from rankwise.core.ranked import rank
 from rankwise.errors import InputError
 
 

@@ -4,7 +4,7 @@ In learning to rank every candidate of a query is judged (its label is its grade
 candidates never change; only the model's scores do, every boosting round or every epoch.
 :class:`Candidates` does the work that does not depend on the scores once (query offsets,
 grade counts per query, the tie key of every candidate) so that evaluating new scores is one
-sort and the measures, read from the same :class:`~rankwise.core.ranked.RankedLists` that
+sort and the measures, read from the same :class:`~rankwise.core.lists.RankedLists` that
 :func:`rankwise.evaluate` builds.
 
 The numbers are those of ``rankwise.evaluate(*rankwise.from_arrays(labels, scores, ...))``
@@ -85,11 +85,11 @@ class Candidates:
         return len(self.query_ids)
 
     def lists(self, scores: Any, conventions: Conventions | None = None):
-        """The :class:`~rankwise.core.ranked.RankedLists` of these scores (one per row, in the
+        """The :class:`~rankwise.core.lists.RankedLists` of these scores (one per row, in the
         rows' original order)."""
         from dataclasses import replace
 
-        from ..core.ranked import Diagnostics, RankedLists
+        from ..core.lists import Diagnostics, RankedLists
 
         conv = conventions or self.conventions
         score = self._scores(scores, conv)

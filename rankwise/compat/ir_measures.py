@@ -132,7 +132,7 @@ class RankwiseEvaluator(providers.Evaluator):
     need, and every measure of that set is read from the same ranked lists."""
 
     def __init__(self, plans: list[_Plan], qrels, conventions: Any) -> None:
-        from ..core.ranked import index_judgments
+        from ..core.judgments import index_judgments
 
         judged, qids = _qrels(qrels)
         super().__init__([p.measure for p in plans], qids)

@@ -131,7 +131,7 @@ class RelevanceEvaluator:
     def __init__(self, query_relevance: Mapping[str, Mapping[str, int]], measures: Iterable[str],
                  relevance_level: int = 1, judged_docs_only_flag: bool = False) -> None:
         from ..conventions import resolve
-        from ..core.ranked import index_judgments
+        from ..core.judgments import index_judgments
         from ._nested import nested_qrels
 
         self._columns = _plan(measures)
@@ -179,7 +179,8 @@ class RelevanceEvaluator:
         return {q: dict(zip(keys, rows[where[q if type(q) is str else str(q)]])) for q in wanted}
 
     def _rank(self, run, conventions):
-        from ..core.ranked import index_judgments, rank
+        from ..core.judgments import index_judgments
+        from ..core.ranked import rank
         from ..io.tables import Qrels, Run
 
         if len(run) and self._index is not None and set(run.query_ids()) & self._judged:

@@ -2,7 +2,7 @@
 measures computed with tensor operations on the tensors' device.
 
 The ranking mirrors :class:`~rankwise.compat.candidates.Candidates` (itself the engine's
-:class:`~rankwise.core.ranked.RankedLists` for fixed candidates): stable sorts by score within
+:class:`~rankwise.core.lists.RankedLists` for fixed candidates): stable sorts by score within
 each query, ties by the conventions (input order, or the candidate's position compared as text),
 optimistic/pessimistic tie groups ordered by grade, ``max_depth`` and ``unjudged="remove"``.
 Each measure follows its numpy family in :mod:`rankwise.measures` line for line (segment sums

@@ -1,5 +1,7 @@
 """The engine: one join-and-sort pass producing :class:`RankedLists`, and segment primitives."""
 
-from .ranked import Diagnostics, JudgmentIndex, RankedLists, index_judgments, rank
+from .judgments import JudgmentIndex, index_judgments
+from .lists import Diagnostics, RankedLists
+from .ranked import rank
 
 __all__ = ["Diagnostics", "JudgmentIndex", "RankedLists", "index_judgments", "rank"]

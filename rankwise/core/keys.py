@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arrow import all_equal, compute, take, to_numpy
+
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xFF51AFD7ED558CCD)
 _MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -229,3 +231,28 @@ def _single(strings):
 
     strings = strings.combine_chunks() if hasattr(strings, "chunks") else strings
     return cast(strings, pa.string()) if pa.types.is_integer(strings.type) else strings
+
+
+def equal_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray):
+    """Arrow booleans: is the doc id of ``rows_a`` in ``docs_a`` that of ``rows_b`` in
+    ``docs_b``?"""
+    return compute("equal", take(docs_a, rows_a), take(docs_b, rows_b))
+
+
+def same_docs_mask(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray,
+                   words_a: np.ndarray | None = None, words_b: np.ndarray | None = None
+                   ) -> np.ndarray:
+    """Per pair: is the doc id of ``rows_a`` in ``docs_a`` that of ``rows_b`` in ``docs_b``?
+    Compared on the exact words of short ids when both sides have them, else as strings."""
+    if words_a is not None and words_b is not None:
+        return words_a[rows_a] == words_b[rows_b]
+    return to_numpy(equal_docs(docs_a, rows_a, docs_b, rows_b), bool)
+
+
+def same_docs(docs_a, rows_a: np.ndarray, docs_b, rows_b: np.ndarray,
+              words_a: np.ndarray | None = None, words_b: np.ndarray | None = None) -> bool:
+    if len(rows_a) == 0:
+        return True
+    if words_a is not None and words_b is not None:
+        return bool(np.array_equal(words_a[rows_a], words_b[rows_b]))
+    return all_equal(take(docs_a, rows_a), take(docs_b, rows_b))

@@ -27,15 +27,17 @@ import numpy as np
 from ..conventions import Conventions
 from ..errors import InputError
 from .keys import KeyCollision
-from .ranked import (THREAD_MIN_ROWS, JudgmentIndex, RankedLists, RunParts, assemble_lists,
-                     join_run, order_run, rank, stack_lists)
+from .join import join_run
+from .judgments import JudgmentIndex
+from .lists import RankedLists, stack_lists
+from .ranked import THREAD_MIN_ROWS, RunParts, assemble_lists, order_run, rank
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
 
 class Ranked(NamedTuple):
-    """Runs ranked together: all their lists stacked (as :func:`.ranked.stack_lists` stacks
+    """Runs ranked together: all their lists stacked (as :func:`.lists.stack_lists` stacks
     them) and each run's own."""
 
     stacked: RankedLists

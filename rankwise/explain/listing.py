@@ -25,7 +25,8 @@ class Listed:
 def query_lists(qrels, run, query: str, conv) -> Listed:
     """The query's ranked list under the conventions (engine order), and its judgments."""
     from ..core.arrow import take
-    from ..core.ranked import index_judgments, rank
+    from ..core.judgments import index_judgments
+    from ..core.ranked import rank
     from ..io.tables import doc_strings
 
     judged_grades = qrels.grade[qrels.grade >= 0]

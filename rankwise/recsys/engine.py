@@ -1,7 +1,7 @@
 """The accuracy measures of recommendation lists, through rankwise's measure layer.
 
 :func:`ranked_lists` turns a :class:`~rankwise.recsys.inputs.Prepared` into the engine's
-:class:`~rankwise.core.ranked.RankedLists`. Recommendation lists are already in ranked order
+:class:`~rankwise.core.lists.RankedLists`. Recommendation lists are already in ranked order
 and already joined with the held-out data (on integer codes), so the common case needs no
 string work at all: the ranked lists are built directly from the codes (the fast path).
 Where a convention needs the engine's own ranking pass (items repeated in a list, unjudged
@@ -16,7 +16,9 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..core.arrow import take
-from ..core.ranked import Diagnostics, RankedLists, index_judgments, rank
+from ..core.judgments import index_judgments
+from ..core.lists import Diagnostics, RankedLists
+from ..core.ranked import rank
 from .inputs import Prepared
 
 

@@ -129,7 +129,7 @@ def collect(qrels: Any, runs: Any, measures: str | Sequence[str] | None = None,
     from ..api import _kind, _runs, _summarise
     from ..conventions import profile, resolve
     from ..core.memory import large_arrays
-    from ..core.ranked import index_judgments
+    from ..core.judgments import index_judgments
     from ..errors import InputError
     from ..io.frames import to_qrels
     from ..measures import parse_measures

@@ -343,14 +343,14 @@ class _Judgments:
     the same with the sentinel query added)."""
 
     def __init__(self, qrels) -> None:
-        from ..core.ranked import index_judgments
+        from ..core.judgments import index_judgments
 
         self.qrels = qrels
         self.index = index_judgments(qrels)
         self._with_sentinel = None
 
     def with_sentinel(self, sentinel: str, grade: float):
-        from ..core.ranked import index_judgments
+        from ..core.judgments import index_judgments
 
         if self._with_sentinel is None:
             self._with_sentinel = index_judgments(_add_row(self.qrels, sentinel, grade))
@@ -365,7 +365,8 @@ def _evaluate(judgments: _Judgments, run, plan: Plan):
     """
     import pyarrow.compute as pc
 
-    from ..core.ranked import index_judgments, rank
+    from ..core.judgments import index_judgments
+    from ..core.ranked import rank
 
     conv = plan.conventions
     shared = len(run) > 0 and len(judgments.qrels) > 0 and bool(

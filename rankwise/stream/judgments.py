@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arrow import string_array, take, to_arrow
-from ..core.ranked import index_judgments, judged_levels
+from ..core.judgments import index_judgments, judged_levels
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from .helpers import block_cuts, chunks_of, integer_docs, two_at_a_time
@@ -80,7 +80,7 @@ class Judgments:
         qrels = self.qrels
         ends = np.cumsum(self.length[codes])
         cuts = block_cuts(np.append(0, ends[:-1]), int(ends[-1]) if len(ends) else 0,
-                           self.CHECK_BLOCK_ROWS)
+                          self.CHECK_BLOCK_ROWS)
         at = np.searchsorted(np.append(0, ends), cuts)
         for a, b in zip(at[:-1].tolist(), at[1:].tolist()):
             block = codes[a:b]

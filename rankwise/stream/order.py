@@ -59,8 +59,8 @@ class SeenQueries:
             earlier = int(np.flatnonzero(block_codes[:block] == code)[0])
             end = starts[earlier + 1] - 1
             raise regrouped(chunk, chunk.query_dict[int(code)].as_py(),
-                             int(lines[starts[block]]), int(lines[starts[earlier]]),
-                             int(lines[end]))
+                            int(lines[starts[block]]), int(lines[starts[earlier]]),
+                            int(lines[end]))
         first_line = np.empty(chunk.num_queries, dtype=np.int64)
         first_line[block_codes] = lines[starts]
         codes = self.codes(chunk.query_dict)
@@ -69,7 +69,7 @@ class SeenQueries:
         if (before >= 0).any():
             i = judged[int(np.flatnonzero(before >= 0)[0])]
             raise regrouped(chunk, chunk.query_dict[int(i)].as_py(), int(first_line[i]),
-                             int(self.judged_first_line[codes[i]]))
+                            int(self.judged_first_line[codes[i]]))
         self.judged_first_line[codes[judged]] = first_line[judged]
         others = np.flatnonzero(codes < 0)
         if len(others):
@@ -87,7 +87,7 @@ class NotGroupedError(InputError):
 
 
 def regrouped(run: Run, qid: str, line: int, first: int,
-               end: int | None = None) -> NotGroupedError:
+              end: int | None = None) -> NotGroupedError:
     word = "row" if run.row_unit == "row" else "line"
     ended = f" to {word} {end}" if end is not None else ""
     how = ("e.g. pyarrow.parquet.write_table(table.sort_by('query'), path)"

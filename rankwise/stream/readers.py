@@ -51,7 +51,7 @@ class Rows:
 
     def head(self, n: int) -> Rows:
         return Rows(self.qid.slice(0, n), self.doc.slice(0, n), self.score[:n],
-                     None if self.rank is None else self.rank[:n], self.line[:n], self.unit)
+                    None if self.rank is None else self.rank[:n], self.line[:n], self.unit)
 
     def tail(self, n: int) -> Rows:
         """The rows from ``n`` on, copied (so that the block they came from can be freed)."""
@@ -59,9 +59,9 @@ class Rows:
 
         rows = indices(np.arange(n, len(self)))
         return Rows(pa.chunked_array([take(self.qid, rows).combine_chunks()]),
-                     pa.chunked_array([take(self.doc, rows).combine_chunks()]),
-                     self.score[n:].copy(), None if self.rank is None else self.rank[n:].copy(),
-                     self.line[n:].copy(), self.unit)
+                    pa.chunked_array([take(self.doc, rows).combine_chunks()]),
+                    self.score[n:].copy(), None if self.rank is None else self.rank[n:].copy(),
+                    self.line[n:].copy(), self.unit)
 
     def then(self, other: Rows) -> Rows:
         import pyarrow as pa
@@ -69,9 +69,9 @@ class Rows:
         rank = None if self.rank is None or other.rank is None else \
             np.concatenate([self.rank, other.rank])
         return Rows(pa.chunked_array(chunks_of(self.qid) + chunks_of(other.qid)),
-                     pa.chunked_array(chunks_of(self.doc) + chunks_of(other.doc)),
-                     np.concatenate([self.score, other.score]), rank,
-                     np.concatenate([self.line, other.line]), self.unit)
+                    pa.chunked_array(chunks_of(self.doc) + chunks_of(other.doc)),
+                    np.concatenate([self.score, other.score]), rank,
+                    np.concatenate([self.line, other.line]), self.unit)
 
     def last_query_start(self) -> int:
         """The first row of the trailing run of rows with the last row's query id."""
@@ -174,9 +174,9 @@ class RunReader:
             return self._parse_slowly(block, first_line)
         n = table.num_rows
         return Rows(table.column("qid"), table.column("docid"),
-                     to_numpy(table.column("score"), np.float64),
-                     to_numpy(table.column("rank"), np.int32),
-                     np.arange(first_line, first_line + n, dtype=np.int64))
+                    to_numpy(table.column("score"), np.float64),
+                    to_numpy(table.column("rank"), np.int32),
+                    np.arange(first_line, first_line + n, dtype=np.int64))
 
     def _parse_slowly(self, block: memoryview, first_line: int) -> Rows:
         """A block the fast parse refused (tabs, several spaces, comments, blank lines, extra
@@ -203,7 +203,7 @@ class RunReader:
         lines = run.row_lines if run.row_lines is not None else np.arange(1, n + 1)
         qids = take(run.query_dict, run.query_code)
         return Rows(pa.chunked_array([qids]), pa.chunked_array(chunks_of(run.docs)),
-                     run.score, run.rank, np.asarray(lines, dtype=np.int64) + first_line - 1)
+                    run.score, run.rank, np.asarray(lines, dtype=np.int64) + first_line - 1)
 
 
 def last_query_start(data: bytes, end: int, known: int = 0) -> int:
@@ -265,10 +265,10 @@ class ParquetRunReader:
             for batch in batches:
                 n = batch.num_rows
                 yield Rows(pa.chunked_array([_strings(batch.column(query), self.path, query)]),
-                            pa.chunked_array([_doc_ids(batch.column(doc), self.path)]),
-                            _numeric(batch.column(score), self.path, score, "row"),
-                            rank_values(batch.column("rank")) if "rank" in self.columns
-                            else None, np.arange(first, first + n, dtype=np.int64), "row")
+                           pa.chunked_array([_doc_ids(batch.column(doc), self.path)]),
+                           _numeric(batch.column(score), self.path, score, "row"),
+                           rank_values(batch.column("rank")) if "rank" in self.columns
+                           else None, np.arange(first, first + n, dtype=np.int64), "row")
                 first += n
         except (pa.ArrowException, OSError) as exc:
             raise InputError(f"cannot read as Parquet ({exc})", source=self.path) from None
@@ -283,9 +283,9 @@ def run_blocks(run: Run, block_rows: int) -> Iterator[Rows]:
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         rows = np.arange(a, b)
         yield Rows(pa.chunked_array(chunks_of(take(run.query_dict, run.query_code[a:b]))),
-                    pa.chunked_array(chunks_of(run.docs.slice(a, b - a))),
-                    run.score[a:b], None if run.rank is None else run.rank[a:b],
-                    run.lines_of(rows), run.row_unit)
+                   pa.chunked_array(chunks_of(run.docs.slice(a, b - a))),
+                   run.score[a:b], None if run.rank is None else run.rank[a:b],
+                   run.lines_of(rows), run.row_unit)
 
 
 def prefetched(items: Iterator[Rows]) -> Iterator[Rows]:

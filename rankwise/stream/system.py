@@ -11,7 +11,8 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..core.arrow import string_array, take
-from ..core.ranked import Diagnostics, RankedLists, rank, stack_lists
+from ..core.lists import Diagnostics, RankedLists, stack_lists
+from ..core.ranked import rank
 from ..diagnostics import (TIE_CHECK_MAX_ROWS, Check, _tie_candidates, judged_at, judged_groups,
                            straddling_masks, tie_cutoff_groups)
 from ..errors import InputError
@@ -100,7 +101,7 @@ class SystemStream:
             self.counts[field_name] += getattr(diag, field_name) - (
                 getattr(base, field_name) if base is not None else 0)
         extend(self.contradiction_examples,
-                diag.examples.get("queries_rank_contradicts_score", []))
+               diag.examples.get("queries_rank_contradicts_score", []))
         extend(self.run_only_examples, diag.examples.get("queries_only_in_run", []))
 
     def _add_lists(self, lists: RankedLists, keep: np.ndarray) -> None:
@@ -267,8 +268,8 @@ class QueryFacts:
         from ..diagnostics import combine_checks, list_checks
 
         lists = Summary(conv, self.levels, diag, self.query_ids,
-                         concat(self.num_retrieved, dtype=np.int64),
-                         concat_rows(self.ideal_counts, 0 if self.levels is None
+                        concat(self.num_retrieved, dtype=np.int64),
+                        concat_rows(self.ideal_counts, 0 if self.levels is None
                                       else len(self.levels)), self.num_rows)
         listed = list_checks(lists, measures, self)
         return combine_checks(lists, measures, values, listed,
@@ -301,7 +302,7 @@ class QueryFacts:
 @dataclass
 class Summary:
     """All queries of a streamed run as the per-query checks of
-    :mod:`rankwise.diagnostics` read a :class:`~rankwise.core.ranked.RankedLists`: ids, list
+    :mod:`rankwise.diagnostics` read a :class:`~rankwise.core.lists.RankedLists`: ids, list
     lengths, judgment counts per grade level, conventions and diagnostics (no rows)."""
 
     conventions: Conventions

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 import rankwise
 from rankwise.conventions import resolve
-from rankwise.core.ranked import RankedLists, rank
+from rankwise.core.lists import RankedLists
+from rankwise.core.ranked import rank
 from rankwise.errors import MeasureError
 from rankwise.io.frames import to_qrels, to_run
 from rankwise.measures import FAMILIES, parse_measure

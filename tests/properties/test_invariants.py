@@ -457,7 +457,8 @@ def _one_lists_object_gives_what_fresh_lists_give(seed: int, names: list[str],
                                                   conventions=None, lowest_score: int = 0):
     """Every measure of ``names``, asked in that order of one lists object (whose caches fill
     as it goes), gives bit for bit what it gives on lists ranked afresh."""
-    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.core.judgments import index_judgments
+    from rankwise.core.ranked import rank
     from rankwise.io import to_qrels, to_run
     from rankwise.measures import parse_measure
 

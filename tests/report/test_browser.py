@@ -113,7 +113,8 @@ def test_per_query_table_sorts(written, open_report):
 
 
 def test_drill_down_shows_the_engines_ranked_lists(written, open_report):
-    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.core.judgments import index_judgments
+    from rankwise.core.ranked import rank
     from rankwise.io import to_qrels, to_run
 
     qrels, runs = make_collection(queries=45, systems=3, depth=30)

@@ -92,7 +92,8 @@ def test_payload_round_trip(collection, data):
 
 
 def test_drill_down_holds_the_ranked_lists(collection, data):
-    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.core.judgments import index_judgments
+    from rankwise.core.ranked import rank
     from rankwise.io import to_qrels, to_run
 
     qrels, runs = collection
@@ -192,7 +193,8 @@ def test_profile_names_and_conventions_travel(collection):
 
 
 def test_checks_travel_with_each_system(collection, data):
-    from rankwise.core.ranked import index_judgments, rank
+    from rankwise.core.judgments import index_judgments
+    from rankwise.core.ranked import rank
     from rankwise.diagnostics import run_checks
     from rankwise.io import to_qrels, to_run
     from rankwise.measures import parse_measures

@@ -231,7 +231,7 @@ def inferred_ap(lists, groups: TieGroups, cutoff: None, rel: float) -> np.ndarra
     g, t, a, b, rest = g[k], t[k], a[k], b + low[k], rest[k]
     group = chosen[g]
     probability = choose_ratio([(r[group] - 1, a), (nonrel[group], b), (rest, t - a - b)],
-                                (groups.size[group] - 1, t))
+                               (groups.size[group] - 1, t))
     share_outside = _safe_divide(outside[group].astype(np.float64), rest.astype(np.float64))
     position = groups.position[group] + t
     pooled = position - outside_before[group] - (t - a - b) * share_outside

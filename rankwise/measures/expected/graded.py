@@ -20,7 +20,7 @@ from .numerics import check_work, choose_ratio, exclusive_cumprod, ragged, size_
 
 
 def positional_sum(lists, groups: TieGroups, mean: np.ndarray, cutoff,
-                    weight: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+                   weight: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """Σ over positions within the cutoff of the group's mean value · weight(rank)."""
     rows = rows_of_groups(groups, mean != 0, cutoff)
     segment = lists.segment_of(rows)
@@ -40,7 +40,7 @@ def expected_dcg(lists, groups: TieGroups, cutoff, gain, base: float) -> np.ndar
     longest = int(lists.num_retrieved.max()) if lists.num_queries else 0
     table = np.concatenate(([0.0], discounts(longest, base, lists.conventions.discount)))
     return positional_sum(lists, groups, mean_gain(lists, groups, gain), cutoff,
-                           lambda rank: table[rank])
+                          lambda rank: table[rank])
 
 
 @expected_for("DCG")
@@ -68,7 +68,7 @@ def cumulative_gain(lists, groups: TieGroups, cutoff: int | None, gain) -> np.nd
 def relevance_weighted_rr(lists, groups: TieGroups, cutoff: int | None, gain) -> np.ndarray:
     """E[RWRR@K] = Σ_{ranks i <= K} mean gain of the group at i / i."""
     return positional_sum(lists, groups, mean_gain(lists, groups, gain), cutoff,
-                           lambda rank: 1.0 / rank)
+                          lambda rank: 1.0 / rank)
 
 
 @expected_for("ARHR")
@@ -77,7 +77,7 @@ def average_reciprocal_hit_rank(lists, groups: TieGroups, cutoff: int | None,
     """E[ARHR@K] = Σ_{positions within K} (r/n of the group) / rank."""
     _, r = hits_per_group(lists, groups, rel)
     return positional_sum(lists, groups, r / np.maximum(groups.size, 1), cutoff,
-                           lambda rank: 1.0 / rank)
+                          lambda rank: 1.0 / rank)
 
 
 @expected_for("RBP")
@@ -88,7 +88,7 @@ def rank_biased_precision(lists, groups: TieGroups, cutoff: int | None, p: float
     value = relevance_of_rows(lists, rows, lists.segment_of(rows), rel)
     mean = groups.count(rows, value) / np.maximum(groups.size, 1)
     return positional_sum(lists, groups, mean, cutoff,
-                           lambda rank: (1.0 - p) * np.power(p, rank - 1.0))
+                          lambda rank: (1.0 - p) * np.power(p, rank - 1.0))
 
 
 @expected_for("RBPResid")
@@ -98,7 +98,7 @@ def rbp_residual(lists, groups: TieGroups, cutoff: None, p: float) -> np.ndarray
     unjudged = np.flatnonzero(~(lists.grade >= 0))
     share = groups.count(unjudged) / np.maximum(groups.size, 1)
     total = positional_sum(lists, groups, share, None,
-                            lambda rank: (1.0 - p) * np.power(p, rank - 1.0))
+                           lambda rank: (1.0 - p) * np.power(p, rank - 1.0))
     has_unjudged = np.bincount(lists.segment_of(unjudged), minlength=lists.num_queries) > 0
     return np.where(has_unjudged, np.power(p, lists.num_retrieved) + total, 0.0)
 
@@ -181,7 +181,7 @@ def normalized_gain(lists, groups: TieGroups, cutoff: None, gain) -> np.ndarray:
     group = chosen[pair_group[pair]]
     n = groups.size[group]
     probability = choose_ratio([(others[pair, col], k[:, col]) for col in range(len(values))],
-                                (n - 1, above))
+                               (n - 1, above))
     value = values[pair_value[pair]]
     so_far = before[group] + value + k @ values
     cost = cost_of_ideal(lists, groups.query[group], groups.position[group] + above + 1, gain)
