@@ -14,7 +14,8 @@ from ..core.memory import large_arrays
 from ..errors import InputError
 from ..results import Result, SystemResult
 from .beyond import BeyondMeasure, Context, mean_of, parse_beyond
-from .inputs import Prepared, prepare, read_interactions, read_recommendations
+from .inputs import Prepared, prepare
+from .readers import read_interactions, read_recommendations
 
 
 class RecsysResult(Result):

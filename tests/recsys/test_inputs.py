@@ -19,7 +19,7 @@ import rankwise.recsys as rs
 from rankwise import Conventions, InputError
 from rankwise.api import _summarise
 from rankwise.measures import parse_measures
-from rankwise.recsys import engine, inputs
+from rankwise.recsys import columns, engine, inputs, matching, readers
 
 ACCURACY = ["HR@3", "P@3", "R@5", "F1@3", "RR", "AP@5", "nDCG@5", "nDCG", "RWRR@5", "ARHR@3",
             "Rprec", "Bpref"]
@@ -210,8 +210,8 @@ def test_fast_path_equals_the_engine(data, conv, relevance, impute):
     """The ranked lists built from integer codes give exactly what the engine's own ranking
     pass gives from the same lists written out as a Run and Qrels."""
     recs, test = data
-    raw = inputs.read_recommendations(recs)
-    prep = inputs.prepare(raw, inputs.read_interactions(test, "test"), relevance=relevance,
+    raw = readers.read_recommendations(recs)
+    prep = inputs.prepare(raw, readers.read_interactions(test, "test"), relevance=relevance,
                           threshold=4, impute=impute, conventions=conv)
     conv = conv.with_options(relevance_threshold=prep.relevance_threshold)
     measures = parse_measures(ACCURACY)
@@ -232,8 +232,8 @@ def test_fast_path_equals_the_engine(data, conv, relevance, impute):
 
 
 def test_fast_path_is_taken_and_the_engine_when_needed():
-    raw = inputs.read_recommendations(LISTS)
-    prep = inputs.prepare(raw, inputs.read_interactions(TEST, "test"))
+    raw = readers.read_recommendations(LISTS)
+    prep = inputs.prepare(raw, readers.read_interactions(TEST, "test"))
     assert not engine.needs_engine(prep, Conventions())
     assert engine.needs_engine(prep, Conventions(unjudged="remove"))
 
@@ -278,50 +278,50 @@ def _pairs_found(found) -> set:
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("fixed", [None, 7])
 @pytest.mark.parametrize("repeats", [False, True])
-@pytest.mark.parametrize("block", [8, inputs._BLOCK])
+@pytest.mark.parametrize("block", [8, matching.MATCH_BLOCK])
 def test_row_by_row_search_equals_one_sort_of_all_keys(seed, fixed, repeats, block,
                                                        monkeypatch):
     """The lists sorted row by row (items packed with their position into int32 or int64)
     find exactly the (pair, row) matches and repeated rows that one sort of every key finds,
     lists of one length or padded, items repeated in a list or not, in one block or many;
     items too large to pack go through that sort."""
-    monkeypatch.setattr(inputs, "_BLOCK", block)
+    monkeypatch.setattr(matching, "MATCH_BLOCK", block)
     n_items = 30
     lists = _some_lists(seed, fixed=fixed, repeats=repeats)
     rng = np.random.default_rng(seed + 100)
     user = rng.integers(0, lists.num_lists + 5, 300)  # some users have no list
     item = rng.integers(0, n_items, 300)
     for users in (user, user % lists.num_lists):  # or all of them have one
-        expected = inputs._matches_by_keys(lists, users, item, n_items)
+        expected = matching.matches_by_keys(lists, users, item, n_items)
         assert expected[2] == 0 or repeats
         for catalogue in (n_items, 1 << 40):  # int32 packing, int64 packing
-            assert inputs._row_sorted(lists, catalogue)[0].dtype == \
+            assert matching.row_sorted(lists, catalogue)[0].dtype == \
                 (np.int32 if catalogue == n_items else np.int64)
-            got = inputs._matches(lists, users, item, catalogue)
+            got = matching.matches(lists, users, item, catalogue)
             assert _pairs_found(got) == _pairs_found(expected) and got[2] == expected[2]
-    assert inputs._row_sorted(lists, 1 << 60) is None  # does not fit: the sort of all keys
-    member = inputs._member(lists, user, item, n_items)
+    assert matching.row_sorted(lists, 1 << 60) is None  # does not fit: the sort of all keys
+    member = matching.member(lists, user, item, n_items)
     keys = set(zip(user.tolist(), item.tolist()))
     assert member.tolist() == [(int(s), int(i)) in keys
                                for s, i in zip(lists.segment(), lists.items)]
 
 
 def test_ragged_lists_are_not_padded(monkeypatch):
-    monkeypatch.setattr(inputs, "_BLOCK", 8)
+    monkeypatch.setattr(matching, "MATCH_BLOCK", 8)
     lengths = np.array([200] + [1] * 50)
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     items = np.concatenate([np.arange(200), np.arange(50)]).astype(np.int64)
     lists = inputs.TopLists(None, offsets, items, np.zeros(len(items)), 0, "t")
-    assert inputs._row_sorted(lists, 301) is None  # 51 rows of 200 for 250 items
-    got = inputs._matches(lists, np.array([0, 1, 2, 0]), np.array([5, 0, 7, 300]), 301)
+    assert matching.row_sorted(lists, 301) is None  # 51 rows of 200 for 250 items
+    got = matching.matches(lists, np.array([0, 1, 2, 0]), np.array([5, 0, 7, 300]), 301)
     assert _pairs_found(got) == {(0, 5), (1, 200)}
 
 
 def test_grouped_and_ungrouped_ids_are_coded_alike():
     for ids in ([3, 3, 1, 1, 1, 7], [3, 1, 3, 7, 1], ["b", "b", "a"], ["b", "a", "b"], []):
         column = pa.array(ids, type=pa.string() if ids and isinstance(ids[0], str) else None)
-        codes, distinct = inputs._encode(column)
+        codes, distinct = columns.encode(column)
         encoded = column.dictionary_encode()
         assert codes.tolist() == encoded.indices.to_pylist()
         assert distinct.to_pylist() == encoded.dictionary.to_pylist()

@@ -1,0 +1,218 @@
+"""Column helpers of the recommender readers: a frame's columns found by name, ids checked
+and coded, numbers checked, named options checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.arrow import cast, compute, starts_of_equal_runs, take, to_arrow, to_numpy
+from ..core.segments import starts_of_runs
+from ..errors import InputError
+
+
+def frame_columns(obj: Any, what: str, user: str, item: str, value: str | None,
+                  rank: str | None, need_value: bool = True):
+    """Columns of a pandas/polars DataFrame or Arrow table as Arrow arrays, and which of the
+    value columns (``score``/``rating`` or ``rank``) are present; (None, {}) otherwise."""
+    import sys
+
+    getter = available = None
+    if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
+        import pyarrow as pa
+
+        available = [str(c) for c in obj.columns]
+        getter = lambda c: pa.Array.from_pandas(obj[c])
+    elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
+        available = list(obj.columns)
+        getter = lambda c: obj[c].to_arrow()
+    elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
+        available = obj.column_names
+        getter = lambda c: obj.column(c).combine_chunks()
+    if getter is None:
+        return None, {}
+    names: dict[str, str | None] = {}
+    for label, name in (("user", user), ("item", item)):
+        if name not in available:
+            raise InputError(f"{what} frame has no {label} column {name!r} (columns: "
+                             f"{', '.join(available)}); name it with {label}=",
+                             source=f"{what} {type(obj).__name__}")
+    if rank is not None and rank not in available:
+        raise InputError(f"{what} frame has no rank column {rank!r} (columns: "
+                         f"{', '.join(available)})", source=f"{what} {type(obj).__name__}")
+    if rank is not None:
+        names["rank"] = rank
+    elif value is not None and value in available:
+        names["score"] = value
+    wanted = [user, item] + [v for v in names.values() if v]
+    return {c: getter(c) for c in wanted}, names
+
+
+def user_values(values: Any, source: str):
+    """User ids of many rows: an Arrow integer array as it is (encoded before it becomes
+    strings), anything else as :func:`user_strings`."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array) and pa.types.is_integer(values.type) and not values.null_count:
+        return values
+    return user_strings(values, source)
+
+
+def user_strings(values: Any, source: str):
+    """User ids as an Arrow string array (integers become their decimal strings)."""
+    import pyarrow as pa
+
+    values = id_array(values, source, "user")
+    if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type):
+        values = cast(values, pa.string())
+    elif not pa.types.is_string(values.type):
+        raise InputError("user ids must be strings or integers", source=source,
+                         value=str(values.type))
+    return values
+
+
+def item_values(values: Any, source: str):
+    """Item ids as a numpy int64 array (integer ids) or an Arrow string array."""
+    import pyarrow as pa
+
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        return values.astype(np.int64, copy=False)
+    values = id_array(values, source, "item")
+    if pa.types.is_integer(values.type):
+        return to_numpy(values, np.int64, null=0)
+    if pa.types.is_large_string(values.type):
+        values = cast(values, pa.string())
+    if not pa.types.is_string(values.type):
+        raise InputError("item ids must be strings or integers", source=source,
+                         value=str(values.type))
+    return values
+
+
+def id_array(values: Any, source: str, what: str):
+    """User or item ids (``what``) as one Arrow array without nulls or dictionary encoding;
+    the caller checks the type."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        try:
+            values = to_arrow(values if isinstance(values, np.ndarray) else list(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(f"{what} ids must be strings or integers ({exc})",
+                             source=source) from None
+    if pa.types.is_dictionary(values.type):
+        values = take(values.dictionary, values.indices)
+    if values.null_count:
+        row = int(np.flatnonzero(to_numpy(compute("is_null", values), bool))[0])
+        raise InputError(f"missing {what} id", source=source, line=row, unit="row")
+    return values
+
+
+def as_strings(values: Any):
+    import pyarrow as pa
+
+    if isinstance(values, np.ndarray):
+        return cast(to_arrow(values), pa.string())
+    return values
+
+
+def numeric_column(values: Any, source: str, what: str) -> np.ndarray:
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if values.null_count:
+        row = int(np.flatnonzero(to_numpy(compute("is_null", values), bool))[0])
+        raise InputError(f"missing {what}", source=source, line=row, unit="row")
+    if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
+            or pa.types.is_decimal(values.type)):
+        raise InputError(f"{what} must be a number", source=source, value=str(values.type))
+    return to_numpy(cast(values, pa.float64()), np.float64)
+
+
+def check_number(value: Any, source: str, user: Any, item: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        raise InputError("expected a number", source=source, line=f"{user!r}/{item!r}",
+                         unit="key", value=repr(value))
+    if not np.isfinite(value):
+        raise InputError("expected a finite number", source=source, line=f"{user!r}/{item!r}",
+                         unit="key", value=repr(value))
+    return float(value)
+
+
+def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise InputError(f"{name} must be one of {', '.join(choices)}", source=name,
+                         value=str(value))
+
+
+def check_distinct(ids, source: str) -> None:
+    if len(compute("unique", ids)) != len(ids):
+        counts = compute("value_counts", ids)
+        twice = [v["values"] for v in counts.to_pylist() if v["counts"] > 1][:1]
+        raise InputError("a user has two recommendation lists", source=source,
+                         value=str(twice[0]) if twice else None)
+
+
+def encode(ids) -> tuple[np.ndarray, Any]:
+    """Code of every id (0, 1, ... in order of first appearance) and the distinct ids, of the
+    Arrow array's type. Ids already grouped (each id's rows together) are coded from their
+    runs, without hashing every row."""
+    starts, first = run_starts(ids)
+    if len(starts) == count_distinct_ids(first):
+        codes = np.zeros(len(ids), dtype=np.int64)
+        codes[starts[1:]] = 1
+        np.cumsum(codes, out=codes)
+        return codes, first
+    return hashed_codes(ids)
+
+
+def hashed_codes(ids) -> tuple[np.ndarray, Any]:
+    """:func:`encode` for ids in any order."""
+    encoded = compute("dictionary_encode", ids)
+    return to_numpy(encoded.indices, np.int64, null=0), encoded.dictionary
+
+
+def run_starts(ids) -> tuple[np.ndarray, Any]:
+    """Where every run of equal consecutive ids starts (an Arrow array of integers or
+    strings), and the id of each run."""
+    import pyarrow as pa
+
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64), ids
+    if pa.types.is_integer(ids.type):
+        starts = starts_of_runs(to_numpy(ids, np.int64, null=0))
+    else:
+        starts = starts_of_equal_runs(ids)
+    return starts, take(ids, starts)
+
+
+def count_distinct_ids(ids) -> int:
+    return compute("count_distinct", ids).as_py() if len(ids) else 0
+
+
+def as_integers(ids) -> np.ndarray | None:
+    """Integer ids (an Arrow array) as int64, None for other ids (or unsigned 64-bit ones,
+    which int64 cannot hold)."""
+    import pyarrow as pa
+
+    if not pa.types.is_integer(ids.type) or pa.types.is_uint64(ids.type):
+        return None
+    return to_numpy(ids, np.int64, null=0)
+
+
+def index_in_numbers(values: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """Where each value is in ``numbers`` (distinct), -1 where it is not."""
+    out = np.full(len(values), -1, dtype=np.int64)
+    if len(numbers) == 0 or len(values) == 0:
+        return out
+    order = None if np.all(numbers[1:] > numbers[:-1]) else np.argsort(numbers)
+    ordered = numbers if order is None else numbers[order]
+    at = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
+    found = ordered[at] == values
+    out[found] = at[found] if order is None else order[at[found]]
+    return out

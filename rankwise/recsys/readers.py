@@ -1,0 +1,264 @@
+"""Recommendations and interactions read from what recommender people hold (frames, Arrow
+tables, dicts, 2-D arrays, runs) into raw columns: users, items, scores and list offsets."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.arrow import cast, take, to_arrow
+from ..core.segments import starts_of_runs
+from ..errors import InputError
+from .columns import (as_integers, check_distinct, check_number, count_distinct_ids, encode,
+                      frame_columns, hashed_codes, item_values, numeric_column, run_starts,
+                      user_strings, user_values)
+
+
+@dataclass
+class RawLists:
+    users: Any  # Arrow string array, distinct, one per list
+    lengths: np.ndarray
+    items: Any  # numpy int array or Arrow string array, in ranked order
+    scores: np.ndarray
+    ties: int
+    source: str
+    padding: int = 0
+    numbers: np.ndarray | None = None  # the user ids as int64, when the input's are integers
+
+
+@dataclass
+class RawPairs:
+    users: Any  # Arrow string array per row
+    items: Any  # numpy int array or Arrow string array per row
+    rating: np.ndarray | None
+    source: str
+
+
+def read_recommendations(recs: Any, user: str = "user", item: str = "item",
+                         score: str | None = "score", rank: str | None = None,
+                         users: Any = None, pad: Any = None) -> RawLists:
+    """Read recommendations in any accepted form (see the module docstring)."""
+    from ..io.tables import Run
+
+    if isinstance(recs, Run):
+        return lists_from_scored(user_strings(take(recs.query_dict, recs.query_code),
+                                                recs.source),
+                                 item_values(recs.docs, recs.source), recs.score, recs.source)
+    if isinstance(recs, np.ndarray):
+        return lists_from_array(recs, users, pad)
+    if isinstance(recs, Mapping):
+        return lists_from_mapping(recs)
+    if isinstance(recs, (str, os.PathLike)):
+        from ..io.trec import read_run
+
+        return read_recommendations(read_run(recs))
+    columns, names = frame_columns(recs, "recommendations", user, item, score, rank)
+    source = f"recommendations {type(recs).__name__}"
+    if columns is None:
+        raise InputError("expected a DataFrame or Arrow table, {user: [items]}, {user: {item: "
+                         "score}}, a 2-D array of item ids or a rankwise Run",
+                         source="recommendations", value=type(recs).__name__)
+    user_col = user_values(columns[user], source)
+    item_col = item_values(columns[item], source)
+    if names.get("score"):
+        values = numeric_column(columns[names["score"]], source, "score")
+        return lists_from_scored(user_col, item_col, values, source)
+    if names.get("rank"):
+        values = numeric_column(columns[names["rank"]], source, "rank")
+        return lists_from_scored(user_col, item_col, -values, source)
+    return lists_in_input_order(user_col, item_col, source)
+
+
+def read_interactions(data: Any, what: str, user: str = "user", item: str = "item",
+                      rating: str | None = "rating") -> RawPairs:
+    """Read test or training interactions: a frame, ``{user: [items]}`` or ``{user: {item:
+    rating}}``. ``rating=None`` (or a frame without that column) means implicit feedback."""
+    if isinstance(data, Mapping):
+        users, items, ratings = [], [], []
+        explicit = None
+        for u, inner in data.items():
+            if isinstance(inner, Mapping):
+                explicit = True if explicit is None else explicit
+                if not explicit:
+                    raise InputError("mixes {item: rating} and [items] values", source=what,
+                                     line=repr(u), unit="key")
+                items.extend(inner.keys())
+                ratings.extend(check_number(v, what, u, i) for i, v in inner.items())
+                users.extend([u] * len(inner))
+            elif isinstance(inner, (list, tuple, np.ndarray, set, frozenset)):
+                explicit = False if explicit is None else explicit
+                if explicit:
+                    raise InputError("mixes {item: rating} and [items] values", source=what,
+                                     line=repr(u), unit="key")
+                items.extend(inner)
+                users.extend([u] * len(inner))
+            else:
+                raise InputError("expected {user: [items]} or {user: {item: rating}}; this user "
+                                 f"maps to a {type(inner).__name__}", source=what, line=repr(u),
+                                 unit="key")
+        source = f"{what} dict"
+        return RawPairs(user_strings(users, source), item_values(items, source),
+                        np.asarray(ratings, dtype=np.float64) if explicit else None, source)
+    columns, names = frame_columns(data, what, user, item, rating, None, need_value=False)
+    if columns is None:
+        raise InputError("expected a DataFrame or Arrow table with user and item columns, "
+                         "{user: [items]} or {user: {item: rating}}", source=what,
+                         value=type(data).__name__)
+    source = f"{what} {type(data).__name__}"
+    ratings = numeric_column(columns[names["score"]], source, "rating") \
+        if names.get("score") else None
+    if ratings is not None and not np.isfinite(ratings).all():
+        row = int(np.flatnonzero(~np.isfinite(ratings))[0])
+        raise InputError("rating must be a finite number (drop or fill missing ratings first)",
+                         source=source, line=row, unit="row", value=str(ratings[row]))
+    return RawPairs(user_values(columns[user], source), item_values(columns[item], source),
+                    ratings, source)
+
+
+def lists_from_array(array: np.ndarray, users: Any, pad: Any) -> RawLists:
+    import pyarrow as pa
+
+    source = "recommendations array"
+    if array.ndim != 2:
+        raise InputError("a recommendation array must be 2-D (one row of item ids per user)",
+                         source=source, value=f"shape {array.shape}")
+    n_users, k = array.shape
+    numbers = None
+    if users is None:  # 0..n-1
+        numbers = np.arange(n_users, dtype=np.int64)
+        user_ids = cast(to_arrow(numbers), pa.string())
+    else:
+        user_ids = user_strings(users, "users")
+        if len(user_ids) != n_users:
+            raise InputError(f"users has {len(user_ids)} ids for {n_users} rows of "
+                             "recommendations", source="users")
+        check_distinct(user_ids, "users")
+    if pad is not None:
+        mask = ~np.isnan(array) if isinstance(pad, float) and np.isnan(pad) else array != pad
+        lengths = mask.sum(axis=1).astype(np.int64)
+        items = array[mask]
+        padding = int(array.size - len(items))
+    else:
+        lengths = np.full(n_users, k, dtype=np.int64)
+        items = array.ravel()
+        padding = 0
+    if items.dtype.kind == "f":
+        if not np.all(items == np.round(items)):
+            raise InputError("item ids in a float array must be whole numbers (use pad= for "
+                             "padding values)", source=source)
+        items = items.astype(np.int64)
+    items = item_values(items, source)
+    return RawLists(user_ids, lengths, items, list_scores(lengths), 0, source, padding,
+                    numbers)
+
+
+def lists_from_mapping(recs: Mapping) -> RawLists:
+    source = "recommendations dict"
+    values = list(recs.values())
+    if values and all(isinstance(v, Mapping) for v in values):
+        users, items, scores = [], [], []
+        for u, inner in recs.items():
+            users.extend([u] * len(inner))
+            items.extend(inner.keys())
+            scores.extend(check_number(v, source, u, i) for i, v in inner.items())
+        return lists_from_scored(user_strings(users, source), item_values(items, source),
+                                 np.asarray(scores, dtype=np.float64), source)
+    user_list, lengths, items = [], [], []
+    for u, inner in recs.items():
+        if isinstance(inner, (str, bytes)) or not hasattr(inner, "__len__"):
+            raise InputError("expected {user: [items best first]} or {user: {item: score}}; this "
+                             f"user maps to a {type(inner).__name__}", source=source,
+                             line=repr(u), unit="key")
+        user_list.append(u)
+        lengths.append(len(inner))
+        items.extend(inner)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    user_ids = user_strings(user_list, source)
+    check_distinct(user_ids, source)
+    return RawLists(user_ids, lengths, item_values(items, source), list_scores(lengths), 0,
+                    source)
+
+
+def lists_from_scored(user_col, item_col, score: np.ndarray, source: str) -> RawLists:
+    """Rows of (user, item, score) in any order -> lists best first (stable for ties).
+
+    Rows already grouped by user (each user's rows together) keep their order of users, and
+    rows already best first within each user are not moved at all."""
+    if not np.isfinite(score).all():
+        row = int(np.flatnonzero(~np.isfinite(score))[0])
+        raise InputError("score must be a finite number", source=source, line=row, unit="row",
+                         value=str(score[row]))
+    n = len(score)
+    starts, users = run_starts(user_col)
+    order = None
+    if len(starts) != count_distinct_ids(users):  # some user's rows are apart: bring them together
+        codes, users = hashed_codes(user_col)  # users in order of first appearance
+        order = np.argsort(codes, kind="stable")
+        starts = starts_of_runs(codes[order])
+        score = score[order]
+    lengths = np.diff(np.append(starts, n)).astype(np.int64)
+    within = best_first(score, starts, lengths)
+    if within is not None:
+        order = within if order is None else order[within]
+        score = score[within]
+    if order is not None:
+        item_col = item_col[order] if isinstance(item_col, np.ndarray) else \
+            take(item_col, order)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return RawLists(user_strings(users, source), lengths, item_col,
+                    score.astype(np.float64, copy=False), count_ties(score, offsets), source,
+                    numbers=as_integers(users))
+
+
+def best_first(score: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """The order that puts each list's rows (``starts``, ``lengths``: consecutive) by score,
+    highest first, equal scores in their order; None when they already are."""
+    if len(score) < 2:
+        return None
+    rises = score[1:] > score[:-1]
+    rises[starts[1:] - 1] = False  # from one list to the next
+    if not rises.any():
+        return None
+    k = int(lengths[0])
+    if (lengths == k).all():  # lists of one length: one stable sort per row
+        within = np.argsort(-score.reshape(-1, k), axis=1, kind="stable")
+        within += starts[:, None]
+        return within.ravel()
+    return np.lexsort((-score, np.repeat(np.arange(len(starts)), lengths)))
+
+
+def lists_in_input_order(user_col, item_col, source: str) -> RawLists:
+    """Rows without scores: each user's rows, in input order, are the list best first."""
+    codes, _ = encode(user_col)
+    n = len(codes)
+    if n and np.any(codes[1:] < codes[:-1]):
+        order = np.argsort(codes, kind="stable")
+        user_col = take(user_col, order)
+        item_col = item_col[order] if isinstance(item_col, np.ndarray) else \
+            take(item_col, order)
+        codes = codes[order]
+    lengths = np.diff(np.append(starts_of_runs(codes), n)).astype(np.int64)
+    return lists_from_scored(user_col, item_col, list_scores(lengths), source)
+
+
+def list_scores(lengths: np.ndarray) -> np.ndarray:
+    """length − position for every row: positive, strictly decreasing within each list."""
+    if len(lengths) and lengths[0] > 0 and (lengths == lengths[0]).all():
+        k = int(lengths[0])
+        return np.tile(np.arange(k, 0, -1, dtype=np.float64), len(lengths))
+    n = int(lengths.sum())
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return (np.repeat(lengths, lengths) - (np.arange(n) - starts)).astype(np.float64)
+
+
+def count_ties(score: np.ndarray, offsets: np.ndarray) -> int:
+    if len(score) < 2:
+        return 0
+    same = score[1:] == score[:-1]
+    same[offsets[1:-1][offsets[1:-1] > 0] - 1] = False
+    return int(same.sum())
