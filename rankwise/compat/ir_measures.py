@@ -172,7 +172,7 @@ class RankwiseEvaluator(providers.Evaluator):
                     values = plan.rankwise.compute(lists)
                     if self._as_default_pipeline and plan.peer == "pytrec_eval" and \
                             plan.rankwise.family == "IPrec":  # trec_eval 9's 0/0, as pytrec_eval
-                        values = empty_ranking_nan(lists, values, plan.iprec_level,
+                        values = empty_ranking_nan(lists, values, (plan.iprec_level,),
                                                    dict(plan.rankwise.params)["rel"])
                     for qid, value in zip(qids, values.tolist()):
                         yield qid, plan, value

@@ -97,7 +97,7 @@ class _Column:
     key: str
     measure: Any  # a rankwise Measure, or None for runid / relstring (always 0.0)
     kind: str  # "plain", "log" (gm_*), "iprec", "11pt", "const", "count"
-    level: float = 0.0  # recall level of an iprec column
+    levels: tuple[float, ...] = ()  # recall levels of an iprec or 11pt column
 
 
 class RelevanceEvaluator:
@@ -211,28 +211,28 @@ class RelevanceEvaluator:
             if column.kind == "log":
                 values = np.log(np.maximum(values, _LOG_FLOOR))
             elif column.kind in ("iprec", "11pt"):
-                values = empty_ranking_nan(lists, values, column.level if column.kind == "iprec"
-                                           else None, lists.conventions.relevance_threshold)
+                values = empty_ranking_nan(lists, values, column.levels,
+                                           lists.conventions.relevance_threshold)
             table[:, j] = values
         return table
 
 
-def empty_ranking_nan(lists, values: np.ndarray, level: float | None,
+def empty_ranking_nan(lists, values: np.ndarray, levels: tuple[float, ...],
                       threshold: float) -> np.ndarray:
     """Interpolated precision as trec_eval 9 leaves it on an empty ranking: it starts from
-    precision = num_rel_ret / num_ret = 0/0, so a recall level asking for no relevant document,
-    (long)(p·R + 0.9) = 0, is NaN (always level 0, every level when R = 0); ``level=None``
-    stands for 11pt_avg, whose level 0 makes it NaN.
+    precision = num_rel_ret / num_ret = 0/0, so a value that reads a recall level asking for
+    no relevant document, (long)(p·R + 0.9) = 0, is NaN (level 0 always, every level when
+    R = 0): IPrec at its level, 11pt_avg when any of its levels does.
     """
     empty = lists.num_retrieved == 0
     if not empty.any():
         return values
     values = values.copy()
-    if level is None:
-        values[empty] = np.nan
-    else:
-        relevant = lists.num_relevant(threshold)
-        values[empty & (np.floor(level * relevant + 0.9) == 0)] = np.nan
+    relevant = lists.num_relevant(threshold)
+    asks_none = np.zeros(lists.num_queries, dtype=bool)
+    for level in levels:
+        asks_none |= np.floor(level * relevant + 0.9) == 0
+    values[empty & asks_none] = np.nan
     return values
 
 
@@ -307,7 +307,7 @@ def _family_columns(base: str, params: list[str]) -> list[_Column]:
         return [_Column(f"{base}_{k}", make_measure(family, k), "plain") for k in cutoffs]
     if base == "iprec_at_recall":
         levels = sorted({_level(p, base) for p in params}) if params else _LEVELS
-        return [_Column(f"{base}_{p:.2f}", make_measure(family, p), "iprec", p) for p in levels]
+        return [_Column(f"{base}_{p:.2f}", make_measure(family, p), "iprec", (p,)) for p in levels]
     if base == "Rprec_mult":
         multiples = sorted({float(p) for p in params}) if params else _MULTIPLES
         return [_Column(f"{base}_{m:.2f}", make_measure(family, m), "plain") for m in multiples]
@@ -316,15 +316,19 @@ def _family_columns(base: str, params: list[str]) -> list[_Column]:
         if beta <= 0:
             raise _error(f"set_F needs a positive beta, got {beta:g}")
         return [_Column(base, make_measure(family, None, {"beta": beta}), "plain")]
-    if base == "11pt_avg" and params:
-        raise _error("11pt_avg with recall levels is not supported; ask for iprec_at_recall "
-                     "at those levels", base)
+    if base == "11pt_avg":  # pytrec_eval sorts and de-duplicates the levels, as the cutoffs
+        levels = tuple(sorted({_level(p, base) for p in params})) if params else _LEVELS
+        return [_Column(base, make_measure(family, None, {"levels": levels}), "11pt", levels)]
+    if base == "utility" and params:
+        raise _error("utility's four coefficients reach trec_eval sorted and de-duplicated by "
+                     "pytrec_eval (utility.2,1,0,0 as 0,1,2: an error, and 0 for every query); "
+                     "use rankwise.evaluate(qrels, run, ['utility.2,-1,0,0'])", base)
     if base == "ndcg" and params:
         raise _error("ndcg takes gain pairs (ndcg.1=3,2=9) that pytrec_eval cannot pass to "
                      "trec_eval; use rankwise.evaluate(qrels, run, ['ndcg.1=3,2=9'])", base)
     if family == "const":
         return [_Column(base, None, "const")]
-    kind = "log" if base in ("gm_map", "gm_bpref") else "11pt" if base == "11pt_avg" else "plain"
+    kind = "log" if base in ("gm_map", "gm_bpref") else "plain"
     return [_Column(base, make_measure(family), kind)]  # other parameters: ignored by trec_eval
 
 

@@ -183,6 +183,7 @@ SPELLINGS = [
     ["P", "P_20"], ["P.10,5,10"], ["P_5x"], ["P.00005"], ["map_cut.1000,5"], ["success.2,1"],
     ["iprec_at_recall.0.25,0.1"], ["set_F.0.5"], ["set_F.2,0.5"], ["official"],
     ["official", "P_3"], ["map.5"], ["gm_map"], ["gm_bpref"], ["11pt_avg"], ["num_q", "runid"],
+    ["11pt_avg.0.2,0.5,0.8"], ["11pt_avg.0.8,0.2,0.2"], ["11pt_avg.0.05", "iprec_at_recall"],
     ["relstring", "num_ret"], ["ndcg_cut.3", "ndcg_cut_10", "ndcg"], ("map", "P_10"),
 ]
 
@@ -261,6 +262,31 @@ def test_edge_runs():
     got = ours.RelevanceEvaluator(qrels, measures, judged_docs_only_flag=True).evaluate(run)
     assert math.isnan(got["q1"]["iprec_at_recall_0.00"]) and math.isnan(got["q1"]["11pt_avg"])
     assert_same(expected, got)
+
+
+def test_eleven_point_average_at_given_levels_on_empty_rankings():
+    """11pt_avg at given levels on rankings emptied by judged_docs_only_flag: NaN where one of
+    its levels asks for no relevant document, (long)(p·R + 0.9) = 0, as trec_eval 9's 0/0."""
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2, "d": 1, "e": 1, "f": 1, "g": 1, "h": 1}}
+    run = {"q1": {"x": 1.0, "y": 0.5}, "q2": {"z": 1.0}}
+    for measures in (["11pt_avg.0.05"], ["11pt_avg.0.2,0.5"], ["11pt_avg.0.01,0.5"]):
+        expected = real.RelevanceEvaluator(qrels, measures,
+                                           judged_docs_only_flag=True).evaluate(run)
+        got = ours.RelevanceEvaluator(qrels, measures, judged_docs_only_flag=True).evaluate(run)
+        assert_same(expected, got)
+    assert math.isnan(got["q1"]["11pt_avg"]) and math.isnan(got["q2"]["11pt_avg"])
+
+
+def test_utility_coefficients_are_refused_with_the_way_around():
+    # pytrec_eval sorts and de-duplicates them: utility.2,1,0,0 reaches trec_eval as 0,1,2,
+    # which it rejects, and every value is 0
+    qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 2.0, "b": 1.0, "c": 0.5}}
+    assert real.RelevanceEvaluator(qrels, ["utility.2,1,0,0"]).evaluate(run) == {
+        "q": {"utility": 0.0}}
+    with pytest.raises(ValueError, match=r"sorted and de-duplicated.*rankwise.evaluate"):
+        ours.RelevanceEvaluator(qrels, ["utility.2,1,0,0"])
+    assert ours.RelevanceEvaluator(qrels, ["utility"]).evaluate(run) == \
+        real.RelevanceEvaluator(qrels, ["utility"]).evaluate(run)
 
 
 def test_bad_runs_name_the_key():
