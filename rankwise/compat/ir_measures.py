@@ -31,7 +31,11 @@ measures that pipeline sends to pytrec_eval get the ``pytrec_eval`` conventions 
 (float32 scores, trec_eval 9's recall-level rounding, NaN interpolated precision on an empty
 ranking), ``RR@k`` gets msmarco's (float64 scores, ties by doc id *ascending*),
 ``nDCG(dcg='exp-log2')@k`` and ``ERR@k`` get gdeval's (exponential gain, ERR with grades up
-to 4). Judged queries absent from the run count 0, as in ir_measures. Pass
+to 4), ``Judged@k`` ir_measures' own (float64 scores, ties by doc id ascending, the judged
+share of the documents ranked within k). Two differences remain for Judged: a document
+judged with a negative grade counts as judged there and as unjudged here (trec_eval's
+``unj``), and a judged query with an empty ranking gets 0 here where ir_measures divides by
+zero. Judged queries absent from the run count 0, as in ir_measures. Pass
 ``RankwiseProvider(conventions=...)`` (a :class:`~rankwise.Conventions` or a profile name) to
 compute every measure under one set of conventions instead.
 """
@@ -54,6 +58,9 @@ _PEER_CONVENTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "pytrec_eval": ("pytrec_eval", {}),
     "msmarco": ("trec_eval", {"ties": "docid_asc", "duplicates": "last"}),
     "gdeval": ("trec_eval", {"duplicates": "last"}),
+    # ir_measures' own Judged: float64 scores, ties by doc id ascending, the share of the
+    # documents ranked within k (fewer in a short list)
+    "judged": ("trec_eval", {"ties": "docid_asc", "short_lists": "length"}),
 }
 _GDEVAL_MAX_GRADE = 4  # gdeval.pl's MAX_JUDGMENT: ERR's stopping probability is (2^g − 1) / 2^4
 
@@ -102,6 +109,7 @@ class RankwiseProvider(providers.Provider):
         measures._SetR(rel=AnyValue()),
         measures._Success(cutoff=AnyValue(required=True), rel=AnyValue(), judged_only=AnyValue()),
         measures._IPrec(recall=AnyValue(required=True), rel=AnyValue(), judged_only=AnyValue()),
+        measures._Judged(cutoff=AnyValue()),
     ]
 
     def __init__(self, conventions: Any = None) -> None:
@@ -225,6 +233,9 @@ def _plan(measure) -> _Plan:
         built = make_measure("SetF", None, {"rel": rel, "beta": float(get("beta", 1.0))})
     elif name == "SetP":
         built = make_measure("SetRelP" if get("relative", False) else "SetP", None, {"rel": rel})
+    elif name == "Judged":
+        built = make_measure("Judged", cutoff)
+        peer = "judged"
     elif name == "IPrec":
         level = float(get("recall"))
         built = make_measure("IPrec", level, {"rel": rel})

@@ -53,7 +53,8 @@ MEASURES = [
     nDCG(judged_only=True)@10, nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10})@10, Rprec, Rprec(rel=2),
     Bpref, Bpref(rel=2), NumRelRet, NumRet(rel=2), NumQ, NumRel, SetAP, SetF, SetF(beta=0.5),
     SetP, SetP(relative=True), SetR, SetR(rel=2), Success@1, Success@10, IPrec@0.0, IPrec@0.2,
-    IPrec@0.5, IPrec(rel=2)@0.7, IPrec(judged_only=True)@0.0, infAP, infAP(rel=2),
+    IPrec@0.5, IPrec(rel=2)@0.7, IPrec(judged_only=True)@0.0, infAP, infAP(rel=2), Judged@1,
+    Judged@10, Judged@200, Judged,
 ]
 
 
@@ -91,10 +92,10 @@ def test_registered_in_ir_measures_registry():
     assert isinstance(rw.provider, ir_measures.providers.Provider)
     assert rw.provider.is_available()
     assert all(rw.provider.supports(m) for m in MEASURES)
-    for other in (Judged@10, ir_measures.RBP, nDCG(dcg="exp-log2", gains={1: 2})@10):
+    for other in (ir_measures.RBP, nDCG(dcg="exp-log2", gains={1: 2})@10):
         assert not rw.provider.supports(other)
     with pytest.raises(ValueError, match="Unsupported measures"):
-        ir_measures.providers.FallbackProvider([rw.provider]).evaluator([Judged@10], {})
+        ir_measures.providers.FallbackProvider([rw.provider]).evaluator([ir_measures.RBP], {})
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -114,6 +115,19 @@ def test_calc_aggregate_equals_default_pipeline_including_missing_queries():
     assert set(got) == set(expected)
     for measure, value in expected.items():
         assert got[measure] == pytest.approx(value, abs=1e-9, nan_ok=True), measure
+
+
+def test_judged_counts_negative_grades_as_unjudged_and_empty_rankings_as_zero():
+    # ir_measures' judged provider counts a document judged -1 as judged, and divides by zero
+    # on an empty ranking; rankwise follows trec_eval's unj (documented differences)
+    qrels = {"q": {"a": -1, "b": 1}, "q2": {"x": 1}}
+    run = {"q": {"a": 2.0, "b": 1.0, "c": 0.5}}
+    assert per_query(ir_measures.iter_calc([Judged@3], qrels, run))[("q", "Judged@3")] == 2 / 3
+    assert per_query(rw.provider.iter_calc([Judged@3], qrels, run))[("q", "Judged@3")] == 1 / 3
+    with pytest.raises(ZeroDivisionError):
+        list(ir_measures.iter_calc([Judged@3], qrels, {**run, "q2": {}}))
+    assert per_query(rw.provider.iter_calc([Judged@3], qrels, {**run, "q2": {}}))[
+        ("q2", "Judged@3")] == 0.0
 
 
 def test_num_ret_when_no_measure_drops_unjudged_documents():
