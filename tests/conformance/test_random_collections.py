@@ -79,20 +79,31 @@ EXPECTED = expected_lines()
 EXPECTED_PARAMETERS = expected_lines("expected_params.tsv.gz")
 
 
-@pytest.mark.parametrize("flags", list(FLAGS), ids=lambda f: f or "defaults")
-def test_random_collections(flags: str) -> None:
-    conventions, full_qrels, pinned = FLAGS[flags]
-    compared, mismatches, empty_nan = 0, [], 0
-    for seed, lines in sorted(EXPECTED[flags].items()):
+def compare(expected: dict[int, list[tuple[str, str, str]]], flags: str,
+            names: dict[str, str], left_out=lambda name, qid, missing: False
+            ) -> tuple[int, int, int]:
+    """Every seed's trec_eval lines under ``flags`` against rankwise's values of ``names``
+    (trec_eval's name -> rankwise's); ``left_out(name, qid, queries missing from the run)``
+    names the lines not compared. Returns (compared, left out, -nan lines); asserts no
+    mismatch."""
+    conventions, full_qrels, _ = FLAGS[flags]
+    measures = [rankwise.parse_measure(n) for n in dict.fromkeys(names.values())]
+    compared, skipped, empty_nan, mismatches = 0, 0, 0, []
+    for seed, lines in sorted(expected.items()):
         folder = DATA / str(seed)
         qrels = folder / ("qrels" if full_qrels else "qrels.inrun")
-        result = rankwise.evaluate(qrels, folder / "run", MEASURES, per_query=True,
+        result = rankwise.evaluate(qrels, folder / "run", measures, per_query=True,
                                    conventions=rankwise.Conventions(**conventions))
         per_query = result.per_query()
+        missing = set(rankwise.read_qrels(qrels).query_ids()) - set(
+            rankwise.read_run(folder / "run").query_ids())
         for name, qid, value in lines:
             if name == "runid" or not_implemented(name):
                 continue
-            canonical = BY_TREC_NAME[name]
+            if left_out(name, qid, missing):
+                skipped += 1
+                continue
+            canonical = names[name]
             actual = result.mean(canonical) if qid == "all" else per_query[qid][canonical]
             if value == "-nan":  # an empty ranking under -J (module docstring)
                 assert "J" in flags and (qid == "all" or actual == 0.0), (seed, name, qid)
@@ -104,7 +115,13 @@ def test_random_collections(flags: str) -> None:
             compared += 1
     assert not mismatches, f"{len(mismatches)} of {compared} differ:\n" + "\n".join(
         mismatches[:40])
-    assert compared == pinned
+    return compared, skipped, empty_nan
+
+
+@pytest.mark.parametrize("flags", list(FLAGS), ids=lambda f: f or "defaults")
+def test_random_collections(flags: str) -> None:
+    compared, _, empty_nan = compare(EXPECTED[flags], flags, BY_TREC_NAME)
+    assert compared == FLAGS[flags][2]
     assert (empty_nan > 0) == ("J" in flags)
 
 
@@ -114,40 +131,15 @@ def test_random_collections_with_measure_parameters(flags: str) -> None:
     unjudged document, then resets the measures that ranking would disturb by their exact
     names (trec_eval.c: ``utility``, ``rbp_resid``, ``unj*``, ``num_ret``): ``utility_2,...``
     and ``rbp_resid_p=0.5`` keep that ranking's values. rankwise scores the empty ranking; those
-    lines (and their ``all``) are not compared, and the last test shows where trec_eval's
+    lines (and their ``all``) are not compared, and the next test shows where trec_eval's
     numbers come from."""
-    conventions, full_qrels, _ = FLAGS[flags]
-    pinned, pinned_leftovers = PARAMETER_FLAGS[flags]
-    names = trec_names(PARAMETERS)
-    measures = [rankwise.parse_measure(n) for n in names.values()]
-    compared, leftovers, mismatches = 0, 0, []
-    for seed, lines in sorted(EXPECTED_PARAMETERS[flags].items()):
-        folder = DATA / str(seed)
-        qrels = folder / ("qrels" if full_qrels else "qrels.inrun")
-        result = rankwise.evaluate(qrels, folder / "run", measures, per_query=True,
-                                   conventions=rankwise.Conventions(**conventions))
-        per_query = result.per_query()
-        missing = set(rankwise.read_qrels(qrels).query_ids()) - set(
-            rankwise.read_run(folder / "run").query_ids())
-        for name, qid, value in lines:
-            if name == "runid":
-                continue
-            canonical = names[name]
-            actual = result.mean(canonical) if qid == "all" else per_query[qid][canonical]
-            if value == "-nan":  # an empty ranking under -J (module docstring)
-                assert "J" in flags and (qid == "all" or actual == 0.0), (seed, name, qid)
-                continue
-            if flags == "-c" and name.startswith(("utility_", "rbp_resid_")) and missing and (
-                    qid == "all" or qid in missing):
-                leftovers += 1
-                continue
-            if not same_value(value, actual, name):
-                mismatches.append(f"seed {seed}: {name}\t{qid}\texpected {value}, rankwise "
-                                  f"{actual!r}")
-            compared += 1
-    assert not mismatches, f"{len(mismatches)} of {compared} differ:\n" + "\n".join(
-        mismatches[:40])
-    assert (compared, leftovers) == (pinned, pinned_leftovers)
+    def leftover(name: str, qid: str, missing: set) -> bool:
+        return flags == "-c" and name.startswith(("utility_", "rbp_resid_")) and bool(
+            missing) and (qid == "all" or qid in missing)
+
+    compared, leftovers, _ = compare(EXPECTED_PARAMETERS[flags], flags, trec_names(PARAMETERS),
+                                     leftover)
+    assert (compared, leftovers) == PARAMETER_FLAGS[flags]
 
 
 def test_trec_eval_scores_a_missing_query_on_a_one_document_ranking():
