@@ -146,8 +146,9 @@ class Result:
     def to_csv(self, per_query: bool = False) -> str:
         """CSV of the aggregates (or of the per-query values), full precision."""
         lines = []
+        names = [csv_field(m) for m in self.measures]  # nDCG(gain={1:3,2:9}) holds commas
         if per_query:
-            lines.append(",".join(["system", "query", *self.measures]))
+            lines.append(",".join(["system", "query", *names]))
             for name, s in self.systems.items():
                 values = self._values(s)  # as Python floats, each measure in one call
                 columns = [[repr(v) for v in values[m].tolist()] for m in self.measures]
@@ -155,9 +156,10 @@ class Result:
                 for q, row in zip(s.query_ids.tolist(), zip(*columns)):
                     lines.append(",".join([system, csv_field(q), *row]))
         else:
-            lines.append(",".join(["system", *self.measures]))
+            lines.append(",".join(["system", *names]))
             for name, s in self.systems.items():
-                lines.append(",".join([csv_field(name), *(repr(s.aggregates[m]) for m in self.measures)]))
+                lines.append(",".join([csv_field(name),
+                                       *(repr(s.aggregates[m]) for m in self.measures)]))
         return "\n".join(lines) + "\n"
 
     def to_trec(self, per_query: bool = False) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import os
@@ -249,7 +251,7 @@ def test_per_query_trec_and_csv_lines_are_formatted_value_by_value(files):
     system = result.systems["A"]
     system.query_ids[0] = "q 1\t{x}"  # whitespace and braces in a query id
     system.values["P@2"][1] = system.values[result.measures[1]][0] = np.nan  # undefined
-    want_trec, want_csv = [], ["system,query," + ",".join(result.measures)]
+    want_trec, want_csv = [], ["system,query," + ",".join(csv_field(m) for m in result.measures)]
     for name, s in result.systems.items():
         for i, q in enumerate(s.query_ids):
             want_trec += [_trec_line(s.trec_names[m], _trec_id(q), s.values[m][i],
@@ -260,3 +262,8 @@ def test_per_query_trec_and_csv_lines_are_formatted_value_by_value(files):
     trec = result.to_trec(per_query=True).splitlines()
     assert [line for line in trec if "\tall\t" not in line] == want_trec
     assert result.to_csv(per_query=True).splitlines() == want_csv
+    # a CSV reader gets one column per measure back, gain maps' commas included
+    for per_query in (True, False):
+        rows = list(csv.reader(io.StringIO(result.to_csv(per_query=per_query))))
+        assert rows[0][2 if per_query else 1:] == result.measures
+        assert {len(row) for row in rows} == {len(rows[0])}
