@@ -13,8 +13,7 @@ from .graded import by_gain, discount, graded_steps
 
 def ideal_gains(c: Context) -> list[float]:
     """The ideal ranking's gains: the judged documents' positive gains, largest first."""
-    return sorted((gain_of(g, c.gain) for _, g in c.pool if gain_of(g, c.gain) > 0),
-                  reverse=True)
+    return [gain_of(g, c.gain) for _, g in by_gain(c, c.pool)]
 
 
 def ideal_dcg_prefix(c: Context) -> list[float]:
@@ -76,7 +75,8 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
         return value, [f"{name} = Σ g / log2(2 + cost − S) / the judgments' total gain = "
                        f"{number(total)} / {judged_gain:g} = {number(value)}"]
     prefix = ideal_dcg_prefix(c)
-    dcg = sum(gain_of(g, c.gain) / discount(c, i + 1) for i, g in enumerate(ranking.grades))
+    # the whole list's DCG: the last row's running DCG (no cutoff: every rank is a row)
+    dcg = (steps[-1]["dcg"] if c.kind == "ndcg_rel" else steps[-1]["running"]) if steps else 0.0
     whole = divide(dcg, prefix[-1])
     if c.kind == "ndcg_rel":
         num_gaining = len(gains)
