@@ -427,8 +427,11 @@ def _cell(value) -> str:
 
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
+    from .report.commands import check_output, output_errors
 
-    print(run_demo(args.output))
+    check_output(args.output, folder=True)
+    with output_errors(args.output):
+        print(run_demo(args.output))
     return 0
 
 

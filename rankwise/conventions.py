@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+#: The largest depth or cutoff taken (ranks are counted in 32 bits and beyond).
+LONGEST_LIST = (1 << 31) - 1
+
 #: Every field with a fixed set of choices, the choices in order (the first is trec_eval's).
 CHOICES: dict[str, tuple[str, ...]] = {
     # documents with equal scores within one query
@@ -153,8 +156,9 @@ class Conventions:
         object.__setattr__(self, "gain", _normalise_gain(self.gain))
         if self.max_depth is not None and (isinstance(self.max_depth, bool)
                                            or not isinstance(self.max_depth, int)
-                                           or self.max_depth < 1):
-            _fail("max_depth must be a positive integer or None", self.max_depth)
+                                           or not 1 <= self.max_depth <= LONGEST_LIST):
+            _fail(f"max_depth must be a positive integer of at most {LONGEST_LIST} or None",
+                  self.max_depth)
         if isinstance(self.relevance_threshold, bool) or not isinstance(self.relevance_threshold,
                                                                          (int, float)):
             _fail("relevance_threshold must be a number", self.relevance_threshold)

@@ -578,6 +578,9 @@ def _exp_gain_levels(lists, measures, parts: Parts) -> list[list[Check]]:
         return [[] for _ in parts.sizes]
     positive = lists.levels[lists.levels > 0]
     top = lists.max_grade
+    from .measures.graded import check_exp_gain
+
+    check_exp_gain(top)  # (the measures raise the same error)
     if top <= LARGEST_USUAL_GRADE:
         checks = [Check("exp_gain_levels", "ok", f"exponential gain on grades up to {top:g}",
                         tuple(exp))]

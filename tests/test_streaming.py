@@ -129,7 +129,7 @@ def test_text_blocks_are_cut_where_the_last_query_begins(text, expected):
 @pytest.mark.parametrize("compressed", [False, True])
 @pytest.mark.parametrize("chunk_bytes", [1, 7, 40, 1000, 1 << 20])
 def test_text_blocks_are_whole_queries_read_into_one_buffer(tmp_path, compressed, chunk_bytes):
-    """The blocks (views of one reused buffer) hold the file's text in order, each made of
+    """The blocks (prefixes of one reused buffer) hold the file's text in order, each made of
     whole queries and numbered by its first line, whatever the read size: a query longer
     than many reads, a last line without a line break, gzip."""
     import gzip
@@ -141,7 +141,7 @@ def test_text_blocks_are_whole_queries_read_into_one_buffer(tmp_path, compressed
     text = ("\n".join(lines)).encode()
     path = tmp_path / ("run.txt.gz" if compressed else "run.txt")
     path.write_bytes(gzip.compress(text) if compressed else text)
-    blocks = [(bytes(block), line) for block, line in
+    blocks = [(bytes(text[:end]), line) for text, end, line in
               RunReader(str(path), chunk_bytes)._blocks()]  # copied: the buffer is reused
     assert b"".join(b for b, _ in blocks) == text + b"\n"
     first = 1

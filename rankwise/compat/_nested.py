@@ -41,10 +41,10 @@ def nested_qrels(qrels: Mapping[str, Mapping[str, float]]):
     [1.0, 0.0]
     """
     from ..io import to_qrels
-    from ..io.tables import Qrels
+    from ..io.tables import Qrels, check_grades
 
     columns = nested_columns(qrels)
     if columns is None:
         return to_qrels(qrels)
     codes, query_dict, docs, values = columns
-    return Qrels(codes, query_dict, docs, "qrels dict", None, "key", values)
+    return check_grades(Qrels(codes, query_dict, docs, "qrels dict", None, "key", values))

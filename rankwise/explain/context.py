@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..measures.graded import check_exp_gain
+
 Rows = list[dict[str, Any]]
 
 
@@ -87,7 +89,10 @@ def gain_of(grade: float, gain) -> float:
         for mapped_grade, value in gain:
             if grade == mapped_grade:
                 return float(value)
-    return 2.0 ** grade - 1.0 if gain == "exp" else float(grade)
+    if gain == "exp":
+        check_exp_gain(grade)
+        return 2.0 ** grade - 1.0
+    return float(grade)
 
 
 def log(x: float, base: float) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..measures.graded import check_exp_gain
 from .context import Context, Kind, Ranking, Rows, gain_of, log, number
 
 
@@ -55,7 +56,10 @@ def by_gain(c: Context, pool: list[tuple[str, float]]) -> list[tuple[str, float]
 
 
 def _g_max(c: Context) -> float:
-    return c.max_grade if c.params.get("max_grade") is None else float(c.params["max_grade"])
+    """ERR's top grade (the parameter, or the judgments' highest)."""
+    top = c.max_grade if c.params.get("max_grade") is None else float(c.params["max_grade"])
+    check_exp_gain(top)
+    return top
 
 
 def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[float, list[str]]:

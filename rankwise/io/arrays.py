@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InputError
 from ..core.arrow import to_arrow
 from ..core.segments import positions
-from .tables import Qrels, Run
+from .tables import Qrels, Run, as_floats
 
 
 def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
@@ -35,8 +35,8 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
     >>> run.query_ids(), len(qrels)
     (['0', '1'], 5)
     """
-    true = np.asarray(y_true, dtype=np.float64)
-    score = np.asarray(y_score, dtype=np.float64)
+    true = as_floats(y_true, "y_true", "y_true")
+    score = as_floats(y_score, "y_score", "score")
     if true.shape != score.shape:
         raise InputError(f"y_true has shape {true.shape} but y_score has {score.shape}",
                          source="arrays")
@@ -103,6 +103,10 @@ def _given_queries(queries: np.ndarray, n: int):
     if len(queries) != n:
         raise InputError(f"query has {len(queries)} ids for {n} rows", source="arrays")
     if queries.dtype.kind not in "iuU":  # equal values may have different strings (0.0, -0.0)
+        missing = np.flatnonzero([v is None or v != v for v in queries.tolist()])  # None, NaN
+        if len(missing):
+            raise InputError("missing query id", source="query", line=int(missing[0]),
+                             unit="row", value=str(queries[missing[0]]))
         queries = queries.astype(str)
     names, code = np.unique(queries, return_inverse=True)
     code = code.astype(np.int32)

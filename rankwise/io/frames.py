@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import InputError
 from .nested import nested_columns
 from .parquet import is_parquet_path, read_parquet_qrels, read_parquet_run
-from .tables import Qrels, Run, check_finite_scores
+from .tables import Qrels, Run, check_finite_scores, check_grades
 from .trec import read_qrels, read_run
 
 
@@ -33,7 +33,7 @@ def to_qrels(obj: Any, query: str = "query", doc: str = "doc",
     if isinstance(obj, Mapping):
         columns = nested_columns(obj)
         if columns is not None:  # plain str ids and numbers: no per-value Python loop
-            qrels = Qrels(*columns[:3], "qrels dict", None, "key", columns[3])
+            qrels = check_grades(Qrels(*columns[:3], "qrels dict", None, "key", columns[3]))
             empty = _empty_queries(obj)
         else:
             q, d, v, empty = _from_nested(obj, "qrels dict")
@@ -142,4 +142,16 @@ def _columns(obj: Any, names: tuple[str, str, str], what: str):
                          f"{', '.join(available)}); name the columns with "
                          f"query=, doc= and {'score' if what == 'run' else 'relevance'}=",
                          source=f"{what} {type(obj).__name__}")
-    return tuple(getter(c) for c in names)
+    return tuple(_column(getter, c, f"{what} {type(obj).__name__}") for c in names)
+
+
+def _column(getter, name: str, source: str):
+    """One column as Arrow; a column Arrow cannot type (strings mixed with numbers, objects)
+    raises :class:`InputError` naming it."""
+    import pyarrow as pa
+
+    try:
+        return getter(name)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(f"column {name!r} must hold one kind of value (all strings or all "
+                         f"numbers): {exc}", source=source) from None

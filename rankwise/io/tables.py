@@ -43,8 +43,11 @@ class _Encoded:
         """The distinct query ids (Python strings)."""
         return self.query_dict.to_pylist()
 
-    def location(self, row: int) -> int:
-        """Line (files) or row (frames) of a given row, as used in error messages."""
+    def location(self, row: int) -> int | str:
+        """Line (files), row (frames) or ``'query'/'doc'`` key (dicts) of a given row, as used
+        in error messages."""
+        if self.row_unit == "key":
+            return "{!r}/{!r}".format(*self.ids_at(row))
         if self.row_lines is None:
             return int(row) + (1 if self.row_unit == "line" else 0)
         return int(self.row_lines[row])
@@ -90,7 +93,7 @@ class Qrels(_Encoded):
         q, d = encode_queries(_strings(queries, source, "query", dictionary=True)), _doc_ids(docs, source)
         grade = _numeric(grades, source, "relevance", row_unit)
         _same_length(source, q[0], d, grade)
-        return cls(q[0], q[1], d, source, row_lines, row_unit, grade)
+        return check_grades(cls(q[0], q[1], d, source, row_lines, row_unit, grade))
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,12 +126,25 @@ class Run(_Encoded):
         return run
 
 
+def check_grades(qrels: Qrels) -> Qrels:
+    """Raise on the first missing (NaN, null) or infinite grade; return ``qrels``. A text
+    file's grades are integers by their parse; frames, dicts and Parquet may hold any number
+    (a negative grade means "in the pool but not judged")."""
+    _check_finite(qrels, qrels.grade, "relevance grade")
+    return qrels
+
+
 def check_finite_scores(run: Run) -> None:
-    """Raise on the first NaN or infinite score."""
-    bad = ~np.isfinite(run.score)
+    """Raise on the first missing (NaN, null) or infinite score."""
+    _check_finite(run, run.score, "score")
+
+
+def _check_finite(table: _Encoded, values: np.ndarray, what: str) -> None:
+    bad = ~np.isfinite(values)
     if bad.any():
         row = int(np.argmax(bad))
-        raise run.error_at(row, "score must be a finite number", str(run.score[row]))
+        raise table.error_at(row, f"{what} must be a finite number (NaN and null are "
+                             "missing values)", str(values[row]))
 
 
 def string_docs(docs):
@@ -282,10 +298,17 @@ def _numeric(values: Any, source: str, what: str, unit: str) -> np.ndarray:
             pa.types.is_floating(values.type) or pa.types.is_integer(values.type)) and \
             not pa.types.is_float16(values.type):
         return to_numpy(values, np.float64)  # on the buffers: no copy through pandas
+    return as_floats(values, source, what, unit).reshape(-1)
+
+
+def as_floats(values: Any, source: str, what: str, unit: str = "row") -> np.ndarray:
+    """``values`` (any shape) as float64, raising :class:`InputError` on the first value that
+    is not a number (its row counted in the flattened values)."""
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        raw = list(values)
+        raw = values.to_pylist() if hasattr(values, "to_pylist") else \
+            np.asarray(values, dtype=object).reshape(-1).tolist()
         for i, v in enumerate(raw):
             try:
                 float(v)
@@ -293,7 +316,6 @@ def _numeric(values: Any, source: str, what: str, unit: str) -> np.ndarray:
                 raise InputError(f"{what} must be a number", source=source, line=i, value=repr(v),
                                  unit=unit) from None
         raise
-    return arr.reshape(-1)
 
 
 def _same_length(source: str, *columns: Sequence[Any]) -> None:

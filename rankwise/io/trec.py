@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,9 +52,9 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     import pyarrow as pa
 
     name = str(path)
-    table, lines, _ = _parse(name, QRELS_FIELDS, {"qid": pa.string(), "docid": pa.string(),
-                                              "rel": pa.int64()}, ("qid", "docid", "rel"))
-    codes, queries = encode_queries(table.column("qid"))
+    table, lines, _, codes, queries = _parse(
+        name, QRELS_FIELDS, {"qid": pa.string(), "docid": pa.string(), "rel": pa.int64()},
+        ("qid", "docid", "rel"))
     grade = to_numpy(table.column("rel"), np.float64)
     return Qrels(codes, queries, table.column("docid"), name, lines, "line", grade)
 
@@ -69,8 +70,8 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     """
     source = str(path)
     types = run_column_types()
-    table, lines, first = _parse(source, RUN_FIELDS, types, tuple(types), optional=("rank",))
-    codes, queries = encode_queries(table.column("qid"))
+    table, lines, first, codes, queries = _parse(source, RUN_FIELDS, types, tuple(types),
+                                                 optional=("rank",))
     score = to_numpy(table.column("score"), np.float64)
     rank = to_numpy(table.column("rank"), np.int32) if "rank" in table.column_names else None
     run = Run(codes, queries, table.column("docid"), source, lines, "line", score,
@@ -110,12 +111,14 @@ def read_runs(paths: list[str], names: list[str | None]) -> list[Run] | None:
     pyarrow's cost per call is most of a small file's parse: 0.88 ms a file of 5,000 lines
     read alone, 0.33 ms each read 25 at once (with the query ids encoded). Only files the
     fast path of :func:`read_run` reads as they are qualify: plain text, every line a row of
-    single-space-separated fields (no blank or comment lines, no byte-order mark), finite
+    single-space-separated fields (no blank or comment lines, no byte-order mark, no NUL), finite
     scores. Returns None, for the caller to read them one by one (which reports any error),
     where one does not.
     """
     import pyarrow as pa
 
+    if any(is_pipe(path) for path in paths):  # read once, by the one-by-one reader
+        return None
     texts = []
     for path in paths:
         try:
@@ -123,7 +126,8 @@ def read_runs(paths: list[str], names: list[str | None]) -> list[Run] | None:
                 text = handle.read()
         except OSError:
             return None
-        if not text or text[:2] == _GZIP_MAGIC or text[:3] == _BOM or b"\x00" in text:
+        if not text or text[:2] == _GZIP_MAGIC or text[:3] == _BOM or b"\x00" in text or \
+                has_comment_line(text):
             return None
         texts.append(text if text.endswith(b"\n") else text + b"\n")
     rows = np.array([text.count(b"\n") for text in texts])
@@ -155,7 +159,7 @@ def read_runs(paths: list[str], names: list[str | None]) -> list[Run] | None:
 
 def _run_name(name: str | None, first_line: str, source) -> str:
     """A run's name: ``name``, else the tag of its first line, else its file's name."""
-    fields = first_line.split()
+    fields = _FIELD_GAP.split(first_line.strip(" \t\r"))
     return name or (fields[5] if len(fields) > 5 else Path(source).name)
 
 
@@ -164,29 +168,36 @@ def _run_name(name: str | None, first_line: str, source) -> str:
 
 def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ...],
            optional: tuple[str, ...] = ()):
-    """Parse a whitespace-separated file into an Arrow table of the ``keep`` columns.
+    """Parse a whitespace-separated file into an Arrow table of the ``keep`` columns, and
+    encode its query ids (:func:`~.tables.encode_queries`).
 
-    Returns the table, the 1-based line number of each row (``None`` when row i is line i+1)
-    and the first data line (for the run tag).
+    Returns the table, the 1-based line number of each row (``None`` when row i is line i+1),
+    the first data line (for the run tag), and the query codes and distinct query ids.
     """
     import pyarrow as pa
 
     kind = "run" if len(names) == 6 else "qrels"
-    head = _peek(source)
-    size = _text_size(source, head)
+    pipe = is_pipe(source)  # read once: it can be neither peeked at nor read again
+    head = b"" if pipe else _peek(source)
+    size = 0 if pipe else _text_size(source, head)
     check_fits(source, size, kind)
-    if head[:2] != _GZIP_MAGIC and b"\x00" not in head:
+    if not pipe and head[:2] != _GZIP_MAGIC and b"\x00" not in head:
         try:  # the fast path: pyarrow reads the file itself, overlapping I/O and parsing
             table = arrow_parse(source, names, types, keep, size)
             if table.num_rows:
-                return table, None, _first_data_line(head)
+                codes, queries = encode_queries(table.column("qid"))
+                if not _comment_or_nul(queries, table.column("docid")):
+                    return table, None, _first_data_line(head), codes, queries
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
+            pass  # (OSError: a text file named .gz or .bz2, which pyarrow decompresses)
+    data = _read_bytes(source)
+    table = lines = None
+    if not has_comment_line(data):
+        try:
+            table = arrow_parse(pa.py_buffer(data), names, types, keep, len(data))
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             pass
-    data = _read_bytes(source)
-    try:
-        table = arrow_parse(pa.py_buffer(data), names, types, keep, len(data))
-        lines = None
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    if table is None:
         clean, lines = _normalise(data, len(names))
         if kind == "run" and len(clean) < len(data):  # text was cut: no quoted ids with spaces
             quoted = _quoted_id(source, data)
@@ -207,7 +218,26 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
     if table.num_rows == 0:
         raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                          source=source)
-    return table, lines, _first_data_line(data)
+    return (table, lines, _first_data_line(data)) + encode_queries(table.column("qid"))
+
+
+def _comment_or_nul(queries, docs) -> bool:
+    """Whether rows read by the fast parse came from comment lines (a query id starting with
+    ``#``) or hold a NUL byte: the file is then read again by the careful path, which skips
+    the comments and names the NUL's line. Reads the distinct query ids and the doc ids'
+    bytes once (a few ms for 10M rows)."""
+    from ..core.arrow import compute, compute_options
+
+    for pattern in ("#", "\x00"):
+        found = compute("starts_with" if pattern == "#" else "match_substring", queries,
+                        options=compute_options("MatchSubstring", pattern))
+        if compute("any", found).as_py():
+            return True
+    for chunk in docs.chunks:  # (bytes outside a sliced chunk at worst cost the careful path)
+        data = chunk.buffers()[2]
+        if data is not None and data.size and np.frombuffer(data, np.uint8).min() == 0:
+            return True
+    return False
 
 
 def _first_data_line(data: bytes) -> str:
@@ -304,6 +334,8 @@ def text_extent(source: str | os.PathLike[str]) -> tuple[int, int]:
     (for gzip, the size its trailer records) and that over the mean length of its first
     64 KiB of lines; (0, 0) when it cannot be read (the reader then says why)."""
     source = str(source)
+    if is_pipe(source):
+        return 0, 0
     try:
         head = _peek(source)
         text = head
@@ -315,6 +347,16 @@ def text_extent(source: str | os.PathLike[str]) -> tuple[int, int]:
         return size, size * lines // len(text) if lines else 0
     except (InputError, OSError, EOFError, zlib.error):
         return 0, 0
+
+
+def is_pipe(source: str | os.PathLike[str]) -> bool:
+    """Whether ``source`` is a pipe or a character device (``/dev/stdin``, a shell's
+    ``<(zcat run.gz)``): text that can be read once, front to back, and not sized or sought."""
+    try:
+        mode = os.stat(source).st_mode
+    except (OSError, ValueError):
+        return False  # the reader says why it cannot be opened
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
 def _peek(source: str, size: int = 1 << 16) -> bytes:
@@ -345,11 +387,32 @@ def _read_bytes(source: str, size: int = -1, checks: bool = True) -> bytes:
             data = gzip.decompress(data)
         except (EOFError, OSError, zlib.error) as exc:
             raise InputError(f"corrupt or truncated gzip file ({exc})", source=source) from None
+    if data[:3] == _BOM:  # trec_eval would read it as part of the first id; pyarrow skips it
+        data = data[3:]
     if _NON_BLANK.search(data) is None:
         raise InputError("empty file", source=source)
-    if b"\x00" in data[:65536]:
-        raise InputError("not a text file (contains NUL bytes)", source=source)
+    check_no_nul(data, source)
     return data
+
+
+def check_no_nul(data: bytes | bytearray, source: str, end: int | None = None,
+                 first_line: int = 1) -> None:
+    """Raise on a NUL byte in ``data[:end]`` (text whose first line is ``first_line``),
+    naming its line: a binary file, or text no TREC tool reads as written (C strings end at
+    the NUL). One ``memchr`` (about 10 GB/s)."""
+    at = data.find(b"\x00", 0, len(data) if end is None else end)
+    if at >= 0:
+        raise InputError("not a text file (contains NUL bytes)", source=source,
+                         line=first_line + data.count(b"\n", 0, at))
+
+
+def has_comment_line(data: bytes | bytearray, end: int | None = None) -> bool:
+    """Whether a line of ``data[:end]`` starts with ``#``: a comment line, which the fast
+    parse would read as a row when it has the right number of fields. One ``memchr`` when
+    the text holds no ``#`` (the usual case)."""
+    end = len(data) if end is None else end
+    return data.find(b"#", 0, end) >= 0 and \
+        (data[:1] == b"#" or data[:4] == _BOM + b"#" or data.find(b"\n#", 0, end) >= 0)
 
 
 _QUOTE_IN_IDS = re.compile(rb'(?m)^[ \t]*(?:[^ \t\n]+[ \t]+){0,2}[^ \t\n]*"[^\n]*$')
@@ -367,23 +430,30 @@ def _quoted_id(source: str, data: bytes) -> InputError | None:
     return None
 
 
+#: What the parse reads as a field gap, an integer grade (int64) and a score (float64).
+_FIELD_GAP = re.compile(r"[ \t]+")
+_INTEGER = re.compile(r"-?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)",
+                    re.IGNORECASE)
+
+
 def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
                   optional: tuple[str, ...] = ()) -> InputError | None:
     """Scan line by line for the first bad line; only runs after the fast parse has failed.
 
     Problems in ``optional`` columns are not errors (the caller drops the column)."""
     expected = " ".join(names)
-    numeric = {"score": float} if kind == "run" else {"rel": int}
+    numeric = {"score": _FLOAT} if kind == "run" else {"rel": _INTEGER}
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
             return InputError("not valid UTF-8 text", source=source, line=number,
                               value=raw.decode("utf-8", "replace"))
-        stripped = line.strip()
+        stripped = line.strip(" \t\r")  # what the parse strips and splits on, no more
         if not stripped or stripped.startswith("#"):
             continue
-        fields = stripped.split()
+        fields = _FIELD_GAP.split(stripped)
         if len(fields) != len(names) and not (kind == "run" and len(fields) > len(names)):
             hint = ""
             if kind == "qrels" and len(fields) == 6:
@@ -393,12 +463,12 @@ def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
                 hint = "; this looks like a qrels file passed as a run"
             return InputError(f"expected {len(names)} fields '{expected}', got {len(fields)}{hint}",
                               source=source, line=number, value=stripped)
-        for field_name, convert in numeric.items():
+        for field_name, pattern in numeric.items():
             text = fields[names.index(field_name)]
-            try:
-                convert(text)
-            except ValueError:
-                what = "an integer relevance grade" if convert is int else "a number for the score"
+            if pattern.fullmatch(text) is None or \
+                    (pattern is _INTEGER and not -1 << 63 <= int(text) < 1 << 63):
+                what = "an integer relevance grade" if pattern is _INTEGER else \
+                    "a number for the score"
                 header = " (a header line? TREC files have none)" if number == 1 else ""
                 return InputError(f"expected {what} in field '{field_name}'{header}",
                                   source=source, line=number, value=text)

@@ -13,9 +13,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.segments import discounts, rank_within
+from ..errors import InputError
 from .registry import family
 
 GAIN = {"gain": None, "base": None}  # None: the conventions' gain and discount_base
+
+#: The largest grade whose exponential gain 2^g − 1 is a finite float64.
+EXP_GAIN_MAX_GRADE = 1023
+
+
+def check_exp_gain(top: float) -> None:
+    """Raise :class:`~rankwise.InputError` when the grade ``top`` is too large for an
+    exponential gain (2^g − 1, and ERR's 2^g_max, overflow float64 above grade 1023)."""
+    if top > EXP_GAIN_MAX_GRADE:
+        raise InputError(f"grade {top:g} is too large for exponential gain (2^g - 1 overflows "
+                         f"above grade {EXP_GAIN_MAX_GRADE}): use linear gain, a gain map or "
+                         "smaller grades", source="judgments")
 
 
 def gains(grades: np.ndarray, gain) -> np.ndarray:
@@ -24,6 +37,7 @@ def gains(grades: np.ndarray, gain) -> np.ndarray:
     if gain == "linear":
         return g
     if gain == "exp":
+        check_exp_gain(float(g.max(initial=0.0)))
         return np.exp2(g) - 1.0
     mapped = g.copy()
     for grade, value in gain:
@@ -167,6 +181,7 @@ def err(lists, cutoff: int | None, max_grade: float | None) -> np.ndarray:
     0.648
     """
     top = lists.max_grade if max_grade is None else float(max_grade)
+    check_exp_gain(top)
     grade = np.minimum(np.where(lists.grade > 0, lists.grade, 0.0), top)
     rows = np.flatnonzero(grade > 0)
     position = lists.position_of(rows)

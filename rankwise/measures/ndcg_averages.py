@@ -34,7 +34,9 @@ def gaining_judged(lists, gain) -> np.ndarray:
         "with a positive gain (those not retrieved at the whole list's nDCG) (trec_eval 10 "
         "m_ndcg_rel.c).", params=GAIN, undefined_when="idcg_zero", trec_name="ndcg_rel")
 def ndcg_at_relevant(lists, cutoff: None, gain, base: float) -> np.ndarray:
-    """ndcg_rel = (1/N+) (Σ_{retrieved, gain > 0} DCG@k / IDCG@min(k, N+) + (N+ − n+)·nDCG).
+    """ndcg_rel = (1/N+) (Σ_{retrieved, gain > 0} DCG@k / IDCG@min(k, N+) + (N+ − n+)·nDCG),
+    0 where that sum is not positive (negative gains of a gain map): trec_eval stores the value
+    only when the sum is positive.
 
     >>> from math import log2
     >>> from rankwise import evaluate
@@ -48,13 +50,20 @@ def ndcg_at_relevant(lists, cutoff: None, gain, base: float) -> np.ndarray:
     num_gaining = gaining_judged(lists, gain)
     longest = int(position.max()) + 1 if len(position) else 0
     running = segmented_cumsum(row_gain * discounts(longest, base, lists.conventions.discount)[
-        position], segment)
+        position], segment)  # every gain counts in the DCG, negative ones (a gain map) too
+    found = row_gain > 0  # but only the documents with a positive gain are averaged over
+    running, position, segment = running[found], position[found], segment[found]
     ideal = ideal_dcg_of(lists, segment, np.minimum(position + 1, num_gaining[segment]), gain,
                          base)
     at_relevant = np.bincount(segment, weights=running / ideal, minlength=lists.num_queries)
     missed = num_gaining - np.bincount(segment, minlength=lists.num_queries)
     whole = _safe_divide(dcg_at(lists, None, gain, base), ideal_dcg_at(lists, None, gain, base))
-    return _ratio(at_relevant + missed * whole, num_gaining.astype(np.float64))
+    return _ratio(np.maximum(at_relevant + missed * whole, 0.0), num_gaining.astype(np.float64))
+
+
+def has_negative_gain(gain) -> bool:
+    """Whether a gain (``linear``, ``exp`` or a map's pairs) gives some grade a negative gain."""
+    return isinstance(gain, tuple) and min(value for _, value in gain) < 0
 
 
 def gain_boundaries(lists, gain) -> list[tuple[np.ndarray, np.ndarray]]:

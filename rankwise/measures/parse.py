@@ -160,7 +160,7 @@ def _parse_trec_params(text: str) -> list[Measure]:
         gain_map = {}
         for v in values:
             grade, _, gain = v.partition("=")
-            gain_map[_number(grade, text)] = _number(gain, text)
+            _put_once(gain_map, _number(grade, text), _number(gain, text), "grade", text)
         return [make_measure(_GAIN_MAPPED[name], None, {"gain": gain_map}, text=text)]
     if name in ("rbp", "rbp_resid") and len(values) == 1 and values[0].startswith("p="):
         return [make_measure(ALIASES[name][0], None, {"p": _number(values[0][2:], text)},
@@ -186,6 +186,8 @@ def _parse_params(text: str, whole: str) -> dict[str, Any]:
             raise MeasureError("parameters are written name=value", source="measure", value=whole)
         if key == "dcg":  # ir_measures spelling of the gain
             key, value = "gain", {"exp-log2": "exp", "log2": "linear"}.get(value, value)
+        if key in params:
+            raise MeasureError(f"parameter {key!r} given twice", source="measure", value=whole)
         if value.startswith("{") and value.endswith("}") and ":" not in value:
             params[key] = tuple(_number(v.strip(), whole) for v in value[1:-1].split(",")
                                 if v.strip())
@@ -203,8 +205,16 @@ def _parse_map(text: str, whole: str) -> dict[float, float]:
         if not sep:
             raise MeasureError("a gain map is written {grade:gain,...}", source="measure",
                                value=whole)
-        out[_number(key, whole)] = _number(value, whole)
+        _put_once(out, _number(key, whole), _number(value, whole), "grade", whole)
     return out
+
+
+def _put_once(mapping: dict, key: Any, value: Any, what: str, whole: str) -> None:
+    """``mapping[key] = value``, refusing a key given twice (which one would win?)."""
+    if key in mapping:
+        raise MeasureError(f"{what} {key:g} given twice in the gain map", source="measure",
+                           value=whole)
+    mapping[key] = value
 
 
 def _split_top_level(text: str) -> list[str]:

@@ -9,12 +9,14 @@ and returns one float per query.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
 
+from ..conventions import LONGEST_LIST
 from ..errors import MeasureError
 
 
@@ -220,8 +222,11 @@ def _check_cutoff(spec: Family, cutoff: Any, shown: str) -> int | float:
         as_float = float(cutoff)
     except (TypeError, ValueError):
         as_float = -1.0
-    if not as_float.is_integer() or as_float < 1:
-        raise MeasureError("a cutoff must be a positive integer", source="measure", value=shown)
+    if isinstance(cutoff, str) and not re.fullmatch(r"\s*[0-9]+\s*", cutoff):
+        as_float = -1.0  # "1e3", "+5": trec_eval's atol would read 1 and 5
+    if not as_float.is_integer() or not 1 <= as_float <= LONGEST_LIST:
+        raise MeasureError(f"a cutoff must be a positive integer of at most {LONGEST_LIST}",
+                           source="measure", value=shown)
     return int(as_float)
 
 
@@ -229,9 +234,9 @@ def _check_param(name: str, key: str, value: Any, shown: str) -> Any:
     if key == "levels":
         return _check_levels(name, value, shown)
     if key == "gain":
-        if isinstance(value, dict):
-            return tuple(sorted((float(k), float(v)) for k, v in value.items()))
-        if isinstance(value, tuple) or value in ("linear", "exp"):
+        if isinstance(value, (dict, tuple)):
+            return _check_gain_map(name, value, shown)
+        if value in ("linear", "exp"):
             return value
         if value == "exponential":
             return "exp"
@@ -242,10 +247,33 @@ def _check_param(name: str, key: str, value: Any, shown: str) -> Any:
     except (TypeError, ValueError):
         raise MeasureError(f"{name} parameter {key} must be a number", source="measure",
                            value=shown) from None
+    if not math.isfinite(number):
+        raise MeasureError(f"{name} parameter {key} must be a finite number", source="measure",
+                           value=shown)
     if key == "p" and not 0 < number < 1:
         raise MeasureError(f"{name} parameter p (the persistence) must lie between 0 and 1",
                            source="measure", value=shown)
-    if key in ("beta", "base", "max_grade") and number <= 0:
+    if key == "base" and number <= 1:
+        raise MeasureError(f"{name} parameter base (of the discount's logarithm) must be "
+                           "greater than 1", source="measure", value=shown)
+    if key in ("beta", "max_grade") and number <= 0:
         raise MeasureError(f"{name} parameter {key} must be positive", source="measure",
                            value=shown)
     return int(number) if number.is_integer() else number
+
+
+def _check_gain_map(name: str, value: Any, shown: str) -> tuple[tuple[float, float], ...]:
+    """A gain map ``{grade: gain}`` as sorted pairs: finite numbers, grades of 0 or more
+    (unjudged documents and negative grades gain 0; trec_eval's ``ndcg.-1=g`` would give
+    unjudged documents the gain g, an nDCG above 1)."""
+    try:
+        pairs = tuple(sorted((float(k), float(v)) for k, v in dict(value).items()))
+    except (TypeError, ValueError):
+        pairs = ((math.nan, math.nan),)
+    if not pairs or not all(math.isfinite(k) and math.isfinite(v) for k, v in pairs):
+        raise MeasureError(f"{name} gain map must map grades to gains, finite numbers, e.g. "
+                           "{1:1,2:3}", source="measure", value=shown)
+    if pairs[0][0] < 0:
+        raise MeasureError(f"{name} gain map grades must be 0 or more (unjudged documents and "
+                           "negative grades gain 0)", source="measure", value=shown)
+    return pairs

@@ -11,6 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import InputError
 
 
 def register(commands) -> None:
@@ -77,7 +82,7 @@ def register(commands) -> None:
                      "ndcg_cut_5, P(rel=2)@10 (one table each)")
     exp.add_argument("-f", "--format", choices=("text", "markdown", "json"), default="text",
                      help="output format (default text)")
-    exp.add_argument("--digits", type=int, default=4, help="decimals shown (default 4)")
+    exp.add_argument("--digits", type=_digits, default=4, help="decimals shown (default 4)")
     exp.add_argument("--all-rows", action="store_true", help="show every rank, also those "
                      "that contribute nothing")
     _add_column_options(exp)
@@ -106,6 +111,38 @@ def _statistics(parser: argparse.ArgumentParser) -> None:
                         help="permutations or resamples per test (default 10000)")
     parser.add_argument("--confidence", type=float, default=0.95,
                         help="level of the confidence intervals (default 0.95)")
+
+
+def check_output(path: str, folder: bool) -> None:
+    """Refuse, before any evaluation, an output path of the wrong kind: an existing file
+    where a folder is written (``folder``), or an existing folder where a file is."""
+    where = Path(path)
+    if folder and where.exists() and not where.is_dir():
+        raise InputError("is a file; expected a folder to write the output in", source=path)
+    if not folder and where.is_dir():
+        raise InputError("is a directory; expected the file to write, e.g. report.html",
+                         source=path)
+
+
+@contextmanager
+def output_errors(path: str) -> Iterator[None]:
+    """Writing ``path``: an OSError (no permission, no space) becomes an InputError naming it."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(f"cannot write ({exc.strerror or exc})", source=exc.filename or path
+                         ) from None
+
+
+def _digits(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 17:
+        raise argparse.ArgumentTypeError(f"expected a number of decimals from 0 to 17, got "
+                                         f"{text!r}")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -145,8 +182,10 @@ def _print_diagnostics(data) -> None:
 def _report(args: argparse.Namespace) -> int:
     from .html import write_html
 
+    check_output(args.output, folder=False)
     data = _collect(args, title=args.title, depth=args.drill_depth, pr_sample=args.pr_sample)
-    path = write_html(data, args.output, doc_budget=args.doc_budget)
+    with output_errors(args.output):
+        path = write_html(data, args.output, doc_budget=args.doc_budget)
     _print_diagnostics(data)
     seconds = sum(data.timings.values())
     print(f"report written to {path} ({path.stat().st_size / 1e6:.2f} MB, {seconds:.1f} s)")
@@ -156,8 +195,10 @@ def _report(args: argparse.Namespace) -> int:
 def _plot(args: argparse.Namespace) -> int:
     from ..plot import save_figures
 
+    check_output(args.output, folder=True)
     data = _collect(args)
-    paths = save_figures(data, args.output, args.formats, args.dpi, args.kinds)
+    with output_errors(args.output):
+        paths = save_figures(data, args.output, args.formats, args.dpi, args.kinds)
     _print_diagnostics(data)
     for path in paths:
         print(path)

@@ -61,6 +61,7 @@ from ..errors import InputError
 from ..io.frames import to_qrels
 from ..io.parquet import is_parquet_path, run_file_name
 from ..io.tables import Run, numbered_names
+from ..io.trec import is_pipe
 from ..measures import Measure, parse_measures
 from ..results import Result, SystemResult
 from .judgments import Judgments
@@ -167,6 +168,10 @@ def _run_paths(run: Any) -> list[tuple[str, str]]:
         if not isinstance(path, (str, os.PathLike)):
             raise InputError("streaming evaluation reads TREC run files: expected a path",
                              source="run", value=type(path).__name__)
+        if is_pipe(path):
+            raise InputError("a pipe cannot be read chunk by chunk (it can be read only once): "
+                             "write it to a file, or evaluate it in memory (without --stream)",
+                             source=str(path))
         out.append((run_name(path) if name is None else name, str(path)))
     return list(numbered_names(out))
 

@@ -21,7 +21,8 @@ from ..core.arrow import compute, indices, take, to_numpy
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from ..io.tables import Run, check_finite_scores, encode_queries
-from ..io.trec import RUN_FIELDS, arrow_parse, file_errors, run_column_types
+from ..io.trec import (RUN_FIELDS, arrow_parse, check_no_nul, file_errors, has_comment_line,
+                       run_column_types)
 from .helpers import block_cuts, chunks_of
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -107,13 +108,14 @@ class RunReader:
                               source=self.path)
         return InputError("empty file", source=self.path)
 
-    def _blocks(self) -> Iterator[tuple[memoryview, int]]:
-        """Blocks of about ``chunk_bytes`` of text of whole queries, with the number of their
-        first line: each cut where the lines of the last query begin, those carried over as
-        text (a block of one query grows until another begins; carrying parsed rows instead
-        copied every block once more, 1.4 s at 1M queries x 100).
+    def _blocks(self) -> Iterator[tuple[bytes | bytearray, int, int]]:
+        """Blocks of about ``chunk_bytes`` of text of whole queries, as (text, end, number of
+        the first line), the block being ``text[:end]``: each cut where the lines of the last
+        query begin, those carried over as text (a block of one query grows until another
+        begins; carrying parsed rows instead copied every block once more, 1.4 s at 1M
+        queries x 100).
 
-        The blocks are views of one buffer, read into and reused block after block (each is
+        The blocks are prefixes of one buffer, read into and reused block after block (each is
         parsed into columns of their own before the next is read): a fresh block of text
         per read, joined to the carried text and cut, put three new blocks of memory through
         page faults each time (a 2.8 GB run: 4.6 s of kernel time; 1.2 s reusing one).
@@ -138,13 +140,14 @@ class RunReader:
                 if cut == 0:
                     kept = end
                     continue
-                yield memoryview(buffer)[:cut], line
+                yield buffer, cut, line
                 line += buffer.count(b"\n", 0, cut)
                 buffer[:end - cut] = buffer[cut:end]
                 kept = end - cut
         if kept:
             rest = bytes(buffer[:kept])
-            yield memoryview(rest if rest.endswith(b"\n") else rest + b"\n"), line
+            rest = rest if rest.endswith(b"\n") else rest + b"\n"
+            yield rest, len(rest), line
 
     def _read_into(self, handle, target: memoryview) -> int:
         """Fill ``target`` from the file (less only at its end); the bytes read."""
@@ -160,13 +163,15 @@ class RunReader:
             filled += n
         return filled
 
-    def _parse(self, block: memoryview, first_line: int) -> Rows:
+    def _parse(self, text: bytes | bytearray, end: int, first_line: int) -> Rows:
         import pyarrow as pa
 
+        block = memoryview(text)[:end]
         if not self.non_blank and NON_BLANK.search(block) is not None:
             self.non_blank = True
-        if first_line == 1 and b"\x00" in block[:65536].tobytes():
-            raise InputError("not a text file (contains NUL bytes)", source=self.path)
+        check_no_nul(text, self.path, end, first_line)
+        if has_comment_line(text, end):  # the fast parse would read them as rows
+            return self._parse_slowly(block, first_line)
         try:
             types = run_column_types()
             table = arrow_parse(pa.py_buffer(block), RUN_FIELDS, types, tuple(types), len(block))

@@ -40,6 +40,19 @@ FILE_ROWS = [
     ("run-given-as-qrels", RUN, RUN, 1, "q1 Q0 d1 1 2.0 sys", "looks like a run file", "qrels"),
     ("qrels-given-as-run", QRELS, QRELS, 1, "q1 0 d1 1", "looks like a qrels file", "run"),
     ("invalid-utf8", None, b"q1 Q0 d\xff 1 2.0 sys\n", 1, "d", "not valid UTF-8", "run"),
+    # values Python's int() and float() read but the parse does not: the line is still named
+    ("grade-with-plus-sign", "q1 0 d1 1\nq1 0 d2 +1\n", None, 2, "+1", "integer relevance grade",
+     "qrels"),
+    ("grade-beyond-64-bits", "q1 0 d1 99999999999999999999\n", None, 1, "99999999999999999999",
+     "integer relevance grade", "qrels"),
+    ("score-with-underscore", None, RUN + "q2 Q0 d4 2 1_0 sys\n", 4, "1_0", "a number", "run"),
+    ("vertical-tab-between-fields", None, RUN + "q2\x0bQ0 d4 2 0.5 sys\n", 4, "q2\x0bQ0",
+     "expected 6 fields", "run"),
+    ("carriage-return-inside-a-line", None, RUN + "q2 Q0 d4\r2 0.5 sys\n", 4, "d4\r2",
+     "expected 6 fields", "run"),
+    # a NUL byte anywhere, not only in the first 64 KiB the file type is guessed from
+    ("nul-byte-late-in-file", None, (RUN * 2000 + "q2 Q0 d\x009 5 0.1 sys\n").encode(), 6001, "",
+     "not a text file", "run"),
 ]
 
 
@@ -63,6 +76,8 @@ WHOLE_FILE_ROWS = [
     ("empty-file", b"", "empty file"),
     ("blank-lines-only", b"\n \n\t\n", "empty file"),
     ("comments-only", b"# nothing\n", "only blank or comment lines"),
+    ("byte-order-mark-only", b"\xef\xbb\xbf\n \n", "empty file"),
+    ("byte-order-mark-and-comment", b"\xef\xbb\xbf# nothing\n", "only blank or comment lines"),
     ("binary-file", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a text file"),
     ("truncated-gzip", gzip.compress(RUN.encode() * 50)[:60], "truncated gzip"),
     ("directory", None, "is a directory"),
@@ -103,6 +118,18 @@ def test_no_query_in_common(tmp_path, capsys):
     ("P@2.5", "positive integer"),
     ("ndcg_cut.10,x", "positive integer"),
     ("__import__('os')", "unknown measure"),
+    ("P@1e3", "positive integer"),  # trec_eval's atol would read P.1e3 as P.1
+    ("P@99999999999999999999", "at most 2147483647"),
+    ("nDCG(base=1)", "greater than 1"),
+    ("nDCG(base=nan)", "finite number"),
+    ("P(rel=inf)@5", "finite number"),
+    ("ERR(max_grade=inf)", "finite number"),
+    ("Utility(rel_ret=nan)", "finite number"),
+    ("nDCG(gain={1:nan})", "finite numbers"),
+    ("ndcg.-1=5", "grades must be 0 or more"),
+    ("RBP(p=0.8,p=0.9)", "given twice"),
+    ("nDCG(gain={1:3,1:9})", "given twice"),
+    ("ndcg.1=3,1=9", "given twice"),
 ])
 def test_bad_measure(tmp_path, capsys, measure, fragment):
     with pytest.raises(MeasureError, match=fragment) as info:
@@ -135,6 +162,63 @@ def test_dict_keys_and_values():
         rankwise.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0, "d2": "high"}}, ["AP"])
     with pytest.raises(InputError, match=r"run dict, key q1: expected \{query: \{doc: value\}\}"):
         rankwise.to_run({"q1": [("d1", 1.0)]})
+
+
+def test_empty_inputs_are_named():
+    with pytest.raises(InputError, match=r"qrels dict: no judgments: the judgments hold no rows"):
+        rankwise.evaluate({}, {"q1": {"d1": 1.0}}, ["AP"])
+    empty_run = pd.DataFrame({"query": pd.Series([], dtype=str), "doc": pd.Series([], dtype=str),
+                              "score": pd.Series([], dtype=float)})
+    with pytest.raises(InputError, match=r"run DataFrame: nothing ranked: the run holds no rows"):
+        rankwise.evaluate({"q1": {"d1": 1}}, empty_run, ["AP"])
+
+
+@pytest.mark.parametrize("grade", [math.nan, math.inf, None], ids=["nan", "inf", "null"])
+def test_missing_or_infinite_grades_are_refused(tmp_path, grade):
+    """A text file's grades are integers by their parse; the other inputs may hold anything."""
+    pattern = r"relevance grade must be a finite number"
+    if grade is not None:
+        with pytest.raises(InputError, match=r"qrels dict, key 'q1'/'d2': " + pattern):
+            rankwise.evaluate({"q1": {"d1": 1, "d2": grade}}, {"q1": {"d1": 1.0}}, ["AP"])
+    frame = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"],
+                          "relevance": pd.array([1, grade], dtype="Float64")})
+    with pytest.raises(InputError, match=r"qrels DataFrame, row 1: " + pattern):
+        rankwise.evaluate(frame, {"q1": {"d1": 1.0}}, ["AP"])
+    path = str(tmp_path / "qrels.parquet")
+    frame.to_parquet(path)
+    with pytest.raises(InputError, match=pattern) as info:
+        rankwise.evaluate(path, {"q1": {"d1": 1.0}}, ["AP"])
+    assert info.value.source == path and info.value.line == 1
+
+
+def test_grades_too_large_for_exponential_gain(tmp_path, capsys):
+    qrels = write(tmp_path, "qrels.txt", "q1 0 d1 1024\nq1 0 d2 0\n")
+    run = write(tmp_path, "run.txt", "q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\n")
+    for measure in ("ERR@3", "nDCG(gain=exp)@3", "DCG(gain=exp)"):
+        with pytest.raises(InputError, match=r"grade 1024 is too large for exponential gain"):
+            rankwise.evaluate(qrels, run, [measure])
+    assert rankwise.evaluate(qrels, run, ["nDCG@3"]).mean("nDCG@3") == 1.0  # linear gain
+    assert main(["explain", qrels, run, "--query", "q1", "-m", "ERR"]) == 2
+    assert "too large for exponential gain" in capsys.readouterr().err
+    ok = write(tmp_path, "ok.txt", "q1 0 d1 1023\nq1 0 d2 0\n")
+    assert rankwise.evaluate(ok, run, ["ERR"]).mean("ERR") == 1.0 - 2.0 ** -1023
+
+
+def test_columns_of_mixed_kinds_and_bad_arrays():
+    run = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", 2], "score": [2.0, 1.0]})
+    with pytest.raises(InputError, match=r"run DataFrame: column 'doc' must hold one kind"):
+        rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
+    with pytest.raises(InputError, match=r"y_true, row 1: y_true must be a number"):
+        rankwise.from_arrays(["1", "x", "0"], [0.3, 0.2, 0.1])
+    for missing in (None, math.nan):
+        with pytest.raises(InputError, match=r"query, row 1: missing query id"):
+            rankwise.from_arrays([1, 0, 1], [0.3, 0.2, 0.1], query=[1, missing, 1])
+
+
+def test_depth_beyond_the_largest_is_refused(tmp_path, capsys):
+    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+    assert main(["evaluate", qrels, run, "-M", str(2 ** 63)]) == 2
+    assert "max_depth must be a positive integer of at most" in capsys.readouterr().err
 
 
 def test_array_rows():

@@ -9,8 +9,9 @@ import numpy as np
 
 from ...core.segments import discounts, rank_within
 from ..binary import _safe_divide
-from ..graded import _ratio, gains, ideal_dcg_at, ideal_dcg_of
-from ..ndcg_averages import gaining_judged, rank_average
+from ..graded import _ratio, check_exp_gain, gains, ideal_dcg_at, ideal_dcg_of
+from ...errors import MeasureError
+from ..ndcg_averages import gaining_judged, has_negative_gain, rank_average
 from ..normalized_gain import cost_of_ideal, total_judged_gain
 from ..rbp import relevance_of_rows
 from .binary import hits_per_group, rows_of_groups
@@ -119,7 +120,13 @@ def ndcg_at_relevant(lists, groups: TieGroups, cutoff: None, gain, base: float) 
     (its mean, by linearity) and, in the group, the others' gains: each of the t positions
     above holds (G − g)/(n − 1) on average. Summed over the group's gaining documents and
     the n positions: Σ_t (a·DCG_before + (a − 1)·G/(n − 1)·(D[s+t] − D[s]) + G·d[s+t]) / n
-    over IDCG@min(s+t+1, N+), D the running sum of the discounts d."""
+    over IDCG@min(s+t+1, N+), D the running sum of the discounts d. Not for negative gains,
+    whose per-order values are cut at 0 (the mean of the cut values is not the cut mean)."""
+    if has_negative_gain(gain):
+        raise MeasureError("ties='expected' is not available for ndcg_rel with negative gains "
+                           "(each tie order's value is cut at 0)", source="measure",
+                           value="ndcg_rel(gain={" + ",".join(f"{g:g}:{v:g}" for g, v in gain)
+                           + "})")
     row_gain = gains(lists.grade, gain)
     total_gain = groups.count(np.arange(lists.num_rows), row_gain)
     gaining = groups.count(np.flatnonzero(row_gain > 0))
@@ -199,6 +206,7 @@ def err(lists, groups: TieGroups, cutoff: int | None, max_grade: float | None) -
     Π y over the q-subsets of its gaining documents and P_ℓ the ℓ-th smallest of a uniform
     a-subset of its n positions: P(P_ℓ = j) = C(j−1, ℓ−1) C(n−j, a−ℓ) / C(n, a)."""
     top = lists.max_grade if max_grade is None else float(max_grade)
+    check_exp_gain(top)
     grade = np.minimum(np.where(lists.grade > 0, lists.grade, 0.0), top)
     stop = (np.exp2(grade) - 1.0) / np.exp2(top)
     out = np.zeros(lists.num_queries)

@@ -1,0 +1,114 @@
+"""Edges of reading TREC files that every path must treat alike: comment lines that look like
+rows, NUL bytes anywhere, names that lie about compression, pipes, and output paths of the
+wrong kind. Each path (one file in memory, several runs read together, streamed) is checked
+against the plain answer."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+import rankwise
+from rankwise import InputError
+from rankwise.cli import main
+from rankwise.stream import evaluate_stream
+from tests.helpers import write
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
+RUN = "q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\nq2 Q0 d3 1 1.0 sys\n"
+MEASURES = ["NumQ", "NumRet", "NumRel", "AP", "P@1"]
+# commented-out rows with exactly the fields of a row: the fast parse would read them as rows
+QRELS_COMMENTED = "#q9 0 d9 1\n" + QRELS.replace("q2 0 d3 2\n", "#q2 0 d4 1\nq2 0 d3 2\n")
+RUN_COMMENTED = RUN.replace("q2 Q0", "#q2 Q0 d9 1 5.0 sys\nq2 Q0") + "#q3 Q0 d1 1 1.0 sys\n"
+
+
+def _means(result) -> dict:
+    return {m: result.mean(m, "sys") for m in MEASURES}
+
+
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_comment_lines_shaped_like_rows_are_skipped_on_every_path(tmp_path, compress):
+    plain = _means(rankwise.evaluate(write(tmp_path, "q.txt", QRELS),
+                                     write(tmp_path, "r.txt", RUN), MEASURES))
+    assert plain == {"NumQ": 2, "NumRet": 3, "NumRel": 2, "AP": 1.0, "P@1": 1.0}
+    qrels = write(tmp_path, "qc.txt", QRELS_COMMENTED, compress)
+    run = write(tmp_path, "rc.txt", RUN_COMMENTED, compress)
+    assert _means(rankwise.evaluate(qrels, run, MEASURES, missing_queries="zero")) == plain
+    assert _means(evaluate_stream(qrels, run, MEASURES, chunk_bytes=16)) == plain
+    other = write(tmp_path, "other.txt", RUN.replace(" sys", " other"))
+    together = rankwise.evaluate(qrels, [run, other], MEASURES)  # several runs read at once
+    assert {m: together.mean(m, "sys") for m in MEASURES} == plain
+
+
+def test_nul_byte_after_the_first_block_is_refused_when_streamed(tmp_path):
+    qrels = write(tmp_path, "q.txt", QRELS)
+    run = write(tmp_path, "r.txt", (RUN + "q2 Q0 d\x009 2 0.5 sys\n").encode())
+    with pytest.raises(InputError, match="not a text file") as info:
+        evaluate_stream(qrels, run, ["AP"], chunk_bytes=16)
+    assert info.value.line == 4 and info.value.source == run
+
+
+@pytest.mark.parametrize("name", ["run.gz", "run.bz2"])
+def test_plain_text_named_as_compressed_is_read_as_text(tmp_path, name):
+    result = rankwise.evaluate(write(tmp_path, "q.txt", QRELS), write(tmp_path, name, RUN),
+                               ["AP"])
+    assert result.mean("AP", "sys") == 1.0
+
+
+def test_run_name_is_the_sixth_field_split_as_the_parse_splits(tmp_path):
+    run = write(tmp_path, "r.txt", RUN.replace("d1 1 2.0", "d\u00a01 1 2.0"))  # a no-break space
+    result = rankwise.evaluate(write(tmp_path, "q.txt", QRELS), run, ["AP"])
+    assert list(result.systems) == ["sys"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_pipe_is_read_once_in_memory_and_refused_when_streamed(tmp_path, capsys):
+    qrels = write(tmp_path, "q.txt", QRELS)
+    pipe = str(tmp_path / "run.pipe")
+
+    def feed() -> threading.Thread:
+        if not os.path.exists(pipe):
+            os.mkfifo(pipe)
+        writer = threading.Thread(target=lambda: open(pipe, "w").write(RUN_COMMENTED))
+        writer.start()
+        return writer
+
+    writer = feed()
+    assert _means(rankwise.evaluate(qrels, pipe, MEASURES)) == \
+        {"NumQ": 2, "NumRet": 3, "NumRel": 2, "AP": 1.0, "P@1": 1.0}
+    writer.join()
+    with pytest.raises(InputError, match="a pipe cannot be read chunk by chunk"):
+        evaluate_stream(qrels, pipe, ["AP"])  # refused before the pipe is opened
+    writer = feed()
+    assert main(["evaluate", qrels, pipe, "-m", "AP"]) == 0
+    writer.join()
+    assert "1.0000" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command, fragment", [
+    (["report", "{q}", "{r}", "-o", "{dir}"], "is a directory; expected the file to write"),
+    (["plot", "{q}", "{r}", "-o", "{q}"], "is a file; expected a folder"),
+    (["demo", "-o", "{q}"], "is a file; expected a folder"),
+])
+def test_output_paths_of_the_wrong_kind_are_refused_before_evaluating(tmp_path, capsys,
+                                                                        command, fragment):
+    paths = {"q": write(tmp_path, "q.txt", QRELS), "r": write(tmp_path, "r.txt", RUN),
+             "dir": str(tmp_path)}
+    assert main([part.format(**paths) for part in command]) == 2
+    message = capsys.readouterr().err.strip()
+    assert message.startswith("rankwise: error: ") and fragment in message
+    assert "\n" not in message
+
+
+def test_explain_decimals_are_checked(tmp_path, capsys):
+    qrels, run = write(tmp_path, "q.txt", QRELS), write(tmp_path, "r.txt", RUN)
+    with pytest.raises(SystemExit) as info:
+        main(["explain", qrels, run, "--query", "q1", "-m", "AP", "--digits", "-1"])
+    assert info.value.code == 2
+    assert "expected a number of decimals from 0 to 17" in capsys.readouterr().err
+    from rankwise.explain import explain
+
+    with pytest.raises(ValueError, match="digits must be a whole number"):
+        explain(qrels, run, "q1", "AP").to_text(digits=-1)
