@@ -186,6 +186,20 @@ def test_ndcg_at_relevant_documents_by_hand():
     assert mean("ndcg_rel") == pytest.approx(expected, abs=1e-15)
 
 
+def test_ndcg_at_relevant_documents_with_a_negative_gain():
+    """trec_eval (m_ndcg_rel.c) averages over the documents with a positive gain only, counts
+    the negative gains in the DCG, and stores the value only when the sum is positive."""
+    qrels = {"q": {"d0": 0, "d2": 1, "d3": 2}}
+    run = {"q": {"d0": 3.0, "d2": 2.0}}  # d0 (gain -1) first, d2 (gain 3) second; d3 missed
+    d2 = 1 / math.log2(3)
+    dcg, ideal = -1 + 3 * d2, 3 + 2 * d2  # the ideal of the positive gains: d2, d3
+    assert mean("ndcg_rel.0=-1,1=3", qrels, run) == pytest.approx((2 * dcg / ideal) / 2)
+    assert mean("ndcg_rel.0=-1", qrels, run) == 0.0  # the sum is negative (trec_eval: 0.0000)
+    assert mean("ndcg.0=-1", qrels, run) == pytest.approx((-1 + d2) / (2 + d2))  # -0.1403
+    with pytest.raises(rankwise.MeasureError, match="negative gains"):
+        rankwise.evaluate(qrels, run, ["ndcg_rel.0=-1"], ties="expected")
+
+
 def test_rank_averaged_ndcg_by_hand():
     # the ideal changes gain after rank 1 (f, 4), 2 (a, 3) and 3 (b, 1) = N+; the list has
     # 5 documents > N+ + 1, so the whole list's nDCG is added

@@ -42,7 +42,7 @@ def ndcg_rel_steps(c: Context, ranking: Ranking) -> Rows:
 def g_steps(c: Context, ranking: Ranking) -> Rows:
     """One row per rank: S(i), the gain retrieved down to rank i; cost(i), Σ over the ideal's
     first i ranks of max(gain, 1) (1 a rank beyond it); at a gaining document g / log2(2 +
-    cost(i) − S(i)), summed."""
+    cost(i) − S(i)), summed (a negative gain of a gain map too, as in trec_eval)."""
     costs = [max(gain, 1.0) for gain in ideal_gains(c)]
     rows, so_far, cost, running = [], 0.0, 0.0, 0.0
     for i in range(ranking.depth):
@@ -50,7 +50,7 @@ def g_steps(c: Context, ranking: Ranking) -> Rows:
         gain = gain_of(g, c.gain)
         so_far += gain
         cost += costs[i] if i < len(costs) else 1.0
-        contribution = gain / math.log2(2.0 + cost - so_far) if gain > 0 else 0.0
+        contribution = gain / math.log2(2.0 + cost - so_far) if gain != 0 else 0.0
         running += contribution
         rows.append({"rank": i + 1, "doc": ranking.docs[i], "grade": g, "gain": gain,
                      "gain_so_far": so_far, "ideal_cost": cost, "contribution": contribution,
@@ -83,12 +83,14 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
         if num_gaining == 0:
             return _undefined(c, "N+ = 0 (no judged document with a positive gain)")
         found = sum(1 for row in steps if row["gain"] > 0)
-        value = (total + (num_gaining - found) * whole) / num_gaining
+        summed = total + (num_gaining - found) * whole
+        value = max(summed, 0.0) / num_gaining
+        cut = " (a sum of 0 or less counts 0, as in trec_eval)" if summed <= 0 else ""
         return value, [f"nDCG of the whole list = {number(dcg)} / {number(prefix[-1])} = "
                        f"{number(whole)}", f"{name} = (Σ nDCG at the {found} gaining documents "
                        f"retrieved + {num_gaining - found} not retrieved × the whole list's "
                        f"nDCG) / N+ = ({number(total)} + {num_gaining - found} × "
-                       f"{number(whole)}) / {num_gaining} = {number(value)}"]
+                       f"{number(whole)}) / {num_gaining} = {number(value)}{cut}"]
     return _rank_average(c, steps, gains, prefix, whole, ranking.length)
 
 

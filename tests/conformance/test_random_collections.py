@@ -77,6 +77,12 @@ def expected_lines(file: str = "expected.tsv.gz") -> dict[str, dict[int, list[tu
 
 EXPECTED = expected_lines()
 EXPECTED_PARAMETERS = expected_lines("expected_params.tsv.gz")
+EXPECTED_GAINS = expected_lines("expected_gains.tsv.gz")
+#: trec_eval's -m arguments of expected_gains.tsv.gz: a gain map with a negative gain (grade 0)
+#: and gains out of grade order, under the flags of PARAMETER_FLAGS
+GAIN_MAPS = ("ndcg.0=-1,1=3,3=1", "ndcg_rel.0=-1,1=3,3=1", "Rndcg.0=-1,1=3,3=1",
+             "G.0=-1,1=3,3=1")
+GAIN_LINES = {"": 544, "-c": 600, "-l2": 544, "-J": 544, "-M5": 544}
 
 
 def compare(expected: dict[int, list[tuple[str, str, str]]], flags: str,
@@ -140,6 +146,15 @@ def test_random_collections_with_measure_parameters(flags: str) -> None:
     compared, leftovers, _ = compare(EXPECTED_PARAMETERS[flags], flags, trec_names(PARAMETERS),
                                      leftover)
     assert (compared, leftovers) == PARAMETER_FLAGS[flags]
+
+
+@pytest.mark.parametrize("flags", list(GAIN_LINES), ids=lambda f: f or "defaults")
+def test_random_collections_with_negative_gains(flags: str) -> None:
+    """Negative gains count in the DCG of the ranking (and nDCG can be negative), but only the
+    documents with a positive gain are the relevant ones ndcg_rel averages over, and an
+    ndcg_rel sum of 0 or less is 0 (m_ndcg_rel.c)."""
+    compared, _, _ = compare(EXPECTED_GAINS[flags], flags, trec_names(GAIN_MAPS))
+    assert compared == GAIN_LINES[flags]
 
 
 def test_trec_eval_scores_a_missing_query_on_a_one_document_ranking():

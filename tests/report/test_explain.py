@@ -277,7 +277,8 @@ MEASURES = ["P@1", "P@5", "R@3", "F1@4", "Success@2", "RelP@3", "Rprec", "RR", "
             "NumRelRet(rel=2)", "MAE", "RMSE", "IPrec@0.3", "iprec_at_recall_0.00",
             "IPrec(rel=2)@1", "11pt_avg", "11pt_avg.0.2,0.5,0.8", "G", "G.1=3,2=9",
             "G(gain=exp)", "ndcg_rel",
-            "ndcg_rel(gain=exp)", "Rndcg", "Rndcg.1=3,2=3,3=5"]
+            "ndcg_rel(gain=exp)", "Rndcg", "Rndcg.1=3,2=3,3=5", "ndcg_rel.0=-1,1=3,3=1",
+            "ndcg_rel.0=-2", "Rndcg.0=-1,1=3", "G.0=-1,1=3", "nDCG(gain={0:-1,1:3})"]
 CONVENTIONS = [{}, {"ties": "docid_asc"}, {"ties": "input_order"}, {"ties": "optimistic"},
                {"ties": "pessimistic"}, {"max_depth": 3}, {"unjudged": "remove"},
                {"relevance_threshold": 2}, {"ap_denominator": "min_relevant_cutoff"},
