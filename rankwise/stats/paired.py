@@ -22,6 +22,8 @@ from .resampling import bootstrap_moments, relative_tolerance, sign_flip_exceeda
 
 #: The tests :func:`paired_test` knows, by name.
 PAIRED_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+#: Largest number of non-zero differences for which Wilcoxon's p-value is exact (without ties).
+WILCOXON_EXACT_MAX_N = 50
 
 
 @dataclass
@@ -146,27 +148,32 @@ def paired_t_test(x: Any, y: Any, confidence: float = 0.95) -> PairedTest:
 
 
 def wilcoxon_test(x: Any, y: Any, confidence: float = 0.95) -> PairedTest:
-    """Wilcoxon's signed-rank test (Wilcoxon 1945), as :func:`scipy.stats.wilcoxon`.
+    """Wilcoxon's signed-rank test (Wilcoxon 1945), with :func:`scipy.stats.wilcoxon`.
 
-    Zero differences are dropped (``zero_method="wilcox"``), the rest ranked by ``|d|`` (ties
-    get their mean rank); ``T = min(W+, W-)``, the smaller sum of signed ranks. The p-value is
-    exact for ``n <= 50`` without ties and from the normal approximation otherwise (scipy's
-    ``method="auto"``). p = 1 when every difference is zero.
+    Zero differences are dropped first, the ``m`` others ranked by ``|d|`` (ties get their
+    mean rank); ``T = min(W+, W-)``, the smaller sum of signed ranks. The p-value is exact
+    when ``m <= 50`` and no two ``|d|`` are equal (``method="exact"``), from the normal
+    approximation with the tie-corrected variance otherwise (``method="asymptotic"``, no
+    continuity correction); ``details["method"]`` says which. p = 1 when every difference
+    is zero.
 
     Examples
     --------
     >>> r = wilcoxon_test([0.5, 0.7, 0.9, 0.3], [0.4, 0.5, 0.6, 0.35])
-    >>> r.statistic, r.p_value
-    (1.0, 0.25)
+    >>> r.statistic, r.p_value, r.details["method"]
+    (1.0, 0.25, 'exact')
     """
     from scipy import stats
 
     d, dropped = paired_differences(x, y)
-    if not (d != 0).any():
-        return _result("wilcoxon", d, dropped, 0.0, 1.0, confidence)
-    out = stats.wilcoxon(d, zero_method="wilcox", alternative="two-sided", method="auto")
+    nonzero = d[d != 0]
+    if len(nonzero) == 0:
+        return _result("wilcoxon", d, dropped, 0.0, 1.0, confidence, method="exact")
+    ties = len(np.unique(np.abs(nonzero))) < len(nonzero)
+    method = "exact" if len(nonzero) <= WILCOXON_EXACT_MAX_N and not ties else "asymptotic"
+    out = stats.wilcoxon(nonzero, alternative="two-sided", method=method)
     return _result("wilcoxon", d, dropped, out.statistic, out.pvalue, confidence,
-                   zero_method="wilcox")
+                   method=method)
 
 
 def sign_test(x: Any, y: Any, confidence: float = 0.95) -> PairedTest:

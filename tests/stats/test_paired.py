@@ -36,14 +36,41 @@ def test_t_test_matches_scipy(n, seed):
     assert ours.effect_size == pytest.approx(d.mean() / d.std(ddof=1))
 
 
+def documented_wilcoxon(d):
+    """scipy on the non-zero differences, exact for at most 50 of them without ties."""
+    d = np.asarray(d, dtype=np.float64)
+    nonzero = d[d != 0]
+    ties = len(np.unique(np.abs(nonzero))) < len(nonzero)
+    method = "exact" if len(nonzero) <= 50 and not ties else "asymptotic"
+    return stats.wilcoxon(nonzero, method=method), method
+
+
 @pytest.mark.parametrize("n,seed,ties", [(10, 1, False), (40, 2, False), (80, 3, False),
-                                         (30, 4, True)])
+                                         (30, 4, True), (12, 5, True)])
 def test_wilcoxon_matches_scipy(n, seed, ties):
     x, y = sample(n, seed, ties=ties)
     ours = wilcoxon_test(x, y)
-    ref = stats.wilcoxon(x, y)
+    ref, method = documented_wilcoxon(x - y)
     assert ours.statistic == ref.statistic
     assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-12)
+    assert ours.details["method"] == method
+
+
+def test_wilcoxon_zero_differences_are_dropped_before_choosing_the_method():
+    # 15 non-zero differences without ties and 5 zeros: exact on the 15, as documented
+    # (scipy's own choice counts the zeros and falls back to the normal approximation)
+    d = np.array([0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, -12, -13, 14, -15]) / 100
+    y = np.full(20, 0.5)
+    r = wilcoxon_test(y + d, y)
+    nonzero = (y + d - y)[d != 0]
+    exact = stats.wilcoxon(nonzero, method="exact")
+    assert (r.statistic, r.p_value) == (exact.statistic, exact.pvalue)
+    assert r.details["method"] == "exact" and r.n == 20 and r.ties == 5
+    # ties among |d| with few differences: the normal approximation, as documented
+    tied = np.array([0.1, 0.1, -0.2, 0.3, 0.0, 0.4])
+    r = wilcoxon_test(tied, np.zeros(6))
+    assert r.details["method"] == "asymptotic"
+    assert r.p_value == stats.wilcoxon(tied[tied != 0], method="asymptotic").pvalue
 
 
 def test_wilcoxon_worked_example():
@@ -57,7 +84,8 @@ def test_wilcoxon_worked_example():
     assert r.statistic == 18.0
     assert r.wins - r.losses == 5 - 4 and r.ties == 1
     assert r.p_value > 0.05
-    assert r.p_value == pytest.approx(stats.wilcoxon(x1, x2).pvalue)
+    assert r.details["method"] == "asymptotic"  # two |d| of 5: a tie
+    assert r.p_value == pytest.approx(documented_wilcoxon(np.subtract(x1, x2))[0].pvalue)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
