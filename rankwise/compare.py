@@ -5,6 +5,7 @@ against a baseline) on the per-query values, corrects for multiple testing and r
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -54,7 +55,8 @@ def compare(qrels: Any, runs: Any, measures: str | Sequence[str], baseline: str 
         Significance level of the markers and groups.
     seed : int or None
         Seeds every random procedure (each test draws from its own stream derived from the
-        seed, the measure and the pair). None draws a seed, recorded in the result.
+        seed and the names of the measure and the pair, so other measures and systems and
+        their order do not change it). None draws a seed, recorded in the result.
     permutations : int
         Random sign vectors, bootstrap resamples or shuffles per test.
     confidence : float
@@ -223,7 +225,7 @@ class Comparison:
         matrix, common = self._common_queries()
         self.warnings += cutoff_warnings(self.measures)
         spread: dict[str, float] = {}
-        for mi, measure in enumerate(self.measures):
+        for measure in self.measures:
             scores = matrix[measure]
             keep = ~np.isnan(scores).any(axis=0)
             if not keep.all():
@@ -235,8 +237,8 @@ class Comparison:
             scores = scores[:, keep]
             self.n_queries[measure] = scores.shape[1]
             sign = -1.0 if _lower_is_better(measure) else 1.0
-            self._summarise(mi, measure, scores)
-            sds = self._test_measure(mi, measure, scores, sign)
+            self._summarise(measure, scores)
+            sds = self._test_measure(measure, scores, sign)
             spread[measure] = float(np.median(sds)) if sds else float("nan")
             self._markers(measure, sign)
             if self.baseline is not None:
@@ -274,7 +276,7 @@ class Comparison:
             matrix[measure] = np.vstack(rows) if len(common) else np.empty((len(rows), 0))
         return matrix, common
 
-    def _summarise(self, mi: int, measure: str, scores: np.ndarray) -> None:
+    def _summarise(self, measure: str, scores: np.ndarray) -> None:
         from .measures import parse_measure
         from .stats.intervals import describe, mean_interval
 
@@ -283,14 +285,21 @@ class Comparison:
         self.summary[measure] = {}
         for si, name in enumerate(self.systems):
             low, high = mean_interval(scores[si], self.interval, self.confidence,
-                                      self.permutations, self._rng(1, mi, si))
+                                      self.permutations,
+                                      self._rng("mean interval", measure, name))
             self.summary[measure][name] = {**describe(scores[si], upper), "ci_low": low,
                                            "ci_high": high, "markers": ""}
 
-    def _rng(self, *key: int) -> np.random.Generator:
-        return np.random.default_rng([self.seed, *key])
+    def _rng(self, procedure: str, measure: str, *systems: str) -> np.random.Generator:
+        """The random stream of one procedure on one measure and one system, pair or set of
+        systems: ``default_rng([seed, key])`` with ``key`` a BLAKE2b digest of their names
+        (the systems sorted), so it does not depend on the other measures and systems, nor on
+        the order of any of them."""
+        names = json.dumps([procedure, measure, *sorted(systems)]).encode()
+        key = int.from_bytes(hashlib.blake2b(names, digest_size=16).digest(), "little")
+        return np.random.default_rng([self.seed, key])
 
-    def _test_measure(self, mi: int, measure: str, scores: np.ndarray, sign: float) -> list[float]:
+    def _test_measure(self, measure: str, scores: np.ndarray, sign: float) -> list[float]:
         from .stats.corrections import adjust_p_values
         from .stats.paired import paired_test
 
@@ -298,11 +307,13 @@ class Comparison:
         if scores.shape[1] < 2:
             outcomes = [paired_test("t", scores[i], scores[j], self.confidence) for i, j in pairs]
         elif self.multi:
-            outcomes = self._tukey(mi, scores, pairs)
+            outcomes = self._tukey(measure, scores, pairs)
         else:
             outcomes = [paired_test(self.test, scores[i], scores[j], self.confidence,
-                                    self.permutations, self._rng(0, mi, pi))
-                        for pi, (i, j) in enumerate(pairs)]
+                                    self.permutations,
+                                    self._rng(self.test, measure, self.systems[i],
+                                              self.systems[j]))
+                        for i, j in pairs]
         raw = np.array([o.p_value for o in outcomes])
         corrected = adjust_p_values(raw, self.correction)
         sds = []
@@ -321,7 +332,7 @@ class Comparison:
             self._groups(measure, scores, sign)
         return sds
 
-    def _tukey(self, mi: int, scores: np.ndarray, pairs: list[tuple[int, int]]) -> list:
+    def _tukey(self, measure: str, scores: np.ndarray, pairs: list[tuple[int, int]]) -> list:
         from scipy import stats
 
         from .stats.intervals import t_interval
@@ -330,19 +341,23 @@ class Comparison:
 
         k, n = scores.shape
         if self.test == "tukey":
+            order = list(range(k))
             idx, diff, p, anova = tukey_hsd(scores)
-            self.anova[self.measures[mi]] = anova
+            self.anova[measure] = anova
             se = math.sqrt(anova.ms_error / n)
             q = np.abs(diff) / se if se > 0 else np.where(diff == 0, 0.0, np.inf)
             half = float(stats.studentized_range.ppf(self.confidence, k, anova.df_error)) * se
         else:
-            idx, diff, p = randomized_tukey_hsd(scores, self.permutations, self._rng(0, mi))
+            order = sorted(range(k), key=lambda s: self.systems[s])  # shuffled in name order
+            idx, diff, p = randomized_tukey_hsd(scores[order], self.permutations,
+                                                self._rng(self.test, measure, *self.systems))
             q = diff
-        where = {(int(a), int(b)): r for r, (a, b) in enumerate(idx)}
+        where = {}
+        for r, (a, b) in enumerate(idx):
+            where[order[a], order[b]], where[order[b], order[a]] = (r, 1.0), (r, -1.0)
         out = []
         for i, j in pairs:
-            r = where[(min(i, j), max(i, j))]
-            flip = 1.0 if i < j else -1.0
+            r, flip = where[i, j]
             d = scores[i] - scores[j]
             mean = float(d.mean())
             if self.test == "tukey":

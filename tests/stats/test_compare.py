@@ -84,6 +84,47 @@ def test_paired_tests_match_scipy_through_compare(test):
     assert set(c.risk["nDCG@10"]["s0"]) == {"urisk", "trisk"}
 
 
+def raw_p(c, measure, a, b):
+    """The uncorrected p-value of the pair {a, b} on measure, whichever way round it was tested."""
+    (row,) = [r for r in c.tests if r["measure"] == measure and {r["system"], r["other"]} == {a, b}]
+    return row["test"].p_value
+
+
+@pytest.mark.parametrize("test", ["randomization", "bootstrap"])
+@pytest.mark.parametrize("systems,measures", [
+    (("s0", "s1"), ("nDCG@10", "AP")),  # another measure
+    (("s0", "s2", "s1"), ("AP",)),  # a third system
+    (("s1", "s0"), ("AP",)),  # the other order
+    (("s2", "s1", "s0"), ("RR", "AP")),  # all three
+], ids=["measure-added", "system-added", "reordered", "all"])
+def test_random_streams_depend_on_the_names_not_on_other_measures_or_systems(
+        test, systems, measures):
+    # the stream of a test is keyed by the measure and the pair's names: adding a measure or
+    # a system, or reordering the systems, leaves a pair's p-value and a system's interval
+    qrels, runs = collection(n=40, seed=8, strengths=(0.5, 0.45, 0.4))
+
+    def run(names, measures):
+        return rankwise.compare(qrels, {s: runs[s] for s in names}, list(measures), test=test,
+                                permutations=2000, interval="bootstrap", seed=3)
+
+    alone = run(("s0", "s1"), ("AP",))
+    p, low = raw_p(alone, "AP", "s0", "s1"), alone.summary["AP"]["s0"]["ci_low"]
+    assert 0.001 < p < 1 and not alone.tests[0]["test"].details.get("exact")
+    other = run(systems, measures)
+    assert raw_p(other, "AP", "s0", "s1") == p
+    assert other.summary["AP"]["s0"]["ci_low"] == low
+
+
+def test_randomized_tukey_stream_does_not_depend_on_other_measures_or_the_order():
+    qrels, runs = collection(n=30, seed=9, strengths=(0.5, 0.45, 0.4))
+    reordered = {name: runs[name] for name in ("s2", "s0", "s1")}
+    c = rankwise.compare(qrels, runs, ["AP"], test="randomized-tukey", permutations=500)
+    other = rankwise.compare(qrels, reordered, ["RR", "AP"], test="randomized-tukey",
+                             permutations=500)
+    for a, b in (("s0", "s1"), ("s0", "s2"), ("s1", "s2")):
+        assert raw_p(other, "AP", a, b) == raw_p(c, "AP", a, b)
+
+
 @pytest.mark.parametrize("test", ["tukey", "randomized-tukey"])
 def test_tukey_groups(test):
     qrels, runs = collection(n=30, seed=3, strengths=(1.0, 0.95, 0.0))
