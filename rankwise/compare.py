@@ -302,11 +302,10 @@ class Comparison:
     def _test_measure(self, measure: str, scores: np.ndarray, sign: float) -> list[float]:
         from .stats.corrections import adjust_p_values
         from .stats.paired import paired_test
+        from .stats.pitfalls import undefined_test_warning
 
         pairs = self._pairs()
-        if scores.shape[1] < 2:
-            outcomes = [paired_test("t", scores[i], scores[j], self.confidence) for i, j in pairs]
-        elif self.multi:
+        if self.multi:
             outcomes = self._tukey(measure, scores, pairs)
         else:
             outcomes = [paired_test(self.test, scores[i], scores[j], self.confidence,
@@ -314,6 +313,9 @@ class Comparison:
                                     self._rng(self.test, measure, self.systems[i],
                                               self.systems[j]))
                         for i, j in pairs]
+        if any(math.isnan(o.p_value) for o in outcomes):
+            self.warnings.append(undefined_test_warning(measure, self.test,
+                                                        _TEST_NAMES[self.test], scores.shape[1]))
         raw = np.array([o.p_value for o in outcomes])
         corrected = adjust_p_values(raw, self.correction)
         sds = []
@@ -340,6 +342,9 @@ class Comparison:
         from .stats.paired import PairedTest, cohens_d, win_tie_loss
 
         k, n = scores.shape
+        if n < (2 if self.test == "tukey" else 1):  # no error variance; no query to shuffle
+            return [_undefined(self.test, scores[i] - scores[j], self.confidence)
+                    for i, j in pairs]
         if self.test == "tukey":
             order = list(range(k))
             idx, diff, p, anova = tukey_hsd(scores)
@@ -592,6 +597,15 @@ class Comparison:
     def __repr__(self) -> str:
         return (f"Comparison(systems={self.systems}, measures={self.measures}, "
                 f"test={self.test!r}, correction={self.correction!r})")
+
+
+def _undefined(test: str, d: np.ndarray, confidence: float) -> Any:
+    """``test`` where it has no value: NaN statistic, p-value and interval; the counts of ``d``."""
+    from .stats.paired import PairedTest, cohens_d, win_tie_loss
+
+    nan = float("nan")
+    return PairedTest(test, nan, nan, len(d), float(d.mean()) if len(d) else nan, nan, nan,
+                      confidence, cohens_d(d), *win_tie_loss(d))
 
 
 def _canonical(measure: str) -> str:

@@ -39,11 +39,12 @@ class Anova:
                 for k, v in self.__dict__.items()}
 
 
-def _matrix(scores: Any) -> np.ndarray:
+def _matrix(scores: Any, min_queries: int = 2) -> np.ndarray:
     s = np.asarray(scores, dtype=np.float64)
-    if s.ndim != 2 or s.shape[0] < 2 or s.shape[1] < 2 or np.isnan(s).any():
-        raise InputError("scores must be a (systems, queries) matrix without NaN, at least 2x2",
-                         source="scores", value=str(s.shape))
+    if s.ndim != 2 or s.shape[0] < 2 or s.shape[1] < min_queries or np.isnan(s).any():
+        raise InputError("scores must be a (systems, queries) matrix without NaN, at least "
+                         f"2 systems x {min_queries} queries", source="scores",
+                         value=str(s.shape))
     return s
 
 
@@ -127,13 +128,14 @@ def randomized_tukey_hsd(scores: Any, permutations: int = 10_000,
     the distribution of the largest difference controls the family-wise error.
 
     Returns ``(pairs, mean differences (i - j), p-values)``. Vectorised over trials in chunks;
-    the result does not depend on ``chunk_rows``.
+    the result does not depend on ``chunk_rows``. With one query every shuffle has the
+    observed range, which no pair's difference exceeds: every p-value is 1.
 
     >>> idx, diff, p = randomized_tukey_hsd([[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]], 999)
     >>> round(float(p[0]), 2)   # only 2 of the 16 shuffle patterns reach the observed range: 0.125
     0.12
     """
-    s = _matrix(scores)
+    s = _matrix(scores, min_queries=1)
     k, n = s.shape
     rng = np.random.default_rng(seed)
     idx = pairs(k)

@@ -55,6 +55,24 @@ def few_queries_warning(n: int, alpha: float, power: float,
             + f"; use at least {FEW_QUERIES} queries")
 
 
+def undefined_test_warning(measure: str, test: str, name: str, n: int) -> str:
+    """Why ``test`` (called ``name``) has no p-value on ``n`` compared queries (fewer than 2).
+
+    >>> undefined_test_warning("AP", "t", "paired t-test", 1)  # doctest: +ELLIPSIS
+    'AP: the paired t-test is undefined with 1 compared query (it divides by the standard...'
+    """
+    if n == 0:
+        reason = "there is no paired difference to test"
+    elif test == "tukey":
+        reason = "its error variance has (k - 1)(n - 1) = 0 degrees of freedom"
+    else:
+        reason = ("it divides by the standard deviation of the differences, which one "
+                  "difference does not have")
+    return (f"{measure}: the {name} is undefined with {n} compared "
+            f"quer{'y' if n == 1 else 'ies'} ({reason}): its p-values are NaN and no "
+            "difference is marked significant")
+
+
 def queries_carrying_difference(d: np.ndarray) -> int:
     """How few queries carry a difference in means: the smallest number of queries whose
     removal leaves the leading system no longer ahead (mean difference <= 0).

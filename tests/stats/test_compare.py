@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -134,6 +135,36 @@ def test_tukey_groups(test):
     assert all(r["p_value_corrected"] is None for r in c.tests)
     if test == "tukey":
         assert c.anova["AP"].p_system < 0.05
+
+
+@pytest.mark.parametrize("test,p", [("randomization", 1.0), ("sign", 1.0), ("wilcoxon", 1.0),
+                                    ("randomized-tukey", 1.0), ("t", None), ("bootstrap", None),
+                                    ("tukey", None)])
+def test_one_query_runs_the_requested_test(test, p):
+    # with one compared query a test is run as asked: its value where it has one (p = 1),
+    # NaN with a warning saying why where it has none; never another test in its place
+    from rankwise.compare import _TEST_NAMES
+
+    qrels = {"q1": {"rel": 1}}
+    runs = {"A": {"q1": {"rel": 2.0, "x": 1.0}}, "B": {"q1": {"x": 2.0, "rel": 1.0}},
+            "C": {"q1": {"x": 3.0, "y": 2.0, "rel": 1.0}}}
+    c = rankwise.compare(qrels, runs, ["RR"], test=test, permutations=200)
+    assert c.describe().startswith(_TEST_NAMES[test]) and c.n_queries == {"RR": 1}
+    assert len(c.tests) == 3 and {r["test"].test for r in c.tests} == {test}
+    undefined = [w for w in c.warnings if "undefined with 1 compared query" in w]
+    for row in c.tests:
+        assert not row["significant"] and row["test"].n == 1
+        if p is None:
+            assert math.isnan(row["test"].p_value)
+        else:
+            assert row["test"].p_value == p
+    if p is None:
+        (text,) = undefined
+        assert text.startswith(f"RR: the {_TEST_NAMES[test]} is undefined with 1 compared query")
+        assert ("standard deviation" in text or "degrees of freedom" in text)
+        assert "p-values are NaN" in text
+    else:
+        assert not undefined
 
 
 def test_seed_article_mrr_example_warnings():

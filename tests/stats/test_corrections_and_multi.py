@@ -120,6 +120,14 @@ def test_randomized_tukey_equals_slow_loop_and_chunks():
         assert np.array_equal(randomized_tukey_hsd(s, 400, seed=9, chunk_rows=rows)[2], p)
 
 
+def test_randomized_tukey_with_one_query_gives_p_one():
+    # every shuffle of one query's scores has the observed range, which no difference exceeds
+    idx, diff, p = randomized_tukey_hsd([[0.2], [0.9], [0.5]], 200, seed=1)
+    assert diff.tolist() == pytest.approx([-0.7, -0.3, 0.4]) and p.tolist() == [1.0] * 3
+    with pytest.raises(Exception, match="2 systems x 2 queries"):
+        tukey_hsd([[0.2], [0.9]])  # no error variance: Tukey's HSD needs two queries
+
+
 def test_randomized_tukey_close_to_tukey():
     s = scores(k=4, n=50, seed=5)
     _, _, p_rand = randomized_tukey_hsd(s, 5000, seed=1)

@@ -243,6 +243,19 @@ def test_same_seed_same_numbers_and_nan_pairs_dropped():
         assert a.n == 58 and a.dropped == 2
 
 
+def test_one_pair():
+    # one difference: the sign-flip, sign and signed-rank tests give p = 1 (both signs, or
+    # the one win, are as likely under the null); the t and bootstrap tests divide by a
+    # standard deviation one difference does not have
+    r = randomization_test([1.0], [0.5])
+    assert (r.p_value, r.details) == (1.0, {"exact": True, "permutations": 2})
+    assert sign_test([1.0], [0.5]).p_value == 1.0
+    w = wilcoxon_test([1.0], [0.5])
+    assert (w.statistic, w.p_value, w.details["method"]) == (0.0, 1.0, "exact")
+    for test in (paired_t_test([1.0], [0.5]), bootstrap_test([1.0], [0.5], resamples=99)):
+        assert math.isnan(test.p_value) and math.isnan(test.statistic) and test.n == 1
+
+
 def test_degenerate_inputs():
     same = [0.5, 0.2, 0.9]
     for name in ("t", "wilcoxon", "sign", "randomization"):
