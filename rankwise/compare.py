@@ -444,18 +444,36 @@ class Comparison:
                 for r in self.tests if r["measure"] == _canonical(measure)}
 
     def describe(self) -> str:
-        """One line: the test, the correction, alpha, the queries and the seed."""
+        """One line: the test, the correction, alpha, the queries, the intervals, and the
+        permutations and seed (or, for the randomization test, which p-values were exact)."""
         n = sorted(set(self.n_queries.values()))
         queries = "/".join(str(v) for v in n) or "0"
         correction = ("none (Tukey's HSD controls the family-wise error)" if self.multi
                       else self.correction)
         against = f"against baseline {self.baseline}" if self.baseline else "all pairs"
-        resampled = (self.test in ("randomization", "bootstrap", "randomized-tukey")
-                     or self.interval == "bootstrap")
         return (f"{_TEST_NAMES[self.test]}, {against}, correction {correction}, "
                 f"alpha {self.alpha:g}, {queries} queries, {self.confidence:.0%} intervals "
-                f"({self.interval})"
-                + (f", {self.permutations} permutations, seed {self.seed}" if resampled else ""))
+                f"({self.interval})" + self._resampling())
+
+    def _resampling(self) -> str:
+        """The end of :meth:`describe`: permutations and seed where something is random; for
+        the randomization test, which p-values are exact (all ``2**n`` sign vectors)."""
+        seed = f", seed {self.seed}"
+        if self.test != "randomization":
+            random = self.test in ("bootstrap", "randomized-tukey") or self.interval == "bootstrap"
+            return f", {self.permutations} permutations{seed}" if random else ""
+        exact = [r["test"].details["permutations"] for r in self.tests
+                 if r["test"].details["exact"]]
+        if not exact:
+            return f", {self.permutations} permutations{seed}"
+        low, high = min(exact), max(exact)
+        vectors = f"{low} sign vectors" if low == high else f"{low} to {high} sign vectors"
+        if len(exact) < len(self.tests):
+            return (f", exact for {len(exact)} of {len(self.tests)} tests ({vectors}), "
+                    f"{self.permutations} permutations for the others{seed}")
+        if self.interval == "bootstrap":
+            return f", exact ({vectors}), {self.permutations} bootstrap resamples{seed}"
+        return f", exact ({vectors})"
 
     def legend(self) -> str:
         """What the markers mean."""

@@ -184,6 +184,28 @@ def test_seed_article_mrr_example_warnings():
     assert row["test"].p_value == 0.75 and row["test"].details["exact"]
 
 
+def test_header_says_when_the_randomization_test_was_exact():
+    # 5 queries: all 2**5 sign vectors are enumerated, no permutation is drawn
+    qrels, runs = first_relevant({"A": [2, 3, 2, 3, 1], "B": [1, 10, 1, 15, 2]})
+    c = rankwise.compare(qrels, runs, ["RR"])
+    assert c.tests[0]["test"].details == {"exact": True, "permutations": 32}
+    assert c.describe().endswith("95% intervals (t), exact (32 sign vectors)")
+    assert c.to_table().splitlines()[0] == f"comparison: {c.describe()}"
+    assert "exact (32 sign vectors)." in c.to_markdown()
+    assert "exact (32 sign vectors)" in c.to_latex()
+    assert not any("permutations" in text for text in (c.to_table(), c.to_markdown(),
+                                                       c.to_latex()))
+    boot = rankwise.compare(qrels, runs, ["RR"], interval="bootstrap", permutations=500)
+    assert boot.describe().endswith("exact (32 sign vectors), 500 bootstrap resamples, seed 0")
+    # P@1: A finds it first in all 30 queries, B in none (Monte Carlo); P@2: 18 of them differ
+    qrels, runs = first_relevant({"A": [1] * 30, "B": [2] * 12 + [3] * 18})
+    mixed = rankwise.compare(qrels, runs, ["P@1", "P@2"], permutations=1000)
+    exact = {r["measure"]: r["test"].details["exact"] for r in mixed.tests}
+    assert exact == {"P@1": False, "P@2": True}
+    assert mixed.describe().endswith("exact for 1 of 2 tests (262144 sign vectors), "
+                                     "1000 permutations for the others, seed 0")
+
+
 def test_cutoff_and_missing_query_and_nan_warnings():
     qrels, runs = collection(n=30, seed=4, strengths=(0.8, 0.2))
     del runs["s1"]["q03"]
