@@ -163,7 +163,8 @@ class Comparison:
         one is significantly better than.
     tests : list of dict
         One per measure and pair: ``measure``, ``system``, ``other``, ``test`` (a
-        :class:`~rankwise.stats.PairedTest` of ``system - other``), ``p_value_corrected``
+        :class:`~rankwise.stats.PairedTest` of ``system - other``, whose ``dropped`` counts
+        the queries left out of the measure's tests for a NaN value), ``p_value_corrected``
         (None where no correction applies) and ``significant``.
     anova : dict
         ``{measure: Anova}`` for the Tukey tests.
@@ -238,7 +239,7 @@ class Comparison:
             self.n_queries[measure] = scores.shape[1]
             sign = -1.0 if _lower_is_better(measure) else 1.0
             self._summarise(measure, scores)
-            sds = self._test_measure(measure, scores, sign)
+            sds = self._test_measure(measure, scores, sign, int((~keep).sum()))
             spread[measure] = float(np.median(sds)) if sds else float("nan")
             self._markers(measure, sign)
             if self.baseline is not None:
@@ -299,7 +300,10 @@ class Comparison:
         key = int.from_bytes(hashlib.blake2b(names, digest_size=16).digest(), "little")
         return np.random.default_rng([self.seed, key])
 
-    def _test_measure(self, measure: str, scores: np.ndarray, sign: float) -> list[float]:
+    def _test_measure(self, measure: str, scores: np.ndarray, sign: float,
+                      dropped: int) -> list[float]:
+        """Test the pairs on one measure's scores, ``dropped`` queries left out of them for a
+        NaN value; the standard deviations of the pairs' differences."""
         from .stats.corrections import adjust_p_values
         from .stats.paired import paired_test
         from .stats.pitfalls import undefined_test_warning
@@ -320,6 +324,7 @@ class Comparison:
         corrected = adjust_p_values(raw, self.correction)
         sds = []
         for (i, j), outcome, p_adj in zip(pairs, outcomes, corrected):
+            outcome.dropped = dropped
             p = p_adj if self.correction != "none" else outcome.p_value
             self.tests.append({
                 "measure": measure, "system": self.systems[i], "other": self.systems[j],

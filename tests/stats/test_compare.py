@@ -227,6 +227,22 @@ def test_cutoff_and_missing_query_and_nan_warnings():
     assert m.summary["MAE"]["r1"]["mean"] == pytest.approx(0.75)
 
 
+def test_dropped_counts_the_queries_left_out_for_a_nan_value():
+    # u2: r1 ranks no rated item, so its MAE is undefined (NaN); the query is left out of every
+    # test of MAE, so that all pairs are tested on the same queries, and counted in each
+    rq = {"u1": {"a": 4.0}, "u2": {"b": 3.0}, "u3": {"c": 5.0}, "u4": {"d": 2.0}}
+    r1 = {"u1": {"a": 3.5}, "u2": {"x": 1.0}, "u3": {"c": 4.0}, "u4": {"d": 2.5}}
+    r2 = {"u1": {"a": 2.0}, "u2": {"b": 1.0}, "u3": {"c": 3.0}, "u4": {"d": 1.0}}
+    r3 = {"u1": {"a": 1.0}, "u2": {"b": 2.0}, "u3": {"c": 2.0}, "u4": {"d": 4.0}}
+    c = rankwise.compare(rq, {"r1": r1, "r2": r2, "r3": r3}, ["MAE", "P@1"], test="t")
+    counts = {(r["measure"], r["system"], r["other"]): (r["test"].n, r["test"].dropped)
+              for r in c.tests}
+    assert counts == {("MAE", "r1", "r2"): (3, 1), ("MAE", "r1", "r3"): (3, 1),
+                      ("MAE", "r2", "r3"): (3, 1), ("P@1", "r1", "r2"): (4, 0),
+                      ("P@1", "r1", "r3"): (4, 0), ("P@1", "r2", "r3"): (4, 0)}
+    assert {t["dropped"] for t in json.loads(c.to_json())["tests"] if t["measure"] == "MAE"} == {1}
+
+
 def test_formats():
     qrels, runs = collection(n=30, seed=5)
     c = rankwise.compare(qrels, runs, ["AP", "RR"], baseline="s2", permutations=1000)
