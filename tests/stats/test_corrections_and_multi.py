@@ -128,6 +128,14 @@ def test_randomized_tukey_with_one_query_gives_p_one():
         tukey_hsd([[0.2], [0.9]])  # no error variance: Tukey's HSD needs two queries
 
 
+def test_randomized_tukey_does_not_depend_on_the_units():
+    s = scores(k=3, n=15, seed=6)
+    p = randomized_tukey_hsd(s, 300, seed=2)[2]
+    assert p.min() < 0.5
+    for scale in (1e-10, 1e6):
+        assert np.array_equal(randomized_tukey_hsd(s * scale, 300, seed=2)[2], p)
+
+
 def test_randomized_tukey_close_to_tukey():
     s = scores(k=4, n=50, seed=5)
     _, _, p_rand = randomized_tukey_hsd(s, 5000, seed=1)

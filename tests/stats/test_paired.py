@@ -178,6 +178,18 @@ def test_flipped_sums_gathered_by_blocks_are_the_plain_gather_bit_for_bit(monkey
         assert got.tobytes() == plain.tobytes()
 
 
+@pytest.mark.parametrize("n,exact", [(12, True), (40, False)])
+def test_randomization_p_value_does_not_depend_on_the_units(n, exact):
+    # sign flips only compare sums of the same differences: scaling them changes nothing,
+    # down to differences of 1e-11 (the tolerance for rounding is relative to their scale)
+    d = np.random.default_rng(0).normal(0.3, 1, n)
+    ref = randomization_test(d, np.zeros(n), permutations=2000, seed=4)
+    assert ref.details["exact"] is exact and 0.01 < ref.p_value < 0.5
+    for scale in (1e-6, 1e-9, 1e-10, 1e6):
+        assert randomization_test(d * scale, np.zeros(n), permutations=2000,
+                                  seed=4).p_value == ref.p_value
+
+
 def test_randomization_large_is_vectorised():
     x, y = sample(10_000, 8, shift=0.002)
     r = randomization_test(x, y, permutations=20_000)
@@ -198,7 +210,7 @@ def slow_bootstrap_p(d, resamples, seed):
         sd = s.std(ddof=1)
         t = (s.mean() - d.mean()) / (sd / math.sqrt(n)) if sd > 0 else (
             0.0 if s.mean() == d.mean() else math.inf)
-        hits += abs(t) >= abs(t_obs) - 1e-9 * max(1, abs(t_obs))
+        hits += abs(t) >= abs(t_obs) - 1e-9 * abs(t_obs)
     return (hits + 1) / (resamples + 1), np.quantile(means, [0.025, 0.975])
 
 
