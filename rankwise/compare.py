@@ -572,10 +572,15 @@ class Comparison:
         return "\n".join(lines) + "\n"
 
     def to_csv(self) -> str:
-        """One line per test, full precision."""
+        """One line per test, full precision, with the settings that other formats print in
+        their header: ``correction``, ``alpha``, ``confidence`` (of ``ci_low``/``ci_high``),
+        ``seed``, ``permutations`` (sign vectors, resamples or shuffles this test evaluated;
+        empty for tests that draw none) and ``exact`` (randomization: every sign vector
+        enumerated; Wilcoxon: the exact null distribution; empty for the other tests)."""
         head = ["measure", "system", "other", "test", "statistic", "p_value", "p_value_corrected",
                 "mean_difference", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
-                "n", "significant"]
+                "n", "significant", "correction", "alpha", "confidence", "seed", "permutations",
+                "exact"]
         lines = [",".join(head)]
         for r in self.tests:
             t = r["test"]
@@ -587,7 +592,9 @@ class Comparison:
                                    *(repr(float(v)) for v in (t.mean_difference, t.ci_low,
                                                               t.ci_high, t.effect_size)),
                                    str(t.wins), str(t.ties), str(t.losses), str(t.n),
-                                   str(r["significant"]).lower()]))
+                                   str(r["significant"]).lower(), self.correction,
+                                   repr(self.alpha), repr(self.confidence), str(self.seed),
+                                   *_draws(t.test, t.details)]))
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict[str, Any]:
@@ -629,6 +636,14 @@ def _undefined(test: str, d: np.ndarray, confidence: float) -> Any:
     nan = float("nan")
     return PairedTest(test, nan, nan, len(d), float(d.mean()) if len(d) else nan, nan, nan,
                       confidence, cohens_d(d), *win_tie_loss(d))
+
+
+def _draws(test: str, details: dict[str, Any]) -> tuple[str, str]:
+    """The ``permutations`` and ``exact`` CSV fields of one test from its ``details``."""
+    draws = details.get("permutations", details.get("resamples"))
+    exact = details.get("exact") if test == "randomization" else (
+        details["method"] == "exact" if test == "wilcoxon" else None)
+    return ("" if draws is None else str(draws), "" if exact is None else str(exact).lower())
 
 
 def _canonical(measure: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import subprocess
@@ -254,11 +256,39 @@ def test_formats():
     latex = c.to_latex()
     assert r"\begin{tabular}" in latex and "$^{c}$" in latex and r"\textbf{" in latex
     assert "<sup>c</sup>" in c.to_markdown()
-    csv = c.to_csv().splitlines()
-    assert csv[0].startswith("measure,system,other,test,statistic,p_value,p_value_corrected")
-    assert len(csv) == 5
+    rows = list(csv.reader(io.StringIO(c.to_csv())))
+    assert rows[0][:7] == ["measure", "system", "other", "test", "statistic", "p_value",
+                           "p_value_corrected"]
+    assert len(rows) == 5 and {len(r) for r in rows} == {len(rows[0])}
     assert compare_result(rankwise.evaluate(qrels, runs, ["AP", "RR"], per_query=True),
                           baseline="s2", permutations=1000, measures=["AP"]).measures == ["AP"]
+
+
+CSV_COLUMNS = ["measure", "system", "other", "test", "statistic", "p_value", "p_value_corrected",
+               "mean_difference", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
+               "n", "significant"]
+
+
+def test_csv_carries_the_settings():
+    # the settings other formats print in their header are columns after the unchanged ones
+    qrels, runs = collection(n=30, seed=5)
+    c = rankwise.compare(qrels, runs, ["AP"], baseline="s2", correction="bonferroni",
+                         permutations=1000, seed=7, confidence=0.9)
+    rows = list(csv.DictReader(io.StringIO(c.to_csv())))
+    assert list(rows[0]) == [*CSV_COLUMNS, "correction", "alpha", "confidence", "seed",
+                             "permutations", "exact"]
+    for row, test in zip(rows, c.tests):
+        assert float(row["p_value_corrected"]) == test["p_value_corrected"]
+        assert (row["correction"], row["alpha"], row["confidence"], row["seed"]) == (
+            "bonferroni", "0.05", "0.9", "7")
+        assert (row["permutations"], row["exact"]) == ("1000", "false")
+    qrels, runs = first_relevant({"A": [2, 3, 2, 3, 1], "B": [1, 10, 1, 15, 2]})
+    (row,) = csv.DictReader(io.StringIO(rankwise.compare(qrels, runs, ["RR"]).to_csv()))
+    assert (row["correction"], row["permutations"], row["exact"]) == ("holm", "32", "true")
+    (row,) = csv.DictReader(io.StringIO(rankwise.compare(qrels, runs, ["RR"], test="wilcoxon",
+                                                         correction="none").to_csv()))
+    # three differences of +-0.5 tie: Wilcoxon's normal approximation, not exact
+    assert (row["correction"], row["permutations"], row["exact"]) == ("none", "", "false")
 
 
 def test_bad_arguments():
@@ -299,6 +329,12 @@ def test_cli_compare_json_and_latex(tmp_path):
     assert data["settings"]["baseline"] == "s2.run" and len(data["tests"]) == 4
     for t in data["tests"]:
         assert 0 <= t["p_value"] <= t["p_value_corrected"] <= 1
+    table = cli(qrels, *runs, "-m", "AP", "--test", "t", "--correction", "bh", "--format", "csv")
+    assert table.returncode == 0, table.stderr
+    rows = list(csv.DictReader(io.StringIO(table.stdout)))
+    assert len(rows) == 3 and list(rows[0])[:len(CSV_COLUMNS)] == CSV_COLUMNS
+    assert {(r["test"], r["correction"], r["seed"], r["permutations"]) for r in rows} == {
+        ("t", "bh", "0", "")}
     latex = cli(qrels, *runs, "-m", "AP", "--permutations", "500", "--format", "latex")
     assert latex.returncode == 0 and "$^{bc}$" in latex.stdout
     table = cli(qrels, *runs, "-m", "AP", "--test", "randomized-tukey", "--permutations", "500")
