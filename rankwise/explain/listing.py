@@ -38,10 +38,12 @@ def query_lists(qrels, run, query: str, conv) -> Listed:
         hint = f"; closest: {', '.join(close)}" if close else ""
         raise InputError(f"query not found in the judgments or the run{hint}", source="query",
                          value=query)
-    if q_code < 0:
+    if q_code < 0 and conv.run_only_queries != "zero":
         raise InputError("query has no judgments: it is not evaluated (as in trec_eval, only "
-                         "judged queries are)", source="query", value=query)
-    q_rows = np.flatnonzero(qrels.query_code == q_code)
+                         "judged queries are); run_only_queries='zero' scores it as a query "
+                         "without judgments", source="query", value=query)
+    q_rows = np.flatnonzero(qrels.query_code == q_code) if q_code >= 0 else \
+        np.zeros(0, dtype=np.int64)
     sub_qrels = replace(qrels, query_code=qrels.query_code[q_rows],
                         docs=take(qrels.docs, q_rows), grade=qrels.grade[q_rows],
                         row_lines=None if qrels.row_lines is None else qrels.row_lines[q_rows])
@@ -62,6 +64,9 @@ def query_lists(qrels, run, query: str, conv) -> Listed:
     docs = doc_strings(take(sub_run.docs, lists.run_row))
     d = lists.diagnostics
     notes = []
+    if q_code < 0:
+        notes.append("the query has no judgments: every document is unjudged "
+                     "(run_only_queries='zero')")
     if d.rows_beyond_depth:
         notes.append(f"{d.rows_beyond_depth} documents below rank {conv.max_depth} are cut "
                      "(max_depth)")
