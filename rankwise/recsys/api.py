@@ -4,16 +4,18 @@ and beyond-accuracy measures in one call, and the recommender section of ``make 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..conventions import Conventions, profile, resolve
+from ..core.arrow import cast, to_numpy
 from ..core.memory import large_arrays
 from ..errors import InputError
 from ..results import Result, SystemResult
 from .beyond import BeyondMeasure, Context, mean_of, parse_beyond
+from .columns import table_columns
 from .inputs import Prepared, prepare
 from .readers import read_interactions, read_recommendations
 
@@ -375,7 +377,7 @@ def _aligned_features(prep: Prepared, feature_matrix: Any, rows: int):
 
 
 def _features(item_features: Any, item: str) -> tuple[Any, Any]:
-    """(item ids, matrix) from the accepted feature forms."""
+    """(item ids, matrix) from the accepted feature forms, every feature a finite number."""
     if item_features is None:
         return None, None
     if isinstance(item_features, tuple) and len(item_features) == 2:
@@ -383,26 +385,73 @@ def _features(item_features: Any, item: str) -> tuple[Any, Any]:
         if matrix.shape[0] != len(ids):
             raise InputError(f"item_features has {matrix.shape[0]} rows for {len(ids)} items",
                              source="item_features")
-        return np.asarray(ids) if not isinstance(ids, np.ndarray) else ids, matrix
+        ids = np.asarray(ids) if not isinstance(ids, np.ndarray) else ids
+        _check_finite(ids, matrix, lambda j: f"column {j} of the feature matrix")
+        return ids, matrix
     if isinstance(item_features, Mapping):
-        ids = list(item_features)
+        ids = np.asarray(list(item_features))
         try:
             matrix = np.vstack([np.asarray(v, dtype=np.float64).ravel()
                                 for v in item_features.values()])
         except ValueError:
             raise InputError("every item's feature vector must have the same length",
                              source="item_features") from None
-        return np.asarray(ids), matrix
-    columns = getattr(item_features, "columns", None)
-    if columns is None:
-        raise InputError("item_features must be a frame with an item column, {item: vector} "
-                         "or (item_ids, matrix)", source="item_features",
+        _check_finite(ids, matrix, lambda j: f"feature {j} (0-based) of the vector")
+        return ids, matrix
+    names, column = table_columns(item_features)
+    if column is None:
+        raise InputError("item_features must be a DataFrame or Arrow table with an item column, "
+                         "{item: vector} or (item_ids, matrix)", source="item_features",
                          value=type(item_features).__name__)
-    if item not in columns:
-        raise InputError(f"item_features has no item column {item!r}", source="item_features")
-    others = [c for c in columns if c != item]
-    matrix = np.column_stack([np.asarray(item_features[c], dtype=np.float64) for c in others])
-    return np.asarray(item_features[item]), matrix
+    if item not in names:
+        raise InputError(f"item_features has no item column {item!r} (columns: "
+                         f"{', '.join(names)}); name it with item=", source="item_features")
+    others = [c for c in names if c != item]
+    if not others:
+        raise InputError(f"item_features has no feature column besides {item!r}",
+                         source="item_features")
+    ids = column(item)
+    matrix = np.column_stack([_feature_column(column(c), c) for c in others])
+    _check_finite(ids, matrix, lambda j: f"feature column {others[j]!r}")
+    return ids, matrix
+
+
+def _feature_column(values: Any, name: str) -> np.ndarray:
+    """One numeric (or boolean) feature column as float64, a missing value as NaN."""
+    import pyarrow as pa
+
+    kind = values.type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
+            or pa.types.is_boolean(kind)):
+        raise InputError(f"feature column {name!r} must hold numbers", source="item_features",
+                         value=str(kind))
+    return to_numpy(cast(values, pa.float64()), np.float64, null=np.nan)
+
+
+def _check_finite(ids: Any, matrix: Any, feature: Callable[[int], str]) -> None:
+    """Refuse a NaN (missing) or infinite feature, naming its item and ``feature(j)``: it would
+    make every similarity it enters NaN."""
+    if hasattr(matrix, "tocoo"):  # scipy sparse: only the stored values can be bad
+        stored = matrix.tocoo()
+        bad = np.flatnonzero(~np.isfinite(stored.data))
+        if not len(bad):
+            return
+        row, col, value = int(stored.row[bad[0]]), int(stored.col[bad[0]]), stored.data[bad[0]]
+    else:
+        dense = np.asarray(matrix, dtype=np.float64)
+        bad = np.argwhere(~np.isfinite(dense))
+        if not len(bad):
+            return
+        row, col = int(bad[0][0]), int(bad[0][1])
+        value = dense[row, col]
+    item = ids[row]
+    if hasattr(item, "as_py"):  # an Arrow scalar
+        item = item.as_py()
+    elif isinstance(item, np.generic):
+        item = item.item()
+    raise InputError(f"{feature(col)} must be a finite number (fill in or drop missing features "
+                     "first)", source="item_features", line=repr(item), unit="item",
+                     value=str(value))
 
 
 def _split(names: list[Any]) -> tuple[list[BeyondMeasure], list[Any]]:

@@ -3,7 +3,7 @@ and coded, numbers checked, named options checked."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -16,20 +16,7 @@ def frame_columns(obj: Any, what: str, user: str, item: str, value: str | None,
                   rank: str | None, need_value: bool = True):
     """Columns of a pandas/polars DataFrame or Arrow table as Arrow arrays, and which of the
     value columns (``score``/``rating`` or ``rank``) are present; (None, {}) otherwise."""
-    import sys
-
-    getter = available = None
-    if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
-        import pyarrow as pa
-
-        available = [str(c) for c in obj.columns]
-        getter = lambda c: pa.Array.from_pandas(obj[c])
-    elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
-        available = list(obj.columns)
-        getter = lambda c: obj[c].to_arrow()
-    elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
-        available = obj.column_names
-        getter = lambda c: obj.column(c).combine_chunks()
+    available, getter = table_columns(obj)
     if getter is None:
         return None, {}
     names: dict[str, str | None] = {}
@@ -47,6 +34,22 @@ def frame_columns(obj: Any, what: str, user: str, item: str, value: str | None,
         names["score"] = value
     wanted = [user, item] + [v for v in names.values() if v]
     return {c: getter(c) for c in wanted}, names
+
+
+def table_columns(obj: Any) -> tuple[list[str] | None, Callable[[str], Any] | None]:
+    """The column names of a pandas/polars DataFrame or Arrow table, and a function giving
+    one column as an Arrow array; (None, None) for anything else."""
+    import sys
+
+    if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
+        import pyarrow as pa
+
+        return [str(c) for c in obj.columns], lambda c: pa.Array.from_pandas(obj[c])
+    if "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
+        return list(obj.columns), lambda c: obj[c].to_arrow()
+    if "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
+        return obj.column_names, lambda c: obj.column(c).combine_chunks()
+    return None, None
 
 
 def user_values(values: Any, source: str):

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankwise.recsys as rs
+from rankwise import InputError
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -200,6 +201,58 @@ def test_sparse_features_and_embeddings_give_the_same_ild():
     three = rs.evaluate(recs, {"u": ["a"]}, ["ILD"], item_features=frame).mean("ILD")
     sims = [_cosine(dense[i], dense[j]) for i, j in itertools.combinations(range(4), 2)]
     assert one == pytest.approx(two) == pytest.approx(three) == pytest.approx(1 - np.mean(sims))
+
+
+FEATURES = pd.DataFrame({"f0": [1.0, 0.0, 1.0], "item": ["a", "b", "c"], "f1": [0, 1, 1]})
+FEATURE_RECS, FEATURE_TEST = {"u": ["a", "b"], "v": ["b", "c"]}, {"u": ["a"], "v": ["c"]}
+
+
+def test_item_features_from_every_kind_of_table():
+    import polars as pl
+    import pyarrow as pa
+
+    # u: a = (1, 0), b = (0, 1), cosine 0; v: b and c = (1, 1), cosine 1/sqrt(2)
+    by_hand = {"u": 1.0, "v": 1 - 1 / math.sqrt(2)}
+    tables = {"pandas": FEATURES, "arrow": pa.Table.from_pandas(FEATURES),
+              "polars": pl.from_pandas(FEATURES),
+              "boolean tags": FEATURES.astype({"f0": bool, "f1": bool}),
+              "dict": {"a": [1, 0], "b": [0, 1], "c": [1, 1]},
+              "matrix": (["a", "b", "c"], np.array([[1.0, 0], [0, 1], [1, 1]]))}
+    for name, features in tables.items():
+        result = rs.evaluate(FEATURE_RECS, FEATURE_TEST, ["ILD@2", "Serendipity@2"],
+                             train={"w": ["a"]}, item_features=features)
+        values = {u: v["ILD@2"] for u, v in result.per_user().items()}
+        assert values == pytest.approx(by_hand), name
+    ids = FEATURES.assign(item=[7, 8, 9])  # integer item ids, named by another column
+    result = rs.evaluate({"u": [7, 8]}, {"u": [7]}, ["ILD@2"],
+                         item_features=pa.Table.from_pandas(ids.rename(columns={"item": "id"})),
+                         item="id")
+    assert result.mean("ILD@2") == pytest.approx(1.0)
+    with pytest.raises(InputError, match="no item column 'item_id' \\(columns: f0, item, f1"):
+        rs.evaluate(FEATURE_RECS, FEATURE_TEST, ["ILD@2"], item="item_id",
+                    item_features=pa.Table.from_pandas(FEATURES))
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, None])
+def test_missing_or_infinite_features_are_refused_naming_the_item(bad):
+    import polars as pl
+    import pyarrow as pa
+    import scipy.sparse as sp
+
+    frame = FEATURES.astype({"f1": float})
+    frame.loc[1, "f1"] = bad  # item b, column f1
+    named = "item_features, item 'b': feature column 'f1' must be a finite number"
+    forms = {"pandas": (frame, named), "arrow": (pa.Table.from_pandas(frame), named),
+             "polars": (pl.from_pandas(frame, nan_to_null=False), named)}
+    if bad is not None:
+        vectors = {"a": [1, 0], "b": [0, bad], "c": [1, 1]}
+        matrix = np.array(list(vectors.values()), dtype=float)
+        forms["dict"] = vectors, "item 'b': feature 1 .0-based. of the vector must be a finite"
+        forms["matrix"] = (list(vectors), matrix), "item 'b': column 1 of the feature matrix"
+        forms["sparse"] = (list(vectors), sp.csr_matrix(matrix)), "item 'b': column 1"
+    for name, (features, message) in forms.items():
+        with pytest.raises(InputError, match=message):
+            rs.evaluate(FEATURE_RECS, FEATURE_TEST, ["ILD@2"], item_features=features)
 
 
 def test_catalogue_can_be_given():
