@@ -25,11 +25,12 @@ class RecsysResult(Result):
     ``measures`` hold the accuracy measures (per evaluated user, through rankwise's engine)
     followed by the beyond-accuracy ones.
 
-    Per-user values cover every user with a list or with test data: a user with a list but no
-    test interaction has NaN accuracy values (not evaluated, as trec_eval ignores run-only
-    queries; counted in the diagnostics), a user without a list has NaN beyond-accuracy
-    values. A global beyond-accuracy measure (``Coverage``, ``Entropy``, ``Gini``) has one
-    value per system (``mean()``) and NaN per user.
+    Per-user values cover every user with a list: one with a list but no test interaction has
+    NaN accuracy values (not evaluated, as trec_eval ignores run-only queries; counted in the
+    diagnostics as ``queries_only_in_run``). A user with test data but no list is left out
+    (counted as ``queries_only_in_qrels``) or, with ``missing_queries="zero"``, has accuracy
+    values 0 and NaN beyond-accuracy values. A global beyond-accuracy measure (``Coverage``,
+    ``Entropy``, ``Gini``) has one value per system (``mean()``) and NaN per user.
 
     Attributes
     ----------

@@ -80,8 +80,10 @@ def test_users_with_only_a_list_or_only_test_data_are_counted():
     per_user = result.per_user()
     assert math.isnan(per_user["u2"]["P@3"])  # a list, no test data: no accuracy value
     assert "u4" not in per_user  # ignored, as trec_eval (missing_queries="ignore")
-    zero = rs.evaluate(LISTS, TEST[TEST.user != "u2"], ["P@3"], missing_queries="zero")
+    zero = rs.evaluate(LISTS, TEST[TEST.user != "u2"], ["P@3", "Personalization@3"],
+                       missing_queries="zero")
     assert zero.per_user()["u4"]["P@3"] == 0.0
+    assert math.isnan(zero.per_user()["u4"]["Personalization@3"])  # no list
 
 
 def test_relevance_policies():
