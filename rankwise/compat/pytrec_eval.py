@@ -24,14 +24,24 @@ on generated data with ties, grades, unjudged documents and one-sided queries:
   ranking, as trec_eval 9's 0/0 gives;
 * ``relevance_level`` (trec_eval ``-l``) and ``judged_docs_only_flag`` (``-J``).
 
+Every measure of pytrec_eval (:data:`supported_measures` holds the same names) and the
+nicknames ``official``, ``set`` and ``all_trec`` are computed, with pytrec_eval's values.
+
 What differs, on purpose: bad input raises :class:`rankwise.InputError` (a ``ValueError``)
 naming the query and document instead of pytrec_eval's ``TypeError`` or bare
-``AssertionError``; integer ids and float grades are accepted (as their strings and values);
-measure names pytrec_eval would pass to trec_eval malformed (``P_0``, ``ndcg.1``), which crash
-the interpreter there, raise ``ValueError``. Measures of trec_eval that rankwise does not
-implement (``infAP``, ``Rprec_mult``, ``utility``, ``binG``, ``G``, ``ndcg_rel``, ``Rndcg``
-and the nicknames ``set`` and ``all_trec`` that include them) raise ``ValueError("unsupported
-measure ...")`` naming the closest supported names.
+``AssertionError``; integer ids and float grades are accepted (as their strings and values).
+These measure names raise ``ValueError`` (a :class:`rankwise.MeasureError`):
+
+* parameters pytrec_eval would pass to trec_eval malformed, which crash the interpreter there
+  or give values that mean nothing: a cutoff below 1 (``P_0``), a recall level above 1, a
+  ``set_F`` beta <= 0, ``ndcg`` with parameters (``ndcg.1``; its gain pairs ``ndcg.1=3,2=9``
+  cannot reach trec_eval through pytrec_eval) and ``utility`` with coefficients (pytrec_eval
+  sorts and de-duplicates them); the two last name the ``rankwise.evaluate`` spelling that
+  computes them;
+* names that are not pytrec_eval measures, and the nicknames ``prefs``, ``all_prefs`` and
+  ``qrels_jg`` (preference and judgment-group measures, which read inputs rankwise does not
+  take): ``"unsupported measure ..."``, naming the closest supported names;
+* one string instead of a collection of names.
 """
 
 from __future__ import annotations

@@ -239,6 +239,23 @@ def test_one_string_instead_of_a_collection_is_explained():
         ours.RelevanceEvaluator({"q": {"d": 1}}, "map")
 
 
+def test_the_module_docstring_says_what_is_refused():
+    doc = ours.__doc__
+    refused = doc[doc.index("These measure names raise"):]
+    for name in ("infAP", "Rprec_mult", "utility", "binG", "G", "ndcg_rel", "Rndcg", "set",
+                 "all_trec"):  # computed, as every pytrec_eval measure and these nicknames
+        assert f"``{name}``" not in refused or name == "utility", name  # with coefficients
+        assert ours.RelevanceEvaluator({"q": {"d": 1}}, [name]).evaluate({"q": {"d": 1.0}})
+    for name in ("prefs", "all_prefs", "qrels_jg"):  # pytrec_eval's other nicknames
+        assert f"``{name}``" in refused and name in real.supported_nicknames
+        with pytest.raises(ValueError, match="unsupported measure"):
+            ours.RelevanceEvaluator({"q": {"d": 1}}, [name])
+    for name, spelled in (("set_F.0", "set_F``"), ("utility.2,-1,0,0", "utility``")):
+        assert spelled in refused
+        with pytest.raises(ValueError):
+            ours.RelevanceEvaluator({"q": {"d": 1}}, [name])
+
+
 def test_supported_measures_are_pytrec_eval_names():
     assert ours.supported_measures <= set(real.supported_measures)
     assert set(real.supported_measures) == ours.supported_measures
