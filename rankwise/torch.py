@@ -20,7 +20,9 @@ ranking is built from them, exactly as ``rankwise.evaluate(*rankwise.from_arrays
 query=indexes))``: the numbers equal the numpy engine's under the same conventions
 (trec_eval's by default; a candidate's doc id, which the doc-id tie orders compare, is its
 position among its query's candidates as a decimal string). Under the ``torchmetrics``
-profile they equal torchmetrics' retrieval metrics.
+profile they equal torchmetrics' retrieval metrics; ``ignore_index=`` drops the candidates
+whose target equals it before the queries are formed, as torchmetrics' module metrics do
+whatever the conventions (a query of padding only disappears).
 
 The measures P, R, Success, RR, AP, Rprec, nDCG and DCG are computed with tensor operations on
 the tensors' device (CPU or CUDA, float64, nothing copied to the host), under every
@@ -46,7 +48,7 @@ __all__ = ["RetrievalMetric", "average_precision", "evaluate", "hit_rate", "ndcg
 
 def evaluate(preds: Any, target: Any, indexes: Any, measures: Any,
              conventions: Conventions | str | None = None, per_query: bool = False,
-             **overrides: Any) -> dict[str, Any]:
+             ignore_index: int | None = None, **overrides: Any) -> dict[str, Any]:
     """Every measure of the candidates ``(preds, target, indexes)``.
 
     Parameters
@@ -60,6 +62,11 @@ def evaluate(preds: Any, target: Any, indexes: Any, measures: Any,
         apply on top.
     per_query : bool
         One value per query (ordered as ``torch.unique(indexes)``) instead of the mean.
+    ignore_index : int, optional
+        torchmetrics' ``ignore_index``: candidates whose target equals it are dropped before
+        anything else, so a query whose every candidate is ignored (padding) is no query at
+        all. ``unjudged="remove"`` drops negative targets from the ranking only, as trec_eval
+        ``-J``: such a query stays, without relevant candidates.
 
     Returns
     -------
@@ -82,6 +89,11 @@ def evaluate(preds: Any, target: Any, indexes: Any, measures: Any,
     conv = resolve(conventions, **overrides)
     parsed = parse_measures(measures)
     preds, target, indexes = tensors.check(preds, target, indexes)
+    if ignore_index is not None:
+        preds, target, indexes = tensors.drop_ignored(preds, target, indexes, ignore_index)
+        if not len(preds):
+            raise InputError("no candidates left: every target is ignore_index",
+                             source="target", value=str(ignore_index))
     lists = tensors.rank(preds, target, indexes, conv)
     out = {}
     for measure in parsed:
@@ -148,7 +160,8 @@ def r_precision(preds: Any, target: Any, indexes: Any,
 
 
 class RetrievalMetric:
-    """Measures accumulated over batches, as torchmetrics' retrieval metrics are used.
+    """Measures accumulated over batches, as torchmetrics' retrieval metrics are used; the
+    conventions and ``ignore_index`` as in :func:`evaluate`.
 
     >>> import torch
     >>> metric = RetrievalMetric("nDCG@2", "RR")
@@ -159,11 +172,13 @@ class RetrievalMetric:
     """
 
     def __init__(self, *measures: str, conventions: Conventions | str | None = None,
-                 **overrides: Any) -> None:
+                 ignore_index: int | None = None, **overrides: Any) -> None:
         from .compat.candidates import check_measures
 
         self.measures = [str(m) for m in check_measures(measures)]
         self.conventions = resolve(conventions, **overrides)
+        tensors.check_ignore_index(ignore_index)
+        self.ignore_index = ignore_index
         self.reset()
 
     def reset(self) -> None:
@@ -171,15 +186,19 @@ class RetrievalMetric:
         self._batches: list[tuple[Any, Any, Any]] = []
 
     def update(self, preds: Any, target: Any, indexes: Any) -> None:
-        """Add a batch of candidates (a query may span several batches); the tensors are kept
-        detached from any autograd graph."""
-        self._batches.append(tuple(t.detach() for t in tensors.check(preds, target, indexes)))
+        """Add a batch of candidates (a query may span several batches), less those whose
+        target is ``ignore_index``; the tensors are kept detached from any autograd graph."""
+        batch = tensors.check(preds, target, indexes)
+        if self.ignore_index is not None:
+            batch = tensors.drop_ignored(*batch, self.ignore_index)
+        self._batches.append(tuple(t.detach() for t in batch))
 
     def compute(self, per_query: bool = False) -> dict[str, Any]:
         """The measures over every candidate added since the last :meth:`reset`."""
         import torch
 
-        if not self._batches:
-            raise InputError("no candidates: call update() first", source="RetrievalMetric")
+        if not sum(len(batch[0]) for batch in self._batches):
+            raise InputError("no candidates: call update() first (candidates whose target is "
+                             "ignore_index are dropped)", source="RetrievalMetric")
         preds, target, indexes = (torch.cat(parts) for parts in zip(*self._batches))
         return evaluate(preds, target, indexes, self.measures, self.conventions, per_query)

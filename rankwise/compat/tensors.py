@@ -78,6 +78,24 @@ def check(preds: Any, target: Any, indexes: Any):
     return preds, target, indexes
 
 
+def check_ignore_index(ignore_index: Any) -> None:
+    """torchmetrics' rule: ``ignore_index`` is an integer or None."""
+    if ignore_index is not None and (isinstance(ignore_index, bool)
+                                     or not isinstance(ignore_index, int)):
+        raise InputError("ignore_index must be an integer or None", source="ignore_index",
+                         value=repr(ignore_index))
+
+
+def drop_ignored(preds, target, indexes, ignore_index: int):
+    """The candidates whose target is not ``ignore_index``, as torchmetrics' ``ignore_index``
+    drops them before grouping: a query left with no candidate is no query at all."""
+    check_ignore_index(ignore_index)
+    keep = target != ignore_index
+    if bool(keep.all()):
+        return preds, target, indexes
+    return preds[keep], target[keep], indexes[keep]
+
+
 def rank(preds, target, indexes, conv: Conventions) -> _Lists:
     """Sort the candidates query by query, score descending, ties by the conventions."""
     import torch

@@ -136,6 +136,92 @@ def test_non_positive_scores_under_the_torchmetrics_profile():
     assert float(rt.reciprocal_rank(preds, target, query)) == 1.0  # trec_eval: ranked as scored
 
 
+TM_METRICS = [  # torchmetrics class, kwargs, rankwise measure, graded target
+    ("RetrievalMAP", {}, "AP", False),
+    ("RetrievalMAP", {"top_k": 3}, "AP@3", False),
+    ("RetrievalMRR", {}, "RR", False),
+    ("RetrievalPrecision", {"top_k": 3}, "P@3", False),
+    ("RetrievalRecall", {"top_k": 3}, "R@3", False),
+    ("RetrievalHitRate", {"top_k": 2}, "Success@2", False),
+    ("RetrievalRPrecision", {}, "Rprec", False),
+    ("RetrievalNormalizedDCG", {"top_k": 3}, "nDCG@3", True),
+    ("RetrievalNormalizedDCG", {}, "nDCG", True),
+]
+SKIP = {"neg": {}, "skip": {"no_relevant": "skip", "idcg_zero": "skip"}}
+
+
+def _padded_batches(seed: int):
+    """Queries of 1 to 8 candidates padded with target -1 to 8 rows, some of them padding
+    only, the rows shuffled; distinct scores, some <= 0."""
+    rng = np.random.default_rng(seed)
+    queries, width = 40, 8
+    sizes = rng.integers(1, width + 1, size=queries)
+    sizes[rng.random(queries) < 0.2] = 0  # nothing but padding
+    real = np.arange(width)[None, :] < sizes[:, None]
+    graded = np.where(real, rng.choice([0, 0, 1, 2, 3], size=(queries, width)), -1).ravel()
+    binary = np.where(graded > 0, 1, graded)
+    scores = rng.permutation(queries * width) / (queries * width) * 2 - 0.3
+    query = np.repeat(np.arange(queries) * 2 + 3, width)
+    shuffle = rng.permutation(queries * width)
+    return (torch.tensor(scores[shuffle], dtype=torch.float32), torch.tensor(binary[shuffle]),
+            torch.tensor(graded[shuffle]), torch.tensor(query[shuffle]))
+
+
+def _per_query(retrieval, metric, kwargs, preds, target, query, batches=1):
+    reference = getattr(retrieval, metric)(aggregation=lambda values, dim=None: values,
+                                           **kwargs)
+    for part in torch.arange(len(preds)).chunk(batches):
+        reference.update(preds[part], target[part], indexes=query[part])
+    return reference.compute().double()
+
+
+@pytest.mark.parametrize("action", ["neg", "skip"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ignore_index_drops_queries_of_padding_as_torchmetrics(seed, action):
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    preds, binary, graded, query = _padded_batches(seed)
+    for metric, kwargs, name, is_graded in TM_METRICS:
+        target = graded if is_graded else binary
+        options = {**kwargs, "empty_target_action": action, "ignore_index": -1}
+        reference = getattr(retrieval, metric)(**options)
+        reference.update(preds, target, indexes=query)
+        theirs = float(reference.compute())
+        got = rt.evaluate(preds, target, query, [name], "torchmetrics", ignore_index=-1,
+                          **SKIP[action])[name]
+        assert float(got) == pytest.approx(theirs, abs=1e-6), (metric, kwargs)
+        per_query = rt.evaluate(preds, target, query, [name], "torchmetrics", per_query=True,
+                                ignore_index=-1, **SKIP[action])[name]
+        per_query = per_query[~torch.isnan(per_query)]  # "skip": left out of the mean
+        expected = _per_query(retrieval, metric, options, preds, target, query)
+        assert torch.allclose(per_query, expected, atol=1e-6), (metric, kwargs)
+        batched = rt.RetrievalMetric(name, conventions="torchmetrics", ignore_index=-1,
+                                     **SKIP[action])
+        for part in torch.arange(len(preds)).chunk(5):  # padding-only batches among them
+            batched.update(preds[part], target[part], query[part])
+        assert float(batched.compute()[name]) == pytest.approx(theirs, abs=1e-6), metric
+    # unjudged="remove" drops the same rows from the rankings but keeps a query of padding
+    # only, as trec_eval -J keeps a judged query (0, the mean pulled down, under "neg")
+    kept = rt.evaluate(preds, binary, query, ["AP"], "torchmetrics", per_query=True,
+                       unjudged="remove", **SKIP[action])["AP"]
+    dropped = rt.evaluate(preds, binary, query, ["AP"], "torchmetrics", per_query=True,
+                          ignore_index=-1, **SKIP[action])["AP"]
+    assert len(kept) == len(torch.unique(query)) > len(dropped)
+
+
+def test_ignore_index_is_checked():
+    preds, target, query = torch.tensor([0.5, 0.2]), torch.tensor([-1, -1]), torch.tensor([0, 0])
+    with pytest.raises(InputError, match="every target is ignore_index"):
+        rt.evaluate(preds, target, query, ["AP"], ignore_index=-1)
+    with pytest.raises(InputError, match="ignore_index must be an integer"):
+        rt.evaluate(preds, target, query, ["AP"], ignore_index=-1.0)
+    with pytest.raises(InputError, match="ignore_index must be an integer"):
+        rt.RetrievalMetric("AP", ignore_index="-1")
+    metric = rt.RetrievalMetric("AP", ignore_index=-1)
+    metric.update(preds, target, query)  # padding only: nothing added
+    with pytest.raises(InputError, match="ignore_index are dropped"):
+        metric.compute()
+
+
 # ------------------------------------------------------------------------------ the API
 
 
