@@ -20,9 +20,11 @@ ranking is built from them, exactly as ``rankwise.evaluate(*rankwise.from_arrays
 query=indexes))``: the numbers equal the numpy engine's under the same conventions
 (trec_eval's by default; a candidate's doc id, which the doc-id tie orders compare, is its
 position among its query's candidates as a decimal string). Under the ``torchmetrics``
-profile they equal torchmetrics' retrieval metrics; ``ignore_index=`` drops the candidates
-whose target equals it before the queries are formed, as torchmetrics' module metrics do
-whatever the conventions (a query of padding only disappears).
+profile they equal torchmetrics' retrieval metrics, and two rules follow torchmetrics'
+module metrics whatever the conventions: ``ignore_index=`` drops the candidates whose target
+equals it before the queries are formed (a query of padding only disappears), and a mean
+over queries that are all skipped (``no_relevant="skip"``, ``idcg_zero="skip"``) is 0.0
+(``rankwise.evaluate`` gives NaN).
 
 The measures P, R, Success, RR, AP, Rprec, nDCG and DCG are computed with tensor operations on
 the tensors' device (CPU or CUDA, float64, nothing copied to the host), under every

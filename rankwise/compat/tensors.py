@@ -438,7 +438,9 @@ def _on_host(measure, lists: _Lists, conv: Conventions):
 
 
 def aggregate(measure, values, conv: Conventions):
-    """The mean (sum for counts) over queries, as rankwise.evaluate aggregates."""
+    """The mean (sum for counts) over queries, as rankwise.evaluate aggregates, except that
+    when every query is skipped the mean is 0.0, as torchmetrics returns (retrieval/base.py:
+    ``tensor(0.0)`` when no query is left), where rankwise.evaluate's is NaN."""
     import torch
 
     skip = measure.skips_undefined(conv)
@@ -450,7 +452,7 @@ def aggregate(measure, values, conv: Conventions):
     if measure.spec.aggregate == "sum":
         return values.sum()
     if len(values) == 0:
-        return torch.tensor(math.nan, dtype=torch.float64, device=values.device)
+        return torch.tensor(0.0, dtype=torch.float64, device=values.device)
     if measure.spec.aggregate == "gmean":
         return torch.exp(torch.log(torch.clamp(values, min=1e-5)).mean())
     return values.mean()

@@ -222,6 +222,28 @@ def test_ignore_index_is_checked():
         metric.compute()
 
 
+@pytest.mark.parametrize("metric,kwargs,name,graded", TM_METRICS)
+def test_every_query_skipped_gives_zero_as_torchmetrics(metric, kwargs, name, graded):
+    # torchmetrics' compute returns tensor(0.0) when "skip" leaves no query
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    preds, target = torch.tensor([0.9, 0.5, 0.8]), torch.tensor([0, 0, 0])
+    query = torch.tensor([0, 0, 1])
+    reference = getattr(retrieval, metric)(empty_target_action="skip", **kwargs)
+    reference.update(preds, target, indexes=query)
+    assert float(reference.compute()) == 0.0
+    got = rt.evaluate(preds, target, query, [name], "torchmetrics", **SKIP["skip"])[name]
+    assert float(got) == 0.0 and got.dtype == torch.float64
+    per_query = rt.evaluate(preds, target, query, [name], "torchmetrics", per_query=True,
+                            **SKIP["skip"])[name]
+    assert bool(torch.isnan(per_query).all())  # the queries themselves stay undefined
+    batched = rt.RetrievalMetric(name, conventions="torchmetrics", **SKIP["skip"])
+    batched.update(preds, target, query)
+    assert float(batched.compute()[name]) == 0.0
+    # a measure that propagates undefined values stays NaN
+    assert math.isnan(float(rt.evaluate(preds, target, query, [name], no_relevant="nan",
+                                        idcg_zero="nan")[name]))
+
+
 # ------------------------------------------------------------------------------ the API
 
 
