@@ -534,10 +534,13 @@ def _one_side(diagnostics: Sequence[Any], parts: Parts) -> list[list[Check]]:
 def _one_side_of(d, total: int) -> list[Check]:
     out = []
     if d.queries_only_in_run:
+        scored = d.queries_only_in_run_scored
         out.append(Check(
             "one_side", "note",
-            f"{d.queries_only_in_run} queries are in the run but not in the judgments and are "
-            "ignored (trec_eval)", queries=d.queries_only_in_run, total=total,
+            f"{d.queries_only_in_run} queries are in the run but not in the judgments and "
+            + (f"{scored} of them are evaluated as queries without judgments "
+               "(run_only_queries='zero')" if scored else "are ignored (trec_eval)"),
+            queries=d.queries_only_in_run, total=total,
             examples=tuple(d.examples.get("queries_only_in_run", ())[:EXAMPLES])))
     if d.queries_only_in_qrels:
         scored = d.queries_only_in_qrels_scored_zero

@@ -202,6 +202,9 @@ def test_queries_on_one_side():
     assert "ignored (trec_eval's default)" in found[1].message
     zero = by_code(checks(qrels, run, ["AP"], missing_queries="zero"), "one_side")
     assert "score 0 in every measure" in zero[1].message
+    assert "are ignored (trec_eval)" in found[0].message
+    scored = by_code(checks(qrels, run, ["AP"], run_only_queries="zero"), "one_side")
+    assert "1 of them are evaluated as queries without judgments" in scored[0].message
 
 
 def test_measures_at_different_cutoffs():

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..measures.graded import check_exp_gain
+from ..measures.registry import undefined_value
 from .context import Context, Kind, Ranking, Rows, gain_of, log, number
 
 
@@ -79,7 +79,7 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
                        "ranking's DCG)", f"{name} = DCG{at} / IDCG{at} = {number(total)} / "
                        f"{number(idcg)} = {number(value)}"]
     policy = c.conv.idcg_zero
-    value = 0.0 if policy == "zero" else math.nan
+    value = undefined_value(policy)
     return value, [f"IDCG{at} = 0 (no judged document with a positive gain): {name} = "
                    f"{number(value)} (idcg_zero='{policy}')"]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
+from ..measures.registry import undefined_value
 from . import binary, curves, graded, judged, rating, rbp, sets, trec_graded
 from .context import Context, Kind, Ranking, Rows, number
 from .listing import Listed, ties_by_grade
@@ -76,7 +77,7 @@ def _value(kind: Kind, c: Context, rows: Rows, ideal: Rows, ranking: Ranking
     value, lines = kind.finish(c, rows, ideal, ranking)
     if c.measure.spec.undefined_when == "no_relevant" and c.num_rel == 0:
         policy = c.conv.no_relevant
-        value = 0.0 if policy == "zero" else math.nan
+        value = undefined_value(policy)
         lines.append(f"no relevant document: {c.measure} = {number(value)} "
                      f"(no_relevant='{policy}'" + (", left out of the mean)" if policy == "skip"
                                                    else ")"))

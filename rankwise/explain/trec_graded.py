@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..measures.registry import undefined_value
 from .context import Context, Kind, Ranking, Rows, divide, gain_of, number
 from .graded import by_gain, discount, graded_steps
 
@@ -60,7 +61,7 @@ def g_steps(c: Context, ranking: Ranking) -> Rows:
 
 def _undefined(c: Context, why: str) -> tuple[float, list[str]]:
     policy = c.conv.idcg_zero
-    value = 0.0 if policy == "zero" else math.nan
+    value = undefined_value(policy)
     return value, [f"{why}: {c.measure} = {number(value)} (idcg_zero='{policy}')"]
 
 

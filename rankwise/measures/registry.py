@@ -154,8 +154,14 @@ class Measure:
         if not undefined.any():
             return values
         values = values.copy()
-        values[undefined] = {"zero": 0.0, "one": 1.0}.get(policy, np.nan)
+        values[undefined] = undefined_value(policy)
         return values
+
+
+def undefined_value(policy: str) -> float:
+    """The value of an undefined query under a ``no_relevant`` / ``idcg_zero`` policy: 0, 1,
+    or NaN (``nan`` and ``skip``; ``skip`` also leaves the query out of the mean)."""
+    return {"zero": 0.0, "one": 1.0}.get(policy, math.nan)
 
 
 def _check_levels(name: str, value: Any, shown: str) -> tuple[float, ...]:

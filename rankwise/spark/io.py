@@ -52,7 +52,8 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
                            n.cast("string"),
                            F.when(qrels_like, F.lit("; this looks like a qrels file passed as "
                                                     "a run")).otherwise(F.lit("")))
-    bad = (F.when(n < 6, F.concat(wrong_count, F.lit("\x00"), line))
+    bad = (F.when(_not_utf8(line), F.concat(F.lit(NOT_UTF8 + "\x00"), line))
+           .when(n < 6, F.concat(wrong_count, F.lit("\x00"), line))
            .when(score.isNull(), F.concat(F.lit("expected a number for the score in field "
                                                 "'score'\x00"), score_text)))
     rank = F.when(rank_text.rlike(r"^[+-]?[0-9]+$"), rank_text.try_cast("long"))
@@ -77,7 +78,8 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
                            n.cast("string"),
                            F.when(n == 6, F.lit("; this looks like a run file passed as qrels"))
                            .otherwise(F.lit("")))
-    bad = (F.when(n != 4, F.concat(wrong_count, F.lit("\x00"), line))
+    bad = (F.when(_not_utf8(line), F.concat(F.lit(NOT_UTF8 + "\x00"), line))
+           .when(n != 4, F.concat(wrong_count, F.lit("\x00"), line))
            .when(grade.isNull(), F.concat(F.lit("expected an integer relevance grade in field "
                                                 "'rel'\x00"), grade_text)))
     return _data_lines(spark, path).select(
@@ -98,6 +100,15 @@ def _named(df, columns: Mapping[str, str] | None, path: str, what: str):
         if theirs != ours:
             renames[theirs] = ours
     return df.withColumnsRenamed(renames) if renames else df
+
+
+#: Spark's text reader puts U+FFFD in place of bytes that are not UTF-8, where the in-memory
+#: reader refuses them: a line holding it is refused too (a U+FFFD written as such with it).
+NOT_UTF8 = "not valid UTF-8 text (or a U+FFFD replacement character)"
+
+
+def _not_utf8(line):
+    return line.contains("\ufffd")
 
 
 def _fields():

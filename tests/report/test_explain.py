@@ -285,7 +285,7 @@ CONVENTIONS = [{}, {"ties": "docid_asc"}, {"ties": "input_order"}, {"ties": "opt
                {"ap_denominator": "cutoff"}, {"ap_denominator": "relevant_retrieved"},
                {"short_lists": "length"}, {"recall_denominator": "min_relevant_cutoff"},
                {"no_relevant": "nan"}, {"no_relevant": "skip"}, {"ideal": "retrieved"},
-               {"idcg_zero": "nan"}, {"gain": "exponential"}, {"discount_base": 10.0},
+               {"no_relevant": "one"}, {"idcg_zero": "one"}, {"idcg_zero": "nan"}, {"gain": "exponential"}, {"discount_base": 10.0},
                {"nonpositive_scores": "nonrelevant"}, {"missing_queries": "zero"},
                {"score_precision": "float32"}, {"duplicates": "first"},
                {"family_overrides": (("nDCG", "ties", "optimistic"),

@@ -144,6 +144,10 @@ def test_parquet_inputs_with_their_own_column_names(spark, tmp_path):
                                               "this looks like a run file passed as qrels "
                                               "(got 'q1 0 d2 1 x y')")),
     ("qrels", "q1 0 d1 one\n", "expected an integer relevance grade in field 'rel' (got 'one')"),
+    ("run", b"q1 Q0 d1 1 0.5 tag\nq1 Q0 d\xff 2 0.4 tag\n",
+     "not valid UTF-8 text (or a U+FFFD replacement character) (got 'q1 Q0 d\ufffd 2 0.4 tag')"),
+    ("qrels", b"q1 0 d\xff 1\n", "not valid UTF-8 text (or a U+FFFD replacement character) "
+                                "(got 'q1 0 d\ufffd 1')"),
 ])
 def test_bad_lines_name_the_file_and_the_line(spark, tmp_path, kind, text, message):
     good = {"run": "q1 Q0 d1 1 0.5 tag\n", "qrels": "q1 0 d1 1\n"}
