@@ -15,7 +15,7 @@ import numpy as np
 
 from .conventions import Conventions
 from .errors import InputError
-from .plain import csv_field, plain
+from .plain import csv_field, markdown_text, plain
 from .results import Result
 
 #: Values of ``test``: the paired tests, and the two many-system tests.
@@ -481,9 +481,11 @@ class Comparison:
         return f", exact ({vectors})"
 
     def legend(self) -> str:
-        """What the markers mean."""
-        return ("x^bc: significantly better than systems b and c (" +
-                ", ".join(f"{v} = {k}" for k, v in self.labels.items()) + ")")
+        """What the markers mean, the example made of this comparison's own labels."""
+        labels = list(self.labels.values())[1:3] or ["b"]
+        return (f"x^{''.join(labels)}: significantly better than "
+                + " and ".join(f"system {label}" for label in labels) + " ("
+                + ", ".join(f"{v} = {k}" for k, v in self.labels.items()) + ")")
 
     # ------------------------------------------------------------------ writers
 
@@ -537,26 +539,28 @@ class Comparison:
 
     def to_markdown(self, digits: int = 4) -> str:
         """Markdown: the means with superscript markers, the tests, groups, risk, warnings."""
-        lines = ["| system | " + " | ".join(self.measures) + " |",
+        md = markdown_text  # ids and measure names show as text, never as markup
+        lines = ["| system | " + " | ".join(map(md, self.measures)) + " |",
                  "|---|" + "---:|" * len(self.measures)]
-        lines += [f"| {self.labels[s]} {s} | " + " | ".join(self._cell(m, s, "markdown", digits)
-                                                        for m in self.measures) + " |"
-                  for s in self.systems]
-        lines += ["", f"Markers: {self.legend()}. Test: {self.describe()}.", ""]
+        lines += [f"| {self.labels[s]} {md(s)} | " + " | ".join(
+            self._cell(m, s, "markdown", digits) for m in self.measures) + " |"
+            for s in self.systems]
+        lines += ["", f"Markers: {md(self.legend())}. Test: {md(self.describe())}.", ""]
         head = self._test_header()
-        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * 3 + "---:|" * (len(head) - 3)]
-        lines += ["| " + " | ".join(row) + " |" for row in self._rows(digits)]
+        lines += ["| " + " | ".join(map(md, head)) + " |",
+                  "|" + "---|" * 3 + "---:|" * (len(head) - 3)]
+        lines += ["| " + " | ".join(map(md, row)) + " |" for row in self._rows(digits)]
         if self.groups:
             lines += ["", "Groups (systems sharing a letter are not significantly different): "
-                      + "; ".join(f"{m}: " + ", ".join(f"{s} {g}" for s, g in gs.items())
+                      + "; ".join(f"{md(m)}: " + ", ".join(f"{md(s)} {g}" for s, g in gs.items())
                                   for m, gs in self.groups.items())]
         if self.risk:
-            lines += ["", f"Risk against {self.baseline} (alpha = {self.risk_alpha:g}): "
-                      + "; ".join(f"{m}: " + ", ".join(f"{s} URisk {v['urisk']:+.4f}, TRisk "
-                                                       f"{v['trisk']:+.2f}" for s, v in rs.items())
-                                  for m, rs in self.risk.items())]
-        lines += self._warning_lines("- Warning: ")
-        lines += ["", f"Conventions: {self.conventions.describe()}"]
+            lines += ["", f"Risk against {md(self.baseline)} (alpha = {self.risk_alpha:g}): "
+                      + "; ".join(f"{md(m)}: " + ", ".join(
+                          f"{md(s)} URisk {v['urisk']:+.4f}, TRisk {v['trisk']:+.2f}"
+                          for s, v in rs.items()) for m, rs in self.risk.items())]
+        lines += [md(line) for line in self._warning_lines("- Warning: ")]
+        lines += ["", f"Conventions: {md(self.conventions.describe())}"]
         return "\n".join(lines) + "\n"
 
     def to_latex(self, digits: int = 4) -> str:
@@ -678,8 +682,11 @@ def _p(p: float) -> str:
 
 
 def _latex(text: str) -> str:
+    """Text typeset as itself by LaTeX (``<``, ``>`` and ``|`` too: the default font encoding
+    prints other glyphs for them)."""
     special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-               "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
+               "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}",
+               "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
     return "".join(special.get(c, c) for c in text)
 
 

@@ -1,5 +1,5 @@
-"""Plain Python values and CSV fields for the outputs that leave the library (JSON, CSV,
-the HTML report's data)."""
+"""Plain Python values, CSV fields and Markdown text for the outputs that leave the library
+(JSON, CSV, Markdown, the HTML report's data)."""
 
 from __future__ import annotations
 
@@ -33,3 +33,23 @@ def csv_field(text: str) -> str:
     """One CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or a line
     break (RFC 4180)."""
     return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
+
+
+#: Characters escaped in Markdown text: the backslash first (so the escapes added are not
+#: escaped again), then the markup of GitHub-flavoured Markdown (CommonMark escapes any ASCII
+#: punctuation with a backslash; ``&``, ``<`` and ``>`` as entities, for inline HTML).
+_MARKDOWN = [("\\", "\\\\"), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")] + \
+    [(c, "\\" + c) for c in "|`*_[]~"]
+
+
+def markdown_text(text: str) -> str:
+    r"""Text shown as itself in Markdown (a table cell, a line of prose): markup characters
+    escaped, line breaks flattened, so ids never turn into links, emphasis or columns.
+
+    >>> print(markdown_text("a|b [x](y) *z*"))
+    a\|b \[x\](y) \*z\*
+    """
+    for plain_char, escaped in _MARKDOWN:
+        text = text.replace(plain_char, escaped)
+    return " ".join(text.split())
+

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .conventions import Conventions
-from .plain import csv_field
+from .plain import csv_field, markdown_text
 
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor for geometric means
 
@@ -116,18 +116,19 @@ class Result:
     def to_markdown(self, digits: int = 4, per_query: bool = False) -> str:
         """The aggregates (and, with ``per_query``, every query's values) as Markdown tables,
         conventions below. Ids are escaped: they show as text, never as markup."""
-        head = "| system | " + " | ".join(map(_md, self.measures)) + " |"
+        md = markdown_text
+        head = "| system | " + " | ".join(map(md, self.measures)) + " |"
         rule = "|---|" + "---:|" * len(self.measures)
-        rows = [f"| {_md(name)} | " + " | ".join(self._fmt(m, s.aggregates[m], digits)
-                                                for m in self.measures) + " |"
+        rows = [f"| {md(name)} | " + " | ".join(self._fmt(m, s.aggregates[m], digits)
+                                              for m in self.measures) + " |"
                 for name, s in self.systems.items()]
-        text = [head, rule, *rows, "", f"Conventions: {self.conventions.describe()}"]
+        text = [head, rule, *rows, "", f"Conventions: {md(self.conventions.describe())}"]
         if per_query:
-            text += ["", "| system | query | " + " | ".join(map(_md, self.measures)) + " |",
+            text += ["", "| system | query | " + " | ".join(map(md, self.measures)) + " |",
                      "|---|---|" + "---:|" * len(self.measures)]
             for name, s in self.systems.items():
                 values = self._values(s)
-                text += [f"| {_md(name)} | {_md(q)} | " + " | ".join(
+                text += [f"| {md(name)} | {md(q)} | " + " | ".join(
                     self._fmt(m, values[m][i], digits) for m in self.measures) + " |"
                     for i, q in enumerate(s.query_ids)]
         return "\n".join(text)
@@ -287,13 +288,6 @@ def _trec_line(name: str, qid: str, value: float, integer: bool) -> str:
 def _trec_value(value: float, integer: bool) -> str:
     """A value as trec_eval prints it: 4 decimals, counts as integers."""
     return str(int(round(value))) if integer and not math.isnan(value) else f"{value:.4f}"
-
-
-def _md(text: str) -> str:
-    """Text for a Markdown table cell: markup characters escaped, line breaks flattened."""
-    escaped = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-               .replace("|", "\\|").replace("`", "\\`").replace("*", "\\*").replace("_", "\\_"))
-    return " ".join(escaped.split())
 
 
 def _trec_id(text: str) -> str:

@@ -90,7 +90,7 @@ class Explanation:
 
     def to_markdown(self, digits: int = 4, all_rows: bool = False) -> str:
         """The same as Markdown tables (ids escaped: they show as text, never as markup)."""
-        from ..results import _md
+        from ..plain import markdown_text as _md
 
         def table(rows: list[dict[str, Any]], shown: int) -> list[str]:
             cells = self._table(rows, shown, digits, all_rows)
@@ -98,8 +98,8 @@ class Explanation:
                    "|" + "|".join("---" if k == "doc" else "---:" for k in self.columns) + "|"]
             return out + ["| " + " | ".join(_md(c) for c in r) + " |" for r in cells[1:]]
 
-        lines = [f"**{_md(self.measure)}** of query `{_md(self.query)}` in run "
-                 f"`{_md(self.system)}`", "", *table(self.rows, self.shown)]
+        lines = [f"**{_md(self.measure)}** of query {_md(self.query)} in run "
+                 f"{_md(self.system)}", "", *table(self.rows, self.shown)]
         lines += [_md(x) for x in self._elided(self.rows, self.shown, all_rows)]
         if self.ideal_rows:
             lines += ["", f"{self.ideal_title[0].upper()}{self.ideal_title[1:]}:", "",

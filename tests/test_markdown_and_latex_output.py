@@ -1,0 +1,88 @@
+"""The Markdown and LaTeX outputs show ids and measure names as themselves: rendered by a real
+Markdown parser (GitHub-flavoured tables), every cell holds the id it was given, whatever
+markup characters the id holds; LaTeX escapes what it would typeset otherwise."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+import pytest
+from markdown_it import MarkdownIt
+
+import rankwise
+from rankwise.compare import compare_result
+from rankwise.plain import markdown_text
+from rankwise.stats.pitfalls import queries_carrying_difference
+
+#: ids a user may well have: pipes and commas in file names, brackets, emphasis marks,
+#: backslashes before a pipe, HTML
+ODD = ["x|y.run", "[x](http://e.com)", "a\\|b", "*r*2_", "~~s~~", "<b>&amp;", "`c`"]
+
+
+def _cells(markdown: str) -> list[list[str]]:
+    """The rows of the Markdown's tables, as the text of their cells."""
+    rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    rows = re.findall(r"<tr>(.*?)</tr>", rendered, flags=re.S)
+    return [[html.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)]
+            for row in rows]
+
+
+def _prose(markdown: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", MarkdownIt("commonmark").enable(
+        "strikethrough").render(markdown)))
+
+
+@pytest.mark.parametrize("text", ODD)
+def test_markdown_text_renders_as_itself(text):
+    assert _prose(markdown_text(text)).strip() == text
+
+
+def _result():
+    qrels = {q: {"d1": 1, "d2": 0} for q in ODD}
+    runs = {name: {q: {"d1": 1.0 + i, "d2": 2.0 - i} for i, q in enumerate(ODD)}
+            for name in ODD[:3]}
+    return rankwise.evaluate(qrels, runs, ["P@1", "nDCG(gain={1:3})@2"], per_query=True)
+
+
+def test_result_markdown_keeps_every_id_in_its_cell():
+    result = _result()
+    rows = _cells(result.to_markdown(per_query=True))
+    assert rows[0] == ["system", "P@1", "nDCG(gain={1:3})@2"]
+    assert [row[0] for row in rows[1:4]] == ODD[:3]
+    per_query = [row for row in rows if len(row) == 4 and row[0] != "system"]
+    assert {(row[0], row[1]) for row in per_query} == {(s, q) for s in ODD[:3] for q in ODD}
+
+
+def test_comparison_markdown_keeps_every_id_in_its_cell():
+    comparison = compare_result(_result(), test="t")
+    rows = _cells(comparison.to_markdown())
+    means = [row for row in rows if len(row) == 3 and row[0] != "system"]
+    assert [row[0].split(" ", 1)[1] for row in means] == ODD[:3]
+    tests = [row for row in rows if len(row) == 11 and row[0] != "measure"]
+    assert {(row[1], row[2]) for row in tests} == {(a, b) for i, a in enumerate(ODD[:3])
+                                                   for b in ODD[i + 1:3]}
+    assert all(len(row) in (3, 11) for row in rows)  # no cell split by an id
+
+
+def test_latex_escapes_what_it_would_typeset_otherwise():
+    runs = {name: {"q1": {"d1": 1.0, "d2": 2.0 + i}, "q2": {"d1": 2.0}}
+            for i, name in enumerate(["x|y.run", "<b>.run"])}
+    result = rankwise.evaluate({"q1": {"d1": 1}, "q2": {"d1": 1}}, runs, ["P@1"], per_query=True)
+    latex = compare_result(result, test="t").to_latex()
+    assert r"x\textbar{}y.run" in latex and r"\textless{}b\textgreater{}" in latex
+    assert "|" not in latex.replace(r"\textbar{}", "")
+
+
+def test_the_legend_names_only_systems_of_the_comparison():
+    result = rankwise.evaluate({"q": {"d": 1}}, {"A": {"q": {"d": 1.0}}, "B": {"q": {"d": 2.0}}},
+                               ["P@1"], per_query=True)
+    legend = compare_result(result, test="t").legend()
+    assert legend.startswith("x^b: significantly better than system b (a = A, b = B)")
+
+
+def test_no_lead_is_reported_when_the_means_are_equal():
+    """0.0 + 0.8 and 0.2 + 0.6 are equal sums, but their difference summed query by query is
+    5.6e-17, not 0: no system leads, so no query carries a lead."""
+    assert queries_carrying_difference(np.array([0.0, 0.8]) - np.array([0.2, 0.6])) == 0
