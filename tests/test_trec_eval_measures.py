@@ -226,33 +226,34 @@ def test_normalized_gain_by_hand():
 
 @pytest.mark.parametrize("text, canonical, trec", [
     ("G", "G", "G"),
-    ("G.1=3,2=9", "G(gain={1:3,2:9})", "G(gain={1:3,2:9})"),
+    ("G.1=3,2=9", "G(gain={1:3,2:9})", "G_1=3,2=9"),
     ("ndcg_rel", "ndcg_rel", "ndcg_rel"),
     ("Rndcg", "Rndcg", "Rndcg"),
-    ("ndcg_rel.1=3,2=9", "ndcg_rel(gain={1:3,2:9})", "ndcg_rel(gain={1:3,2:9})"),
+    ("ndcg_rel.1=3,2=9", "ndcg_rel(gain={1:3,2:9})", "ndcg_rel_1=3,2=9"),
     ("Rprec_mult_0.20", "RprecMult@0.2", "Rprec_mult_0.20"),
     ("RprecMult@5", "RprecMult@5", "Rprec_mult_5.00"),
     ("binG", "binG", "binG"),
     ("utility", "Utility", "utility"),
-    ("utility.2,-1,0,0", "Utility(rel_ret=2)", "Utility(rel_ret=2)"),
+    ("utility.2,-1,0,0", "Utility(rel_ret=2)", "utility_2,-1,0,0"),
     ("infAP", "infAP", "infAP"),
     ("infap", "infAP", "infAP"),
     ("rbp_resid", "RBPResid(p=0.9)", "rbp_resid"),
-    ("rbp_resid.p=0.5", "RBPResid(p=0.5)", "RBPResid(p=0.5)"),
+    ("rbp_resid.p=0.5", "RBPResid(p=0.5)", "rbp_resid_p=0.5"),
     ("rbp", "RBP(p=0.9)", "rbp"),
     ("RBP(p=0.9)", "RBP(p=0.9)", "rbp"),
-    ("rbp.p=0.95", "RBP(p=0.95)", "RBP(p=0.95)"),
+    ("rbp.p=0.95", "RBP(p=0.95)", "rbp_p=0.95"),
     ("RBP", "RBP", "RBP"),
     ("RBP(rel=2)@10", "RBP(rel=2)@10", "RBP(rel=2)@10"),
     ("unj_5", "Unjudged@5", "unj_5"),
     ("Unjudged@20", "Unjudged@20", "unj_20"),
     ("Judged@10", "Judged@10", "Judged@10"),
     ("judged@10", "Judged@10", "Judged@10"),
-    ("11pt_avg.0.2,0.5,0.8", "11pt_avg(levels={0.2,0.5,0.8})",
-     "11pt_avg(levels={0.2,0.5,0.8})"),
-    ("11pt_avg..8,.2,.5", "11pt_avg(levels={0.2,0.5,0.8})", "11pt_avg(levels={0.2,0.5,0.8})"),
+    ("11pt_avg.0.2,0.5,0.8", "11pt_avg(levels={0.2,0.5,0.8})", "11pt_avg_0.2,0.5,0.8"),
+    ("11pt_avg..8,.2,.5", "11pt_avg(levels={0.2,0.5,0.8})", "11pt_avg_.8,.2,.5"),
     ("11pt_avg(levels={0.5})", "11pt_avg(levels={0.5})", "11pt_avg(levels={0.5})"),
-    ("11pt_avg.0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1", "11pt_avg", "11pt_avg"),  # the default
+    # trec_eval prints the parameters as written, the default levels too
+    ("11pt_avg.0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1", "11pt_avg",
+     "11pt_avg_0,.1,.2,.3,.4,.5,.6,.7,.8,.9,1"),
 ])
 def test_names(text, canonical, trec):
     measure = rankwise.parse_measure(text)

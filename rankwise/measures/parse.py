@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import replace
 from typing import Any, Iterable
 
 from ..errors import MeasureError
@@ -153,9 +154,23 @@ def _parse_trec_params(text: str) -> list[Measure]:
     """trec_eval's ``family.params`` form: ``P.5,10``, ``ndcg.1=3,2=9``, ``set_F.0.5``."""
     name, _, rest = text.partition(".")
     values = [v for v in rest.split(",") if v]
-    if name in TREC_CUTOFF_FAMILIES:
+    if name in TREC_CUTOFF_FAMILIES:  # in ascending order, as trec_eval prints them
         family = TREC_CUTOFF_FAMILIES[name][0]
-        return [make_measure(family, v, text=text) for v in values]
+        return [make_measure(family, v, text=text) for v in sorted(values, key=_number_first)]
+    return [replace(measure, trec_text=text.replace(".", "_", 1))
+            for measure in _parse_trec_parameters(name, values, text)]
+
+
+def _number_first(text: str) -> tuple[int, float, str]:
+    """Sort key of cutoffs as written: numbers ascending, anything else after them."""
+    try:
+        return 0, float(text), text
+    except ValueError:
+        return 1, 0.0, text
+
+
+def _parse_trec_parameters(name: str, values: list[str], text: str) -> list[Measure]:
+    """A trec_eval measure with a parameter string (``ndcg.1=3,2=9``, ``utility.2,-1,0,0``)."""
     if name in _GAIN_MAPPED and all("=" in v for v in values):
         gain_map = {}
         for v in values:

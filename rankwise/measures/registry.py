@@ -77,6 +77,10 @@ class Measure:
     family: str
     cutoff: int | float | None = None
     params: tuple[tuple[str, Any], ...] = ()
+    #: trec_eval's printed name when the measure was written in its syntax with parameters
+    #: (``ndcg.1=3,2=9`` prints ``ndcg_1=3,2=9``: the parameters as written); not part of what
+    #: the measure is
+    trec_text: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def spec(self) -> Family:
@@ -100,6 +104,8 @@ class Measure:
 
     def trec_name(self) -> str:
         """trec_eval's name for this measure where it has one, else the canonical name."""
+        if self.trec_text is not None:
+            return self.trec_text
         spec = self.spec
         template = spec.trec_name if self.cutoff is None else spec.trec_cutoff_name
         if template is None or self.params != spec.trec_params:

@@ -53,15 +53,10 @@ PARAMETER_FLAGS = {"": (3400, 0), "-c": (3704, 46), "-l2": (3400, 0), "-J": (335
 
 def trec_names(arguments) -> dict[str, str]:
     """trec_eval's printed name -> rankwise's canonical name, for -m arguments: a family with
-    parameters prints as ``name_params`` (``ndcg_1=3,2=9``), a list of cutoffs as one name each."""
-    names = {}
-    for argument in arguments:
-        measures = rankwise.parse_measures(argument)
-        if len(measures) == 1 and measures[0].params:
-            names[argument.replace(".", "_", 1)] = str(measures[0])
-        else:
-            names.update({m.trec_name(): str(m) for m in measures})
-    return names
+    parameters prints as ``name_params`` (``ndcg_1=3,2=9``), a list of cutoffs as one name each
+    (what ``Measure.trec_name`` gives measures written in trec_eval's syntax)."""
+    return {m.trec_name(): str(m) for argument in arguments
+            for m in rankwise.parse_measures(argument)}
 
 
 def expected_lines(file: str = "expected.tsv.gz") -> dict[str, dict[int, list[tuple[str, str,

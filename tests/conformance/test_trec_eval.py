@@ -48,7 +48,6 @@ class Case:
     conventions: dict = field(default_factory=dict)
     per_query: bool = True  # -q
     compared: int = 0  # lines compared (pinned)
-    names: dict = field(default_factory=dict)  # -m argument -> trec_eval's printed name
     unparsed: tuple[str, ...] = ()  # -m arguments rankwise rejects (asserted to raise)
     also_skipped: tuple[str, ...] = ()  # printed names that come from ``unparsed`` arguments
     label: str = ""  # test id suffix where one expected file serves two cases
@@ -76,10 +75,7 @@ CASES = [
     Case("trec_eval/out.test.aql", "trec_eval/qrels.rel_level", "trec_eval/results.test",
          ("all_trec",), {"relevance_threshold": 2}, compared=383, unparsed=("relstring.20",)),
     Case("trec_eval/out.test.meas_params", "trec_eval/qrels.test", "trec_eval/results.test",
-         MEAS_PARAMS, compared=84, names={"ndcg.1=3,2=9,4=4.5": "ndcg_1=3,2=9,4=4.5",
-                                          "utility.2,-1,0,0": "utility_2,-1,0,0",
-                                          "11pt_avg..25,.5,.75": "11pt_avg_.25,.5,.75"},
-         unparsed=("ndcg_cut.10,20,23.4",),
+         MEAS_PARAMS, compared=84, unparsed=("ndcg_cut.10,20,23.4",),
          also_skipped=("ndcg_cut_23",)),  # trec_eval truncates the cutoff 23.4 to 23
     Case("generated/out.all_trec.q.gz", "generated/qrels.inrun.txt.gz", "generated/run.txt.gz",
          ("all_trec",), compared=26983),
@@ -139,9 +135,6 @@ def test_trec_eval_output(case: Case, tmp_path: Path) -> None:
             rankwise.parse_measures(argument)
     measures = [m for argument in case.measures for m in rankwise.parse_measures(argument)]
     trec_name = {str(m): m.trec_name() for m in measures}
-    for argument, printed in case.names.items():
-        (only,) = rankwise.parse_measures(argument)
-        trec_name[str(only)] = printed
     by_trec_name = {v: k for k, v in trec_name.items()}
     assert len(by_trec_name) == len(trec_name), "two measures print under one name"
 
@@ -175,6 +168,24 @@ def test_trec_eval_output(case: Case, tmp_path: Path) -> None:
     if case.per_query:  # the same queries were evaluated
         assert printed_queries == set(per_query)
     assert compared == case.compared
+
+
+def test_trec_format_prints_trec_eval_lines_for_measure_parameters(capsys) -> None:
+    """``-f trec`` with trec_eval's -m arguments prints trec_eval's own lines, names with their
+    parameters as written and cutoffs in ascending order (out.test.meas_params, less the
+    ndcg_cut 23.4 rankwise refuses), plus the runid line that names each run."""
+    from rankwise.cli import main
+
+    arguments = ("iprec_at_recall..10,.20,.25,.75,.50", "P.5,7,3", "recall.20,2000",
+                 "Rprec_mult.5.0,0.2,0.35", "utility.2,-1,0,0", "11pt_avg..25,.5,.75",
+                 "ndcg.1=3,2=9,4=4.5", "ndcg_cut.10,20", "success.2,5,20")  # trec_eval's order
+    assert main(["evaluate", str(DATA / "trec_eval/qrels.test"),
+                 str(DATA / "trec_eval/results.test"), "-q", "-f", "trec", "-m", *arguments]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines()
+               if not line.startswith("runid")]
+    expected = [line for line in read_text(DATA / "trec_eval/out.test.meas_params").splitlines()
+                if not line.startswith("ndcg_cut_23 ")]
+    assert printed == expected
 
 
 def test_run_lines_with_trailing_text() -> None:
