@@ -261,7 +261,9 @@ def save_figures(data, folder: str | Path, formats: Sequence[str] = FORMATS,
 
     Files (``kinds`` chooses among them): ``summary-<measure>``, ``at-k-<family>``,
     ``pr-all`` and ``pr-<system>``, ``distribution-<measure>``, ``histogram-<measure>`` and,
-    with two or more systems, ``scatter-<measure>`` (against the baseline).
+    with two or more systems, ``scatter-<measure>`` (against the baseline). Characters other
+    than letters, digits and ``-_.@=`` become ``_``; names that would then be the same file
+    (ignoring case) each get ``-`` and 8 hex digits of a hash of the unchanged name.
     """
     from .errors import InputError
 
@@ -271,25 +273,26 @@ def save_figures(data, folder: str | Path, formats: Sequence[str] = FORMATS,
                          f"{', '.join(KINDS)}", source="plot", value=", ".join(bad))
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    made = []
+    made = []  # (kind, name, figure): the file is <kind><name>
     if "summary" in kinds:
-        made += [(f"summary-{m}", summary(data, m)) for m in data.measures]
+        made += [("summary-", m, summary(data, m)) for m in data.measures]
     if "at-k" in kinds:
-        made += [(f"at-k-{family}", metric_at_k(data, family))
+        made += [("at-k-", family, metric_at_k(data, family))
                  for family in next(iter(data.systems.values())).curves]
     if "pr" in kinds:
-        made.append(("pr-all", precision_recall(data)))
-        made += [(f"pr-{name}", precision_recall(data, name)) for name in data.systems]
+        made.append(("pr-all", "", precision_recall(data)))
+        made += [("pr-", name, precision_recall(data, name)) for name in data.systems]
     if "distribution" in kinds:
-        made += [(f"distribution-{m}", distribution(data, m)) for m in data.measures]
+        made += [("distribution-", m, distribution(data, m)) for m in data.measures]
     if "histogram" in kinds:
-        made += [(f"histogram-{m}", distribution(data, m, kind="hist")) for m in data.measures]
+        made += [("histogram-", m, distribution(data, m, kind="hist")) for m in data.measures]
     if "scatter" in kinds and len(data.systems) > 1:
-        made += [(f"scatter-{m}", scatter(data, m)) for m in data.measures]
+        made += [("scatter-", m, scatter(data, m)) for m in data.measures]
     paths = []
-    for stem, fig in made:
+    stems = _file_names([(kind, name) for kind, name, _ in made])
+    for stem, (_, _, fig) in zip(stems, made):
         for fmt in formats:
-            path = folder / f"{_file_name(stem)}.{fmt}"
+            path = folder / f"{stem}.{fmt}"
             metadata = {"Software": None} if fmt == "png" else \
                 {"Date": None} if fmt == "svg" else {"CreationDate": None}
             with _style():
@@ -342,6 +345,24 @@ def _box_stats(values: np.ndarray, label: str) -> dict[str, Any]:
     p10, q1, med, q3, p90 = np.nanquantile(values, [0.1, 0.25, 0.5, 0.75, 0.9])
     return {"label": label, "whislo": p10, "q1": q1, "med": med, "q3": q3, "whishi": p90,
             "mean": float(np.nanmean(values)), "fliers": []}
+
+
+def _file_names(names: list[tuple[str, str]]) -> list[str]:
+    """File names of the (kind, name) figures: :func:`_file_name` of ``kind + name``, and
+    where two of those are the same file (ignoring case, as some file systems do), each
+    followed by ``-`` and 8 hex digits of the SHA-1 of its kind and unchanged name.
+
+    >>> _file_names([("pr-", "a|b"), ("pr-", "a,b"), ("pr-", "c")])
+    ['pr-a_b-9b4c2916', 'pr-a_b-a70b07fd', 'pr-c']
+    """
+    import hashlib
+    from collections import Counter
+
+    stems = [_file_name(kind + name) for kind, name in names]
+    taken = Counter(stem.casefold() for stem in stems)
+    return [stem if taken[stem.casefold()] == 1 else
+            stem + "-" + hashlib.sha1(f"{kind}\0{name}".encode()).hexdigest()[:8]
+            for stem, (kind, name) in zip(stems, names)]
 
 
 def _file_name(stem: str) -> str:

@@ -108,3 +108,22 @@ def test_plot_command(tmp_path, capsys):
     printed = capsys.readouterr().out.split()
     assert sorted(printed) == sorted(str(out / f"{stem}.svg") for stem in (
         "scatter-AP", "at-k-nDCG", "at-k-P", "at-k-R"))
+
+
+def test_names_that_sanitise_alike_write_one_file_each(tmp_path, capsys):
+    qrels = write(tmp_path, "qrels.txt", "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq2 0 d 0\n")
+    runs = [write(tmp_path, name, f"q1 Q0 a 1 {i} R\nq1 Q0 b 2 0 R\nq2 Q0 d 1 {i} R\n")
+            for i, name in enumerate(["a|b.run", "a,b.run", "A|B.run", "all"])]
+    out = tmp_path / "figs"
+    assert main(["plot", qrels, *runs, "-o", str(out), "--format", "svg", "-m", "AP",
+                 "--test", "t", "--max-k", "3", "--dpi", "50", "--figures", "pr"]) == 0
+    printed = capsys.readouterr().out.split()
+    assert len(printed) == len(set(printed)) == 5  # pr-all and one per system
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.rsplit("/", 1)[1] for p in printed)
+    names = plot._file_names([("pr-all", ""), ("pr-", "a|b.run"), ("pr-", "a,b.run"),
+                              ("pr-", "A|B.run"), ("pr-", "all"), ("pr-", "c.run")])
+    assert len({n.casefold() for n in names}) == 6
+    assert names[-1] == "pr-c.run"  # a name that collides with none stays as it was
+    assert all(n.startswith(("pr-a_b.run-", "pr-A_B.run-", "pr-all-")) for n in names[:-1])
+    assert names == plot._file_names([("pr-all", ""), ("pr-", "a|b.run"), ("pr-", "a,b.run"),
+                                      ("pr-", "A|B.run"), ("pr-", "all"), ("pr-", "c.run")])
