@@ -101,7 +101,7 @@ const TYPES = {u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, f64: Float64A
 const NAN16 = 65535, NONE32 = 4294967295, PAGE = 20;
 let D = null;
 let NQ = 0;
-const S = {visible: [], measure: null, a: 0, b: 1, sort: {key: 'diff', dir: -1}, page: 0,
+const S = {visible: [], measure: null, a: 0, b: 1, sort: {key: 'gain', dir: -1}, page: 0,
   filter: '', query: -1, distMeasure: null};
 
 // ---------------------------------------------------------------- DOM helpers (text only)
@@ -176,6 +176,12 @@ function value(m, sys, q) {
 }
 function present(sys, q) { return D.blocks[D.present][sys * NQ + q] === 1; }
 function measureInfo(m) { return D.measures.find(x => x.name === m); }
+// +1 where a higher value is better, -1 where lower is (MAE, RMSE): a win is sign * diff > 0
+function better(m) { return measureInfo(m).higherIsBetter ? 1 : -1; }
+function outcome(m, diff) {
+  const gain = better(m) * diff;
+  return gain > 0 ? 'win' : gain < 0 ? 'loss' : null;
+}
 
 // ---------------------------------------------------------------- charts
 function niceTicks(lo, hi, count) {
@@ -364,7 +370,7 @@ function renderSummary() {
     for (const t of C.tests) {
       tests.append(h('tr', {}, h('td', {class: 'text', text: t.measure}),
         h('td', {class: 'text', text: t.system}), h('td', {class: 'text', text: t.other}),
-        h('td', {class: t.mean_difference > 0 ? 'win' : t.mean_difference < 0 ? 'loss' : null,
+        h('td', {class: outcome(t.measure, t.mean_difference),
           text: (t.mean_difference > 0 ? '+' : '') + fmt(t.mean_difference)}),
         h('td', {text: `[${fmt(t.ci_low)}, ${fmt(t.ci_high)}]`}), h('td', {text: fmtP(t.p_value)}),
         h('td', {text: fmtP(t.p_value_corrected)}), h('td', {text: fmt(t.effect_size, 2)}),
@@ -499,12 +505,12 @@ function renderDist() {
       + 'measure\'s range.'}));
 }
 function pairs(m) {
-  const rows = [];
+  const rows = [], sign = better(m);
   for (let q = 0; q < NQ; q++) {
     if (!present(S.a, q) || !present(S.b, q)) continue;
     const a = value(m, S.a, q), b = value(m, S.b, q);
     if (Number.isNaN(a) || Number.isNaN(b)) continue;
-    rows.push({q, id: D.queries[q], a, b, diff: a - b});
+    rows.push({q, id: D.queries[q], a, b, diff: a - b, gain: sign * (a - b)});
   }
   return rows;
 }
@@ -550,8 +556,8 @@ function renderScatter() {
   let wins = 0, losses = 0, ties = 0;
   ctx.globalAlpha = rows.length > 2000 ? 0.35 : 0.7;
   for (const r of rows) {
-    if (r.diff > 0) { wins += 1; ctx.fillStyle = color(S.a); }
-    else if (r.diff < 0) { losses += 1; ctx.fillStyle = color(S.b); }
+    if (r.gain > 0) { wins += 1; ctx.fillStyle = color(S.a); }
+    else if (r.gain < 0) { losses += 1; ctx.fillStyle = color(S.b); }
     else { ties += 1; ctx.fillStyle = '#7f7f7f'; }
     ctx.beginPath(); ctx.arc(X(r.a), Y(r.b), 2.5, 0, 2 * Math.PI); ctx.fill();
   }
@@ -582,14 +588,15 @@ function renderScatter() {
   canvas.addEventListener('click', ev => { const {best} = nearest(ev); if (best) drill(best.q); });
   box.append(holder, h('p', {class: 'small muted', id: 'scatter-caption',
     text: `${m} per query: ${rows.length} queries evaluated by both; ${D.systems[S.a].name} `
-      + `higher on ${wins}, ${D.systems[S.b].name} higher on ${losses}, equal on ${ties}. `
+      + `better on ${wins}, ${D.systems[S.b].name} better on ${losses}, equal on ${ties}`
+      + `${better(m) > 0 ? '' : ` (lower ${m} is better)`}. `
       + 'Click a point to see its ranked lists.'}));
 }
 function renderTable() {
   const box = clear(byId('table-body'));
   const m = S.measure;
   let rows = pairs(m);
-  const wins = rows.filter(r => r.diff > 0).length, losses = rows.filter(r => r.diff < 0).length;
+  const wins = rows.filter(r => r.gain > 0).length, losses = rows.filter(r => r.gain < 0).length;
   const needle = S.filter.toLowerCase();
   if (needle) rows = rows.filter(r => r.id.toLowerCase().includes(needle));
   const {key, dir} = S.sort;
@@ -604,18 +611,20 @@ function renderTable() {
   filter.addEventListener('input', () => { S.filter = filter.value; S.page = 0; renderTable(); byId('table-filter').focus(); });
   box.append(h('div', {class: 'controls'},
     h('button', {id: 'show-wins', text: `largest wins of ${A.name}`,
-      onclick: () => { S.sort = {key: 'diff', dir: -1}; S.page = 0; renderTable(); }}),
+      onclick: () => { S.sort = {key: 'gain', dir: -1}; S.page = 0; renderTable(); }}),
     h('button', {id: 'show-losses', text: `largest losses of ${A.name}`,
-      onclick: () => { S.sort = {key: 'diff', dir: 1}; S.page = 0; renderTable(); }}),
+      onclick: () => { S.sort = {key: 'gain', dir: 1}; S.page = 0; renderTable(); }}),
     filter,
     h('span', {class: 'small muted', text: `${A.name} vs ${B.name} on ${m}: ${wins} wins, ${losses} losses, ${rows.length} rows shown`})));
   const cols = [['id', 'query'], ['a', `${A.label} ${A.name}`], ['b', `${B.label} ${B.name}`], ['diff', 'difference']];
+  // wins or losses first is an order of the difference column, its direction the measure's
+  const shown = key === 'gain' ? {key: 'diff', dir: dir * better(m)} : {key, dir};
   const head = h('tr', {});
   for (const [k, label] of cols) {
     const th = h('th', {class: k === 'id' ? 'text' : null, 'data-key': k,
-      'aria-sort': key === k ? (dir > 0 ? 'ascending' : 'descending') : 'none'},
+      'aria-sort': shown.key === k ? (shown.dir > 0 ? 'ascending' : 'descending') : 'none'},
       h('button', {class: 'sort', text: label, onclick: () => {
-        S.sort = {key: k, dir: S.sort.key === k ? -S.sort.dir : (k === 'id' ? 1 : -1)};
+        S.sort = {key: k, dir: shown.key === k ? -shown.dir : (k === 'id' ? 1 : -1)};
         S.page = 0; renderTable();
       }}));
     head.append(th);
@@ -624,7 +633,7 @@ function renderTable() {
   for (const r of rows.slice(S.page * PAGE, (S.page + 1) * PAGE)) {
     body.append(h('tr', {class: r.q === S.query ? 'selected' : null, 'data-query': r.q, onclick: () => drill(r.q)},
       h('td', {class: 'text', text: r.id}), h('td', {text: fmt(r.a)}), h('td', {text: fmt(r.b)}),
-      h('td', {class: r.diff > 0 ? 'win' : r.diff < 0 ? 'loss' : null, text: (r.diff > 0 ? '+' : '') + fmt(r.diff)})));
+      h('td', {class: outcome(m, r.diff), text: (r.diff > 0 ? '+' : '') + fmt(r.diff)})));
   }
   box.append(h('div', {class: 'scroll'}, h('table', {id: 'perquery'}, h('thead', {}, head), body)));
   box.append(h('div', {class: 'pager'},

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from rankwise.report.data import collect
-from rankwise.report.html import write_html
+from rankwise.report.html import read_payload, write_html
 from tests.report.collection import make_collection
 
 
@@ -219,3 +219,52 @@ def test_hover_shows_values(written, open_report):
             break
     else:
         raise AssertionError(f"no point found on the scatter ({box})")
+
+
+def _classes(page, selector: str) -> list[str]:
+    return page.eval_on_selector_all(selector, "e => e.map(x => x.className)")
+
+
+def test_lower_is_better_measures_count_a_lower_value_as_a_win(tmp_path, open_report):
+    qrels, runs = make_collection(queries=45, systems=2, depth=30)
+    data = collect(qrels, runs, ["MAE", "nDCG@10"], test="t", max_k=5)
+    path = write_html(data, tmp_path / "mae.html")
+    header, _ = read_payload(path.read_text())
+    assert [m["higherIsBetter"] for m in header["measures"]] == [False, True]
+    page = open_report(path).page
+    _, va, vb = data.paired("MAE", "sys1", "sys0")
+    diff = va - vb
+    assert (diff < 0).any() and (diff > 0).any()
+    # MAE first: "largest wins of sys1" is its lowest error against sys0, the most negative
+    shown = [float(x) for x in _column(page, 3)]
+    assert shown == sorted(shown) and shown[0] == pytest.approx(diff.min(), abs=1e-4)
+    assert page.get_attribute("#perquery th[data-key=diff]", "aria-sort") == "ascending"
+    assert _classes(page, "#perquery tbody td:nth-child(4)") == [
+        "win" if x < 0 else "loss" if x > 0 else "" for x in shown]
+    status = page.text_content("#table-body .controls span")
+    assert f"{(diff < 0).sum()} wins, {(diff > 0).sum()} losses" in status
+    caption = page.text_content("#scatter-caption")
+    assert f"sys1 better on {(diff < 0).sum()}, sys0 better on {(diff > 0).sum()}" in caption
+    assert "(lower MAE is better)" in caption
+    page.click("#show-losses")
+    assert float(_column(page, 3)[0]) == pytest.approx(diff.max(), abs=1e-4)
+    assert page.get_attribute("#perquery th[data-key=diff]", "aria-sort") == "descending"
+    page.click("#show-wins")
+    assert float(_column(page, 3)[0]) == pytest.approx(diff.min(), abs=1e-4)
+    # the difference header toggles from the order shown
+    page.click("#perquery th[data-key=diff] button")
+    assert page.get_attribute("#perquery th[data-key=diff]", "aria-sort") == "descending"
+    # nDCG@10 keeps higher as better
+    page.select_option("#pair-measure", "nDCG@10")
+    _, na, nb = data.paired("nDCG@10", "sys1", "sys0")
+    page.click("#show-wins")
+    assert float(_column(page, 3)[0]) == pytest.approx((na - nb).max(), abs=1e-4)
+    # the tests table colours each difference by its measure's direction
+    rows = page.eval_on_selector_all(
+        "#tests tr", "rows => rows.slice(1).map(r => [r.children[0].textContent,"
+        " r.children[3].textContent, r.children[3].className])")
+    assert [r[0] for r in rows] == ["MAE", "nDCG@10"]
+    for measure, text, cls in rows:
+        sign = -1 if measure == "MAE" else 1
+        assert cls == ("win" if sign * float(text) > 0 else "loss"), measure
+
