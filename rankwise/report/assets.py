@@ -140,6 +140,7 @@ function fmtP(p) {
   if (p === null || p === undefined || Number.isNaN(p)) return '\u2013';
   return p < 1e-4 ? '<0.0001' : p.toFixed(4);
 }
+function percent(x) { return `${Number((x * 100).toPrecision(4))}%`; }
 function color(i) { return PALETTE[i % PALETTE.length]; }
 function dash(i) { return DASHES[Math.floor(i / PALETTE.length) % DASHES.length]; }
 function visibleSystems() { return D.systems.map((_, i) => i).filter(i => S.visible[i]); }
@@ -363,7 +364,7 @@ function renderSummary() {
   box.append(h('div', {class: 'scroll'}, table));
   if (C) {
     box.append(h('p', {class: 'small muted', text: `Markers: ${C.legend}. Brackets: `
-      + `${Math.round(C.confidence * 100)}% confidence interval of the mean. ${C.describe}.`}));
+      + `${percent(C.confidence)} confidence interval of the mean. ${C.describe}.`}));
     const tests = h('table', {id: 'tests'});
     tests.append(h('tr', {}, ['measure', 'system', 'vs', 'difference', 'CI', 'p', 'p adjusted',
       'd', 'wins/ties/losses', ''].map((t, j) => h('th', {class: j < 3 ? 'text' : null, text: t}))));
@@ -380,7 +381,8 @@ function renderSummary() {
     box.append(h('details', {}, h('summary', {text: `Significance tests (${C.tests.length})`}),
       h('div', {class: 'scroll'}, tests)));
   } else {
-    box.append(h('p', {class: 'small muted', text: 'One system: brackets are 95% t confidence intervals of the mean; no test.'}));
+    box.append(h('p', {class: 'small muted', text: `One system: brackets are `
+      + `${percent(D.confidence)} t confidence intervals of the mean; no test.`}));
   }
 }
 function renderCurves() {

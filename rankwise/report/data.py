@@ -66,6 +66,7 @@ class ReportData:
     # measure -> system -> mean, interval, markers, quantiles
     summary: dict[str, dict[str, dict[str, Any]]]
     timings: dict[str, float] = field(default_factory=dict)
+    confidence: float = 0.95  # level of the summary's intervals
 
     @property
     def cutoffs(self) -> np.ndarray:
@@ -173,7 +174,7 @@ def collect(qrels: Any, runs: Any, measures: str | Sequence[str] | None = None,
     return ReportData(title or _title(judged.source, list(systems)), judged.source,
                       result.measures, data, result, comparison,
                       baseline if len(systems) > 1 else None, conv, max_k, depth, summary,
-                      timings)
+                      timings, confidence)
 
 
 def _system(name: str, label: str, index, run, conv, parsed, max_k: int, depth: int,

@@ -222,7 +222,7 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
         "format": 1, "version": __version__, "title": data.title, "qrels": data.qrels_source,
         "conventions": data.conventions.to_dict(),
         "conventionsChanged": data.conventions.differences(),
-        "baseline": data.baseline, "queries": queries.tolist(),
+        "baseline": data.baseline, "confidence": data.confidence, "queries": queries.tolist(),
         "measures": measures, "values": values,
         "present": blocks.add(present.ravel()), "relevant": blocks.add(relevant.ravel()),
         "summary": plain(data.summary),

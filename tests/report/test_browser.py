@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rankwise.cli import main
 from rankwise.report.data import collect
 from rankwise.report.html import read_payload, write_html
+from tests.helpers import write
 from tests.report.collection import make_collection
 
 
@@ -268,3 +270,19 @@ def test_lower_is_better_measures_count_a_lower_value_as_a_win(tmp_path, open_re
         sign = -1 if measure == "MAE" else 1
         assert cls == ("win" if sign * float(text) > 0 else "loss"), measure
 
+
+def test_one_system_shows_the_confidence_level_used(tmp_path, open_report):
+    qrels = write(tmp_path, "qrels.txt", "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\nq2 0 d 0\nq3 0 e 1\n")
+    run = write(tmp_path, "a.run", "q1 Q0 a 1 2 A\nq1 Q0 b 2 1 A\nq2 Q0 d 1 2 A\n"
+                "q2 Q0 c 2 1 A\nq3 Q0 x 1 1 A\nq3 Q0 e 2 0 A\n")
+    out = tmp_path / "one.html"
+    assert main(["report", qrels, run, "-m", "AP", "--confidence", "0.9", "-o", str(out)]) == 0
+    header, _ = read_payload(out.read_text())
+    assert header["confidence"] == 0.9
+    text = open_report(out).page.text_content("#summary-body")
+    assert "90% t confidence intervals" in text and "95%" not in text
+    second = write(tmp_path, "b.run", "q1 Q0 b 1 2 B\nq1 Q0 a 2 1 B\nq2 Q0 c 1 2 B\n")
+    assert main(["report", qrels, run, second, "-m", "AP", "--confidence", "0.975", "--test",
+                 "t", "-o", str(out)]) == 0
+    text = open_report(out).page.text_content("#summary-body")
+    assert "97.5% confidence interval of the mean" in text
