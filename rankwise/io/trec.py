@@ -430,11 +430,14 @@ def _quoted_id(source: str, data: bytes) -> InputError | None:
     return None
 
 
-#: What the parse reads as a field gap, an integer grade (int64) and a score (float64).
+#: What the parse reads as an integer grade (int64) and a score (float64), as regular
+#: expressions both Python and Spark (Java) read; NaN and infinities are refused afterwards.
+INTEGER_TEXT = r"-?[0-9]+"
+FLOAT_TEXT = (r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+              r"|[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)")
 _FIELD_GAP = re.compile(r"[ \t]+")
-_INTEGER = re.compile(r"-?[0-9]+")
-_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)",
-                    re.IGNORECASE)
+_INTEGER = re.compile(INTEGER_TEXT)
+_FLOAT = re.compile(FLOAT_TEXT)
 
 
 def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,

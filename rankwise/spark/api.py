@@ -302,9 +302,10 @@ def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None) -> SparkR
 def compare(run: Any, qrels: Any, measures: str | Sequence[str], baseline: str | None = None,
             test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
             seed: int | None = 0, *, permutations: int = 10_000, confidence: float = 0.95,
+            power: float = 0.8, interval: str | None = None, risk_alpha: float = 1.0,
             conventions: Conventions | str | None = None, **options: Any):
     """Evaluate several runs on Spark and compare them with significance tests on the
-    per-query values (:func:`rankwise.compare`'s tests, corrections and writers).
+    per-query values (:func:`rankwise.compare`'s tests, corrections, options and writers).
 
     ``run`` maps names to DataFrames (two or more); ``options`` are :func:`evaluate`'s column,
     partitioning and convention keywords.
@@ -321,7 +322,8 @@ def compare(run: Any, qrels: Any, measures: str | Sequence[str], baseline: str |
     finally:
         result.unpersist()
     return compare_result(collected, baseline, test, correction, alpha, seed,
-                          permutations=permutations, confidence=confidence)
+                          permutations=permutations, confidence=confidence, power=power,
+                          interval=interval, risk_alpha=risk_alpha)
 
 
 # ---------------------------------------------------------------------------- inputs

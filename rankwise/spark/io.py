@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..io.parquet import is_parquet_path, run_file_name
-from ..io.trec import QRELS_FIELDS, RUN_FIELDS
+from ..io.trec import FLOAT_TEXT, INTEGER_TEXT, QRELS_FIELDS, RUN_FIELDS
 
 #: Column a reader fills, on lines it could not parse, with ``reason \x00 line``.
 BAD_COLUMN = "_rankwise_bad"
@@ -46,7 +46,8 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
     fields, line = _fields()
     n = F.size(fields)
     score_text, rank_text = F.get(fields, 4), F.get(fields, 3)
-    score = score_text.try_cast("double")
+    # the in-memory reader's syntax (Java's would also read 2.0f, 3D or 0x1p3)
+    score = F.when(score_text.rlike(f"^{FLOAT_TEXT}$"), score_text.try_cast("double"))
     qrels_like = (n == 4) & (F.get(fields, 1) != "Q0") & F.get(fields, 3).rlike(r"^-?[0-9]+$")
     wrong_count = F.concat(F.lit(f"expected 6 fields '{' '.join(RUN_FIELDS)}', got "),
                            n.cast("string"),
@@ -73,7 +74,7 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
     fields, line = _fields()
     n = F.size(fields)
     grade_text = F.get(fields, 3)
-    grade = F.when(grade_text.rlike(r"^[+-]?[0-9]+$"), grade_text.try_cast("long"))
+    grade = F.when(grade_text.rlike(f"^{INTEGER_TEXT}$"), grade_text.try_cast("long"))
     wrong_count = F.concat(F.lit(f"expected 4 fields '{' '.join(QRELS_FIELDS)}', got "),
                            n.cast("string"),
                            F.when(n == 6, F.lit("; this looks like a run file passed as qrels"))

@@ -248,7 +248,7 @@ class _Rows:
                                != self._counts(s))[0]
         what = "a doc id" if name == DOC else "a score or grade"
         raise InputError(f"a row of query {self.queries[int(short)].as_py()!r} has no value "
-                         f"where {what} is expected", source="input", value="null")
+                         f"where {what} is expected", source=_source(self.plan, s), value="null")
 
     def _raise_bad_rows(self, s: int) -> None:
         """Rows a reader could not parse carry ``reason \\x00 line`` in the bad field."""
@@ -276,7 +276,8 @@ class _Rows:
             at = np.lexsort((lines, owner))
             owner, lines = owner[at], lines[at]
         first = to_numpy(self.table.column(side_column(FIRST, s)), np.int64, null=-1)
-        codes, queries, first_of_code = _encode(owner, first, self.queries)
+        codes, queries, first_of_code = _encode(owner, first, self.queries,
+                                                _source(self.plan, s))
         return at, codes, queries, first_of_code, lines
 
     def qrels(self):
@@ -402,10 +403,11 @@ def _as_strings(values):
     return values
 
 
-def _encode(owner: np.ndarray, first: np.ndarray, queries):
+def _encode(owner: np.ndarray, first: np.ndarray, queries, source: str):
     """Query codes for rows grouped by query (``owner``: the query's row in the chunk), in
     order of first appearance (``first``: each query's smallest row id on this side), as the
-    in-memory readers number queries; only the distinct query ids become strings.
+    in-memory readers number queries; only the distinct query ids become strings (``source``:
+    the side's file or DataFrame, named when an id is missing).
 
     Returns ``(codes, distinct ids, first row id of each code)``.
     """
@@ -427,7 +429,7 @@ def _encode(owner: np.ndarray, first: np.ndarray, queries):
     codes = np.repeat(code_of_block, np.diff(np.append(starts, n)))
     ids = take(queries, block_query[by_first])
     if ids.null_count:
-        raise InputError("missing query id", source="input")
+        raise InputError("missing query id", source=source, value="null")
     return codes, _as_strings(ids), block_first[by_first]
 
 

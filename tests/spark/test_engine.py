@@ -144,3 +144,6 @@ def test_compare_runs_the_same_tests(spark, data):
     assert [t["test"].p_value for t in ours.tests] == pytest.approx(
         [t["test"].p_value for t in memory.tests], rel=1e-9)
     assert ours.to_table() == memory.to_table()
+    options = {"interval": "bootstrap", "power": 0.9, "risk_alpha": 2.0, "baseline": "a"}
+    ours = rs.compare(frames, spark.createDataFrame(qrels), ["AP"], test="t", **options)
+    assert ours.to_json() == rankwise.compare(qrels, runs, ["AP"], test="t", **options).to_json()

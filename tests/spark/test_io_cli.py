@@ -148,6 +148,10 @@ def test_parquet_inputs_with_their_own_column_names(spark, tmp_path):
      "not valid UTF-8 text (or a U+FFFD replacement character) (got 'q1 Q0 d\ufffd 2 0.4 tag')"),
     ("qrels", b"q1 0 d\xff 1\n", "not valid UTF-8 text (or a U+FFFD replacement character) "
                                 "(got 'q1 0 d\ufffd 1')"),
+    # numbers as the in-memory reader reads them, not as Java does (2.0f, 0x1p3, +1)
+    ("run", "q1 Q0 d1 1 2.0f tag\n", "expected a number for the score in field 'score' "
+                                      "(got '2.0f')"),
+    ("qrels", "q1 0 d1 +1\n", "expected an integer relevance grade in field 'rel' (got '+1')"),
 ])
 def test_bad_lines_name_the_file_and_the_line(spark, tmp_path, kind, text, message):
     good = {"run": "q1 Q0 d1 1 0.5 tag\n", "qrels": "q1 0 d1 1\n"}
@@ -156,3 +160,18 @@ def test_bad_lines_name_the_file_and_the_line(spark, tmp_path, kind, text, messa
     with pytest.raises(rankwise.InputError) as caught:
         evaluate_from_args(args, cli._conventions(args))
     assert str(caught.value) == f"{paths[kind]}: {message}"
+
+
+@pytest.mark.parametrize("column", ["query", "doc", "score"])
+def test_a_null_names_the_file(spark, tmp_path, column):
+    run = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"], "score": [2.0, 1.0]})
+    run[column] = run[column].astype(object)
+    run.loc[1, column] = None
+    path = str(tmp_path / "run.parquet")
+    run.to_parquet(path)
+    qrels = write(tmp_path, "qrels.txt", "q1 0 d1 1\n")
+    args = spark_args(["evaluate", qrels, path, "-m", "P@1"])
+    with pytest.raises(rankwise.InputError) as caught:
+        evaluate_from_args(args, cli._conventions(args))
+    assert caught.value.source == path and caught.value.value == "null"
+

@@ -109,15 +109,17 @@ def test_several_partitions_and_chunks(spark):
 
 def test_nulls_in_the_arrays_are_reported(spark):
     schema = "user string, prediction array<bigint>, label array<bigint>, rel array<double>"
-    for row, what in ((("u1", [1, None, 2], [1], [1.0]), "a doc id"),
-                      (("u1", [1, 2], [1, 2], [1.0]), "a score or grade")):
+    for row, what, side in ((("u1", [1, None, 2], [1], [1.0]), "a doc id", "run"),
+                            (("u1", [1, 2], [1, 2], [1.0]), "a score or grade", "qrels")):
         df = spark.createDataFrame([row, ("u2", [3], [3], [2.0])], schema)
         run, qrels = from_ranking_columns(df, relevance="rel", query="user")
         with pytest.raises(InputError) as long:
             rs.evaluate(run, qrels, ["AP"])
         with pytest.raises(InputError) as arrays:
             rs.evaluate_ranking_columns(df, ["AP"], relevance="rel", query="user")
-        assert what in str(long.value) and str(arrays.value) == str(long.value)
+        assert what in str(long.value) and arrays.value.reason == long.value.reason
+        assert (long.value.source, arrays.value.source) == (f"{side} DataFrame",
+                                                            "ranking DataFrame")
 
 
 def test_bad_columns_are_named(spark):
