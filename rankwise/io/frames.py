@@ -9,7 +9,7 @@ stay integers, joined as they are and shown as their decimal strings; ids are ne
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -119,39 +119,45 @@ def _from_nested(obj: Mapping, source: str
 def _columns(obj: Any, names: tuple[str, str, str], what: str):
     """Three columns of a pandas/polars DataFrame or Arrow table, as Arrow arrays; None if the
     object is none of these."""
-    import sys
-
-    available: list[str] | None = None
-    getter = None
-    if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
-        import pyarrow as pa
-
-        available = [str(c) for c in obj.columns]
-        getter = lambda c: pa.Array.from_pandas(obj[c])  # noqa: E731
-    elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
-        available = list(obj.columns)
-        getter = lambda c: obj[c].to_arrow()  # noqa: E731
-    elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
-        available = obj.column_names
-        getter = obj.column
-    if getter is None:
+    source = f"{what} {type(obj).__name__}"
+    available, column = table_columns(obj, source)
+    if column is None:
         return None
     missing = [c for c in names if c not in available]
     if missing:
         raise InputError(f"{what} frame has no column {missing[0]!r} (columns: "
                          f"{', '.join(available)}); name the columns with "
                          f"query=, doc= and {'score' if what == 'run' else 'relevance'}=",
-                         source=f"{what} {type(obj).__name__}")
-    return tuple(_column(getter, c, f"{what} {type(obj).__name__}") for c in names)
+                         source=source)
+    return tuple(column(c) for c in names)
 
 
-def _column(getter, name: str, source: str):
-    """One column as Arrow; a column Arrow cannot type (strings mixed with numbers, objects)
-    raises :class:`InputError` naming it."""
-    import pyarrow as pa
+def table_columns(obj: Any, source: str
+                  ) -> tuple[list[str] | None, Callable[[str], Any] | None]:
+    """The column names of a pandas/polars DataFrame or Arrow table, and a function giving one
+    column as Arrow (an Arrow table's as the chunked array it holds); (None, None) for anything
+    else. A column Arrow cannot type (strings mixed with numbers, objects) raises
+    :class:`InputError` naming it and ``source``."""
+    import sys
 
-    try:
-        return getter(name)
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise InputError(f"column {name!r} must hold one kind of value (all strings or all "
-                         f"numbers): {exc}", source=source) from None
+    if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
+        import pyarrow as pa
+
+        names, get = [str(c) for c in obj.columns], lambda c: pa.Array.from_pandas(obj[c])
+    elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
+        names, get = list(obj.columns), lambda c: obj[c].to_arrow()
+    elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
+        names, get = obj.column_names, obj.column
+    else:
+        return None, None
+
+    def column(name: str):
+        import pyarrow as pa
+
+        try:
+            return get(name)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(f"column {name!r} must hold one kind of value (all strings or "
+                             f"all numbers): {exc}", source=source) from None
+
+    return names, column

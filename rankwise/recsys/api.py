@@ -13,9 +13,10 @@ from ..conventions import Conventions, profile, resolve
 from ..core.arrow import cast, to_numpy
 from ..core.memory import large_arrays
 from ..errors import InputError
+from ..io.frames import table_columns
 from ..results import Result, SystemResult
 from .beyond import BeyondMeasure, Context, mean_of, parse_beyond
-from .columns import table_columns
+from .columns import one_chunk
 from .inputs import Prepared, prepare
 from .readers import read_interactions, read_recommendations
 
@@ -399,7 +400,7 @@ def _features(item_features: Any, item: str) -> tuple[Any, Any]:
                              source="item_features") from None
         _check_finite(ids, matrix, lambda j: f"feature {j} (0-based) of the vector")
         return ids, matrix
-    names, column = table_columns(item_features)
+    names, column = table_columns(item_features, "item_features")
     if column is None:
         raise InputError("item_features must be a DataFrame or Arrow table with an item column, "
                          "{item: vector} or (item_ids, matrix)", source="item_features",
@@ -411,7 +412,7 @@ def _features(item_features: Any, item: str) -> tuple[Any, Any]:
     if not others:
         raise InputError(f"item_features has no feature column besides {item!r}",
                          source="item_features")
-    ids = column(item)
+    ids = one_chunk(column(item))
     matrix = np.column_stack([_feature_column(column(c), c) for c in others])
     _check_finite(ids, matrix, lambda j: f"feature column {others[j]!r}")
     return ids, matrix

@@ -3,20 +3,21 @@ and coded, numbers checked, named options checked."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..core.arrow import cast, compute, starts_of_equal_runs, take, to_arrow, to_numpy
 from ..core.segments import starts_of_runs
 from ..errors import InputError
+from ..io.frames import table_columns
 
 
 def frame_columns(obj: Any, what: str, user: str, item: str, value: str | None,
                   rank: str | None, need_value: bool = True):
     """Columns of a pandas/polars DataFrame or Arrow table as Arrow arrays, and which of the
     value columns (``score``/``rating`` or ``rank``) are present; (None, {}) otherwise."""
-    available, getter = table_columns(obj)
+    available, getter = table_columns(obj, f"{what} {type(obj).__name__}")
     if getter is None:
         return None, {}
     names: dict[str, str | None] = {}
@@ -33,23 +34,12 @@ def frame_columns(obj: Any, what: str, user: str, item: str, value: str | None,
     elif value is not None and value in available:
         names["score"] = value
     wanted = [user, item] + [v for v in names.values() if v]
-    return {c: getter(c) for c in wanted}, names
+    return {c: one_chunk(getter(c)) for c in wanted}, names
 
 
-def table_columns(obj: Any) -> tuple[list[str] | None, Callable[[str], Any] | None]:
-    """The column names of a pandas/polars DataFrame or Arrow table, and a function giving
-    one column as an Arrow array; (None, None) for anything else."""
-    import sys
-
-    if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
-        import pyarrow as pa
-
-        return [str(c) for c in obj.columns], lambda c: pa.Array.from_pandas(obj[c])
-    if "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
-        return list(obj.columns), lambda c: obj[c].to_arrow()
-    if "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
-        return obj.column_names, lambda c: obj.column(c).combine_chunks()
-    return None, None
+def one_chunk(values: Any):
+    """An Arrow column as one array (an Arrow table holds chunked ones)."""
+    return values.combine_chunks() if hasattr(values, "chunks") else values
 
 
 def user_values(values: Any, source: str):
