@@ -320,6 +320,8 @@ class Comparison:
         if any(math.isnan(o.p_value) for o in outcomes):
             self.warnings.append(undefined_test_warning(measure, self.test,
                                                         _TEST_NAMES[self.test], scores.shape[1]))
+        if sign < 0:
+            outcomes = [_better_first(o) for o in outcomes]
         raw = np.array([o.p_value for o in outcomes])
         corrected = adjust_p_values(raw, self.correction)
         sds = []
@@ -654,6 +656,16 @@ def _canonical(measure: str) -> str:
     from .measures import parse_measure
 
     return str(parse_measure(measure))
+
+
+def _better_first(outcome: Any) -> Any:
+    """A test on a lower-is-better measure with wins and losses in the measure's direction: a
+    win is a query where the system's value is lower (its error smaller). The sign test's
+    statistic, the number of wins, follows; its two-sided p-value is symmetric."""
+    from dataclasses import replace
+
+    statistic = float(outcome.losses) if outcome.test == "sign" else outcome.statistic
+    return replace(outcome, wins=outcome.losses, losses=outcome.wins, statistic=statistic)
 
 
 def _lower_is_better(measure: str) -> bool:

@@ -47,7 +47,8 @@ class PairedTest:
     effect_size : float
         Cohen's d for paired samples, ``d_z = mean(d) / sd(d)`` (Cohen 1988, eq. 2.3.5).
     wins, ties, losses : int
-        Queries where ``x > y``, ``x == y``, ``x < y``.
+        Queries where ``x > y``, ``x == y``, ``x < y`` (``rankwise.compare`` counts them in
+        the measure's direction: a win is a lower value for a lower-is-better measure).
     details : dict
         Test-specific settings (``permutations``, ``exact``, ``method``, ...).
     """

@@ -245,6 +245,27 @@ def test_dropped_counts_the_queries_left_out_for_a_nan_value():
     assert {t["dropped"] for t in json.loads(c.to_json())["tests"] if t["measure"] == "MAE"} == {1}
 
 
+@pytest.mark.parametrize("test", ["sign", "t", "tukey"])
+def test_wins_follow_the_measures_direction(test):
+    # MAE per user, r1 against r2: 0.5/2.0, 1.0/2.0, 1.0/3.0 (r1 better), 0.5/0.5 (tie),
+    # 2.0/1.0 (r1 worse): a win is a lower error, 3 wins, 1 tie, 1 loss
+    rq = {f"u{i}": {"a": 4.0} for i in range(5)}
+    r1 = {f"u{i}": {"a": 4.0 - e} for i, e in enumerate([0.5, 1.0, 1.0, 0.5, 2.0])}
+    r2 = {f"u{i}": {"a": 4.0 - e} for i, e in enumerate([2.0, 2.0, 3.0, 0.5, 1.0])}
+    c = rankwise.compare(rq, {"r1": r1, "r2": r2}, ["MAE", "P@1"], test=test)
+    mae = next(r["test"] for r in c.tests if r["measure"] == "MAE")
+    assert (mae.wins, mae.ties, mae.losses) == (3, 1, 1)
+    assert mae.mean_difference == pytest.approx(-0.7)  # still r1 - r2, raw
+    if test == "sign":
+        assert mae.statistic == 3
+        assert mae.p_value == pytest.approx(stats.binomtest(3, 4).pvalue)
+    p1 = next(r["test"] for r in c.tests if r["measure"] == "P@1")
+    assert (p1.wins, p1.ties, p1.losses) == (0, 5, 0)
+    assert "3/1/1" in c.to_table()
+    row = next(r for r in csv.DictReader(io.StringIO(c.to_csv())) if r["measure"] == "MAE")
+    assert (row["wins"], row["ties"], row["losses"]) == ("3", "1", "1")
+
+
 def test_formats():
     qrels, runs = collection(n=30, seed=5)
     c = rankwise.compare(qrels, runs, ["AP", "RR"], baseline="s2", permutations=1000)
