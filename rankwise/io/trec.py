@@ -52,10 +52,11 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     import pyarrow as pa
 
     name = str(path)
+    grade_texts = pa.dictionary(pa.int32(), pa.string())
     table, lines, _, codes, queries = _parse(
-        name, QRELS_FIELDS, {"qid": pa.string(), "docid": pa.string(), "rel": pa.int64()},
+        name, QRELS_FIELDS, {"qid": pa.string(), "docid": pa.string(), "rel": grade_texts},
         ("qid", "docid", "rel"))
-    grade = to_numpy(table.column("rel"), np.float64)
+    grade = _grade_values(table.column("rel"))
     return Qrels(codes, queries, table.column("docid"), name, lines, "line", grade)
 
 
@@ -186,7 +187,8 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
             table = arrow_parse(source, names, types, keep, size)
             if table.num_rows:
                 codes, queries = encode_queries(table.column("qid"))
-                if not _comment_or_nul(queries, table.column("docid")):
+                if not _comment_or_nul(queries, table.column("docid")) and \
+                        _grades_read_as_parsed(table):
                     return table, None, _first_data_line(head), codes, queries
         except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
             pass  # (OSError: a text file named .gz or .bz2, which pyarrow decompresses)
@@ -218,7 +220,34 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
     if table.num_rows == 0:
         raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                          source=source)
+    if not _grades_read_as_parsed(table):
+        raise _locate_error(source, data, names, kind) or InputError(
+            "expected integer relevance grades", source=source)
     return (table, lines, _first_data_line(data)) + encode_queries(table.column("qid"))
+
+
+def _grades_read_as_parsed(table) -> bool:
+    """Whether every distinct grade text of a qrels table (read as dictionary-encoded text)
+    is an integer as the parse reads one (``INTEGER_TEXT``, 64 bits). pyarrow's integer parse
+    would also take ``0x10`` as 16, where trec_eval's ``atol`` reads 0; the dictionaries hold
+    a few texts each, so this costs nothing. True for a run table (no grades)."""
+    if "rel" not in table.column_names:
+        return True
+    return all(_is_grade(text) for chunk in table.column("rel").chunks
+               for text in chunk.dictionary.to_pylist())
+
+
+def _grade_values(column) -> np.ndarray:
+    """The grades of a dictionary-encoded grade column (texts checked by
+    :func:`_grades_read_as_parsed`) as float64: each chunk's few texts converted once, then
+    gathered by the chunk's indices."""
+    out = np.empty(len(column), dtype=np.float64)
+    at = 0
+    for chunk in column.chunks:
+        values = np.array([int(text) for text in chunk.dictionary.to_pylist()], np.float64)
+        out[at:at + len(chunk)] = values[to_numpy(chunk.indices, np.int32)]
+        at += len(chunk)
+    return out
 
 
 def _comment_or_nul(queries, docs) -> bool:
@@ -440,6 +469,11 @@ _INTEGER = re.compile(INTEGER_TEXT)
 _FLOAT = re.compile(FLOAT_TEXT)
 
 
+def _is_grade(text: str) -> bool:
+    """Whether ``text`` is a grade as the parse reads one: ``INTEGER_TEXT`` within 64 bits."""
+    return _INTEGER.fullmatch(text) is not None and -1 << 63 <= int(text) < 1 << 63
+
+
 def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
                   optional: tuple[str, ...] = ()) -> InputError | None:
     """Scan line by line for the first bad line; only runs after the fast parse has failed.
@@ -468,8 +502,7 @@ def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
                               source=source, line=number, value=stripped)
         for field_name, pattern in numeric.items():
             text = fields[names.index(field_name)]
-            if pattern.fullmatch(text) is None or \
-                    (pattern is _INTEGER and not -1 << 63 <= int(text) < 1 << 63):
+            if not (_is_grade(text) if pattern is _INTEGER else pattern.fullmatch(text)):
                 what = "an integer relevance grade" if pattern is _INTEGER else \
                     "a number for the score"
                 header = " (a header line? TREC files have none)" if number == 1 else ""

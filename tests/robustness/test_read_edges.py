@@ -50,6 +50,28 @@ def test_nul_byte_after_the_first_block_is_refused_when_streamed(tmp_path):
     assert info.value.line == 4 and info.value.source == run
 
 
+@pytest.mark.parametrize("grade", ["0x10", "0X1", "1_0", "+1", "9223372036854775808"])
+@pytest.mark.parametrize("shape", ["plain", "gzip", "commented", "large"])
+def test_grades_pyarrow_reads_but_trec_eval_does_not_are_refused(tmp_path, grade, shape):
+    # pyarrow's integer parse takes 0x10 as 16 where trec_eval's atol reads 0: the grade is
+    # refused with its line on every path (the fast parse, the careful one, several blocks)
+    head = "#a comment\n" if shape == "commented" else ""
+    filler = "".join(f"q{i} 0 d{i} 1\n" for i in range(200_000)) if shape == "large" else ""
+    text = head + QRELS + filler + f"q2 0 d7 {grade}\n"
+    qrels = write(tmp_path, "q.txt", text, compress=shape == "gzip")
+    with pytest.raises(InputError, match="expected an integer relevance grade") as info:
+        rankwise.read_qrels(qrels)
+    assert info.value.line == text.count("\n") and info.value.value == grade
+    assert info.value.source == qrels
+
+
+def test_grades_read_as_integers_on_every_path(tmp_path):
+    text = "q1 0 d1 -0\nq1 0 d2 007\nq1 0 d3 -1\nq1 0 d4 9223372036854775807\n"
+    for shape in ("plain", "commented"):
+        qrels = write(tmp_path, f"{shape}.txt", text if shape == "plain" else "#\n" + text)
+        assert rankwise.read_qrels(qrels).grade.tolist() == [0.0, 7.0, -1.0, 2.0 ** 63]
+
+
 @pytest.mark.parametrize("name", ["run.gz", "run.bz2"])
 def test_plain_text_named_as_compressed_is_read_as_text(tmp_path, name):
     result = rankwise.evaluate(write(tmp_path, "q.txt", QRELS), write(tmp_path, name, RUN),
