@@ -136,6 +136,22 @@ def test_non_positive_scores_under_the_torchmetrics_profile():
     assert float(rt.reciprocal_rank(preds, target, query)) == 1.0  # trec_eval: ranked as scored
 
 
+def test_negative_targets_differ_from_torchmetrics_as_documented():
+    # docs/switching/torchmetrics.md: torchmetrics' nDCG takes a negative target as a negative
+    # gain (values leave [0, 1]); rankwise reads it as unjudged, as trec_eval does
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    preds, query = torch.tensor([0.9, 0.8, 0.7]), torch.tensor([0, 0, 0])
+    for target, theirs, ours in [([-1, 1, 0], 0.0, 1 / math.log2(3)),
+                                 ([-1, -1, 0], 1.4421, 0.0)]:
+        reference = retrieval.RetrievalNormalizedDCG()(preds, torch.tensor(target),
+                                                       indexes=query)
+        assert float(reference) == pytest.approx(theirs, abs=1e-4)
+        got = rt.ndcg(preds, torch.tensor(target), query, conventions="torchmetrics")
+        assert float(got) == pytest.approx(ours, abs=1e-12)
+    with pytest.raises(ValueError, match="binary"):  # its binary measures refuse them
+        retrieval.RetrievalMAP()(preds, torch.tensor([-1, 1, 0]), indexes=query)
+
+
 TM_METRICS = [  # torchmetrics class, kwargs, rankwise measure, graded target
     ("RetrievalMAP", {}, "AP", False),
     ("RetrievalMAP", {"top_k": 3}, "AP@3", False),
