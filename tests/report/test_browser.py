@@ -286,3 +286,16 @@ def test_one_system_shows_the_confidence_level_used(tmp_path, open_report):
                  "t", "-o", str(out)]) == 0
     text = open_report(out).page.text_content("#summary-body")
     assert "97.5% confidence interval of the mean" in text
+
+
+def test_tests_table_counts_a_lower_error_as_a_win(tmp_path, open_report):
+    qrels = {"q1": {"a": 2, "b": 0}, "q2": {"c": 1, "d": 0}, "q3": {"e": 1}}
+    runs = {"close": {"q1": {"a": 2.0, "b": 0.5}, "q2": {"c": 1.0, "d": 0.0}, "q3": {"e": 1.0}},
+            "far": {"q1": {"a": 0.0, "b": 3.0}, "q2": {"c": 4.0, "d": 2.0}, "q3": {"e": 1.0}}}
+    data = collect(qrels, runs, ["MAE", "P@1"], baseline="far", test="t")
+    (mae, _) = [r["test"] for r in data.comparison.tests]
+    assert (mae.wins, mae.ties, mae.losses) == (2, 1, 0)  # compare: a lower error wins
+    page = open_report(write_html(data, tmp_path / "mae.html")).page
+    rows = page.eval_on_selector_all(
+        "#tests tr", "rows => rows.slice(1).map(r => r.children[8].textContent)")
+    assert rows[0] == "2/1/0"  # the lower error of 'close' wins on two queries, ties on one
