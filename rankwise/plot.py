@@ -36,6 +36,7 @@ STYLE = {
     "axes.spines.right": False, "axes.grid": True, "grid.color": "#e6e8ec", "grid.linewidth": 0.6,
     "axes.edgecolor": "#5b6475", "lines.linewidth": 1.6, "figure.dpi": 100,
     "savefig.bbox": "tight", "svg.fonttype": "none", "pdf.fonttype": 42,
+    "text.parse_math": False,  # run names and measures are text: "a$b$" is no formula
 }
 FORMATS = ("png", "svg", "pdf")
 #: The figures :func:`save_figures` writes, by kind.

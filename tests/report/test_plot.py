@@ -127,3 +127,30 @@ def test_names_that_sanitise_alike_write_one_file_each(tmp_path, capsys):
     assert all(n.startswith(("pr-a_b.run-", "pr-A_B.run-", "pr-all-")) for n in names[:-1])
     assert names == plot._file_names([("pr-all", ""), ("pr-", "a|b.run"), ("pr-", "a,b.run"),
                                       ("pr-", "A|B.run"), ("pr-", "all"), ("pr-", "c.run")])
+
+
+def _svg_texts(fig) -> list[str]:
+    import io
+    import xml.etree.ElementTree as ET
+
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text as text, not as paths
+        fig.savefig(buffer, format="svg")
+    root = ET.fromstring(buffer.getvalue())
+    return ["".join(e.itertext()) for e in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def test_dollar_signs_in_names_are_text_not_mathematics(tmp_path):
+    names = ["a$b$c", r"$\frac$", "$x^$"]
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 1}}
+    runs = {name: {"q1": {"a": float(i), "b": 1.0}, "q2": {"a": 1.0}}
+            for i, name in enumerate(names)}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=3)
+    assert [t for t in _svg_texts(plot.distribution(data, "AP")) if t in names] == names
+    assert names[1] in _svg_texts(plot.scatter(data, "AP", names[1], names[0]))
+    texts = _svg_texts(plot.summary(data, "AP"))
+    assert [t for t in texts if t[2:] in names] == [f"{x} {n}" for x, n in zip("abc", names)]
+    assert len(plot.save_figures(data, tmp_path, ["svg", "png", "pdf"], dpi=30)) == 3 * 11
+
