@@ -41,6 +41,8 @@ STYLE = {
 FORMATS = ("png", "svg", "pdf")
 #: The figures :func:`save_figures` writes, by kind.
 KINDS = ("summary", "at-k", "pr", "distribution", "histogram", "scatter")
+#: Most bytes of a file name before its hash and format (file systems allow 255 in all).
+MAX_STEM_BYTES = 120
 
 
 def _style():
@@ -263,8 +265,9 @@ def save_figures(data, folder: str | Path, formats: Sequence[str] = FORMATS,
     Files (``kinds`` chooses among them): ``summary-<measure>``, ``at-k-<family>``,
     ``pr-all`` and ``pr-<system>``, ``distribution-<measure>``, ``histogram-<measure>`` and,
     with two or more systems, ``scatter-<measure>`` (against the baseline). Characters other
-    than letters, digits and ``-_.@=`` become ``_``; names that would then be the same file
-    (ignoring case) each get ``-`` and 8 hex digits of a hash of the unchanged name.
+    than letters, digits and ``-_.@=`` become ``_`` and a name is cut after 120 bytes; a name
+    cut, and names that would then be the same file (ignoring case), each get ``-`` and 8 hex
+    digits of a hash of the unchanged name.
     """
     from .errors import InputError
 
@@ -349,8 +352,9 @@ def _box_stats(values: np.ndarray, label: str) -> dict[str, Any]:
 
 
 def _file_names(names: list[tuple[str, str]]) -> list[str]:
-    """File names of the (kind, name) figures: :func:`_file_name` of ``kind + name``, and
-    where two of those are the same file (ignoring case, as some file systems do), each
+    """File names of the (kind, name) figures: :func:`_file_name` of ``kind + name``, cut to
+    :data:`MAX_STEM_BYTES` bytes of UTF-8 (a longer name is refused by the file system); where
+    one was cut, or two are the same file (ignoring case, as some file systems do), each is
     followed by ``-`` and 8 hex digits of the SHA-1 of its kind and unchanged name.
 
     >>> _file_names([("pr-", "a|b"), ("pr-", "a,b"), ("pr-", "c")])
@@ -360,10 +364,11 @@ def _file_names(names: list[tuple[str, str]]) -> list[str]:
     from collections import Counter
 
     stems = [_file_name(kind + name) for kind, name in names]
-    taken = Counter(stem.casefold() for stem in stems)
-    return [stem if taken[stem.casefold()] == 1 else
-            stem + "-" + hashlib.sha1(f"{kind}\0{name}".encode()).hexdigest()[:8]
-            for stem, (kind, name) in zip(stems, names)]
+    cut = [stem.encode()[:MAX_STEM_BYTES].decode(errors="ignore") for stem in stems]
+    taken = Counter(stem.casefold() for stem in cut)
+    return [short if short == stem and taken[short.casefold()] == 1 else
+            short + "-" + hashlib.sha1(f"{kind}\0{name}".encode()).hexdigest()[:8]
+            for short, stem, (kind, name) in zip(cut, stems, names)]
 
 
 def _file_name(stem: str) -> str:

@@ -154,3 +154,15 @@ def test_dollar_signs_in_names_are_text_not_mathematics(tmp_path):
     assert [t for t in texts if t[2:] in names] == [f"{x} {n}" for x, n in zip("abc", names)]
     assert len(plot.save_figures(data, tmp_path, ["svg", "png", "pdf"], dpi=30)) == 3 * 11
 
+
+def test_long_names_are_cut_to_a_file_name_the_system_accepts(tmp_path):
+    names = ["x" * 300, "\U0001d54f" * 100, "x" * 299 + "y"]
+    stems = plot._file_names([("pr-", n) for n in names] + [("pr-", "short")])
+    assert all(len(s.encode()) <= 140 for s in stems) and len(set(stems)) == 4
+    assert stems[-1] == "pr-short"
+    qrels = {"q1": {"a": 1, "b": 0}}
+    runs = {name: {"q1": {"a": float(i), "b": 1.0}} for i, name in enumerate(names)}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=2)
+    paths = plot.save_figures(data, tmp_path, ["svg"], dpi=30, kinds=["pr"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
+    assert len(paths) == 4
