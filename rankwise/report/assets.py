@@ -602,8 +602,10 @@ function renderTable() {
   const needle = S.filter.toLowerCase();
   if (needle) rows = rows.filter(r => r.id.toLowerCase().includes(needle));
   const {key, dir} = S.sort;
+  // D.queries is sorted by code point, as rankwise sorts ids (JavaScript's < compares UTF-16
+  // units, which puts astral characters before U+E000-U+FFFF): its index is the id's order
   rows.sort((x, y) => {
-    const c = key === 'id' ? (x.id < y.id ? -1 : x.id > y.id ? 1 : 0) : x[key] - y[key];
+    const c = key === 'id' ? x.q - y.q : x[key] - y[key];
     return c !== 0 ? dir * c : x.q - y.q;
   });
   const pages = Math.max(1, Math.ceil(rows.length / PAGE));

@@ -299,3 +299,15 @@ def test_tests_table_counts_a_lower_error_as_a_win(tmp_path, open_report):
     rows = page.eval_on_selector_all(
         "#tests tr", "rows => rows.slice(1).map(r => r.children[8].textContent)")
     assert rows[0] == "2/1/0"  # the lower error of 'close' wins on two queries, ties on one
+
+
+def test_sorting_by_query_id_follows_code_points(tmp_path, open_report):
+    ids = ["\U0001d54f", "\uff21", "a", "\U0001f600b", "\ufffd"]  # astral and high BMP chars
+    qrels = {q: {"d": 1} for q in ids}
+    runs = {"x": {q: {"d": 1.0} for q in ids}, "y": {q: {"d": 1.0, "e": 2.0} for q in ids}}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=2)
+    page = open_report(write_html(data, tmp_path / "ids.html")).page
+    page.click("#perquery th[data-key=id] button")
+    assert _column(page, 0) == sorted(ids) == list(data.result.systems["x"].query_ids)
+    page.click("#perquery th[data-key=id] button")
+    assert _column(page, 0) == sorted(ids, reverse=True)
