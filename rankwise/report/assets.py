@@ -171,8 +171,9 @@ async function load() {
   return data;
 }
 function value(m, sys, q) {
-  const M = D.values[m];
-  const c = D.blocks[M.block][sys * NQ + q];
+  const M = D.values[m], block = D.blocks[M.block];
+  const c = block[sys * NQ + q];
+  if (block instanceof Float64Array) return c;  // a measure too wide for 16-bit codes
   return c === NAN16 ? NaN : M.lo + (c / 65534) * (M.hi - M.lo);
 }
 function present(sys, q) { return D.blocks[D.present][sys * NQ + q] === 1; }

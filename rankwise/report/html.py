@@ -7,8 +7,10 @@ encoded inside a ``<script type="application/octet-stream">`` element (never par
 and base64 cannot close the element): a JSON header followed by typed arrays.
 
 Size: per-query values are stored as 16-bit codes over each measure's range (error at most
-(hi − lo) / 131068, i.e. below 8e-6 for measures in [0, 1]; means, intervals and tests are
-computed before storing, exactly); the drill-down keeps the top ``depth`` grades of every
+(hi − lo) / 131068, i.e. below 8e-6 for measures in [0, 1]) where the range is at most
+:data:`CODED_RANGE`, and as 64-bit floats where codes would change the 4 decimals the page
+shows (counts, DCG, MAE); means, intervals and tests are computed before storing, exactly; the
+drill-down keeps the top ``depth`` grades of every
 query and the document ids of as many queries as ``doc_budget`` allows (those with the largest
 differences to the baseline first); each system's precision-recall sample is a fixed set of
 queries.
@@ -37,6 +39,9 @@ NAN16 = 65535
 NONE32 = 4294967295
 #: Document ids kept for the drill-down when no budget is given (queries × systems × depth).
 DOC_BUDGET = 200_000
+#: Widest range of a measure stored as 16-bit codes: their error, at most 1/131068 of the
+#: range, stays within 1e-5, below the 4 decimals the page shows; wider ones are stored exactly.
+CODED_RANGE = 65534 * 2e-5
 
 
 def write_html(data, output: str | Path, doc_budget: int = DOC_BUDGET,
@@ -90,8 +95,9 @@ def render_html(data, doc_budget: int = DOC_BUDGET, compress: bool = True) -> st
         _section("diagnostics", "Diagnostics", "What was counted, ignored or suspicious, per "
                  "system."),
         "</main>\n<footer>Written by rankwise. This file is self-contained: it loads nothing and "
-        "sends nothing. Per-query values are stored to within 1/65534 of each measure's range; "
-        "means, intervals and tests were computed from the exact values.</footer>\n",
+        "sends nothing. Per-query values are stored to within 0.00001 (those of a measure wider "
+        "than 1.3, such as a count, exactly); means, intervals and tests were computed from the "
+        "exact values.</footer>\n",
         "<script type=\"application/octet-stream\" id=\"rw-data\" data-encoding=\""
         f"{'gzip' if compress else 'none'}\">\n" + "\n".join(lines) + "\n</script>\n",
         f"<script>{JS}</script>\n</body>\n</html>\n",
@@ -188,6 +194,15 @@ def dequantise(codes: np.ndarray, low: float, high: float) -> np.ndarray:
     return out
 
 
+def stored_values(header: dict[str, Any], arrays: list[np.ndarray], measure: str) -> np.ndarray:
+    """The per-query values of ``measure`` as a written page holds them: (systems, queries),
+    NaN where a value is undefined or the system lacks the query."""
+    held = header["values"][measure]
+    block = arrays[held["block"]]
+    values = block if block.dtype == np.float64 else dequantise(block, held["lo"], held["hi"])
+    return values.reshape(len(header["systems"]), len(header["queries"]))
+
+
 def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks]:
     """The JSON header and the typed arrays of the page."""
     from .. import __version__
@@ -214,7 +229,8 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
         for i, name in enumerate(names):
             full[i, where[name]] = result.systems[name].values[m]
         low, high = _range(full, spec.bounds)
-        values[m] = {"lo": low, "hi": high, "block": blocks.add(quantise(full, low, high).ravel())}
+        stored = quantise(full, low, high) if high - low <= CODED_RANGE else full
+        values[m] = {"lo": low, "hi": high, "block": blocks.add(stored.ravel())}
         measures.append({"name": m, "bounds": list(spec.bounds) if spec.bounds else None,
                          "higherIsBetter": spec.higher_is_better, "aggregate": spec.aggregate,
                          "description": spec.description})

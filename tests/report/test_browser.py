@@ -10,7 +10,7 @@ import pytest
 
 from rankwise.cli import main
 from rankwise.report.data import collect
-from rankwise.report.html import read_payload, write_html
+from rankwise.report.html import read_payload, stored_values, write_html
 from tests.helpers import write
 from tests.report.collection import make_collection
 
@@ -311,3 +311,23 @@ def test_sorting_by_query_id_follows_code_points(tmp_path, open_report):
     assert _column(page, 0) == sorted(ids) == list(data.result.systems["x"].query_ids)
     page.click("#perquery th[data-key=id] button")
     assert _column(page, 0) == sorted(ids, reverse=True)
+
+
+def test_values_of_a_wide_range_are_shown_exactly(tmp_path, open_report):
+    qrels = {f"q{i}": {"d0": 1, "d1": 0} for i in range(3)}
+    runs = {"x": {f"q{i}": {f"d{j}": 1.0 for j in range(i + 1)} for i in range(3)},
+            "y": {f"q{i}": {f"d{j}": 1.0 for j in range(2 * i + 7)} for i in range(3)}}
+    data = collect(qrels, runs, ["NumRet", "AP"], test="t", max_k=2)  # NumRet 1 to 11
+    header, arrays = read_payload(write_html(data, tmp_path / "counts.html").read_text())
+    assert stored_values(header, arrays, "NumRet").tolist() == [[1, 2, 3], [7, 9, 11]]
+    page = open_report(tmp_path / "counts.html").page
+    rows = page.eval_on_selector_all(
+        "#perquery tbody tr", "rows => rows.map(r => Array.from(r.children, c => c.textContent))")
+    assert sorted(rows) == [["q0", "7.0000", "1.0000", "+6.0000"],
+                            ["q1", "9.0000", "2.0000", "+7.0000"],
+                            ["q2", "11.0000", "3.0000", "+8.0000"]]
+    page.fill("#drill-input", "q1")
+    page.press("#drill-input", "Enter")
+    cells = page.eval_on_selector_all("#drill-body .scroll table tr:nth-child(2) td",
+                                      "e => e.map(x => x.textContent)")
+    assert cells == ["NumRet", "2.0000", "9.0000"]
