@@ -208,15 +208,15 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
     from .. import __version__
     from ..diagnostics import COUNT_LABELS, summary_line
     from ..measures import parse_measure
+    from .data import id_strings
 
     blocks = _Blocks()
     names = list(data.systems)
     result = data.result
-    queries = np.unique(np.concatenate([s.query_ids.astype(str) for s in data.systems.values()])
-                        if names else np.zeros(0, dtype=str))
+    ids = {name: id_strings(s.query_ids) for name, s in data.systems.items()}
+    queries = np.unique(np.concatenate(list(ids.values())) if names else id_strings([]))
     nq, ns = len(queries), len(names)
-    where = {name: np.searchsorted(queries, s.query_ids.astype(str))
-             for name, s in data.systems.items()}
+    where = {name: np.searchsorted(queries, ids[name]) for name in names}
     present = np.zeros((ns, nq), dtype=np.uint8)
     relevant = np.zeros((ns, nq), dtype=np.uint32)
     for i, name in enumerate(names):
@@ -257,7 +257,7 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
                "mean": [_rounded(s.pr_mean) for s in data.systems.values()],
                "sample": [{"n": int(len(s.pr_queries)),
                            "queries": blocks.add(np.searchsorted(
-                               queries, s.pr_queries.astype(str)).astype(np.uint32)),
+                               queries, id_strings(s.pr_queries)).astype(np.uint32)),
                            "values": blocks.add(quantise(s.pr_sample, 0.0, 1.0).ravel())}
                           for s in data.systems.values()]},
         "drill": _drill(data, queries, where, blocks, doc_budget),

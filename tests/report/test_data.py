@@ -15,7 +15,8 @@ from rankwise.compare import compare_result
 from rankwise.errors import InputError
 from rankwise.report import report
 from rankwise.report.data import RECALL_LEVELS, collect
-from rankwise.report.html import dequantise, quantise, read_payload, render_html, write_html
+from rankwise.report.html import (dequantise, quantise, read_payload, render_html, stored_values,
+                                  write_html)
 from tests.report.collection import make_collection
 
 MEASURES = ["nDCG@10", "AP", "RR", "P@5"]
@@ -214,3 +215,16 @@ def test_write_html_times_itself(data, tmp_path):
     path = write_html(data, tmp_path / "r.html")
     assert path.exists() and data.timings["write"] > 0
     assert set(data.timings) >= {"evaluate", "compare", "write"}
+
+
+def test_ids_that_differ_by_a_trailing_nul_stay_apart():
+    qrels = {"q": {"a": 1}, "q\x00": {"b": 1}, "r": {"a": 1}}
+    runs = {"x": {"q": {"a": 1.0}, "q\x00": {"a": 1.0}, "r": {"b": 1.0, "a": 0.5}},
+            "y": {"q": {"b": 1.0}, "q\x00": {"b": 1.0}, "r": {"a": 1.0}}}
+    data = collect(qrels, runs, ["AP"], max_k=2, test="t")
+    header, arrays = read_payload(render_html(data))
+    assert header["queries"] == ["q", "q\x00", "r"]
+    assert stored_values(header, arrays, "AP").tolist() == [[1.0, 0.0, 0.5], [0.0, 1.0, 1.0]]
+    queries, x, y = data.paired("AP", "x", "y")
+    assert queries.tolist() == ["q", "q\x00", "r"] and x.tolist() == [1.0, 0.0, 0.5]
+    assert arrays[header["pr"]["sample"][0]["queries"]].tolist() == [0, 1, 2]
