@@ -99,12 +99,12 @@ def metric_at_k(data, family: str = "nDCG", systems: Sequence[str] | None = None
     with _style():
         fig, ax = _figure(ax, (3.4, 2.5))
         ks = data.cutoffs
-        for i, name in _systems(data, systems):
-            ax.plot(ks, data.systems[name].curves[family], color=_color(i),
-                    linestyle=_linestyle(i), label=name)
+        lines = [ax.plot(ks, data.systems[name].curves[family], color=_color(i),
+                         linestyle=_linestyle(i), label=name)[0]
+                 for i, name in _systems(data, systems)]
         ax.set(xlabel="K (cutoff)", ylabel=f"mean {family}@K", xlim=(1, ks[-1]), ylim=(0, None))
         ax.set_title(f"{family}@K")
-        ax.legend(frameon=False)
+        _legend(ax, lines)
     return fig
 
 
@@ -122,11 +122,12 @@ def precision_recall(data, system: str | None = None, sample: bool = True, ax=No
         fig, ax = _figure(ax, (3.4, 2.7))
         levels = data.recall_levels
         if system is None:
-            for i, name in _systems(data, None):
-                ax.plot(levels, data.systems[name].pr_mean, color=_color(i),
-                        linestyle=_linestyle(i), marker="o", markersize=2.5, label=name)
+            lines = [ax.plot(levels, data.systems[name].pr_mean, color=_color(i),
+                             linestyle=_linestyle(i), marker="o", markersize=2.5,
+                             label=name)[0]
+                     for i, name in _systems(data, None)]
             ax.set_title("Mean interpolated precision-recall")
-            ax.legend(frameon=False)
+            _legend(ax, lines)
         else:
             ((i, name),) = _systems(data, [system])
             s = data.systems[name]
@@ -165,12 +166,14 @@ def distribution(data, measure: str | None = None, kind: str = "box",
         if kind == "hist":
             low, high = _range(data, measure, columns)
             bins = np.linspace(low, high, 21)
+            outlines = []
             for (i, name), v in zip(chosen, columns):
                 weights = np.full(len(v), 1.0 / len(v)) if len(v) else None
-                ax.hist(v, bins=bins, weights=weights, histtype="step", color=_color(i),
-                        linestyle=_linestyle(i), linewidth=1.4, label=name)
+                outlines += ax.hist(v, bins=bins, weights=weights, histtype="step",
+                                    color=_color(i), linestyle=_linestyle(i), linewidth=1.4,
+                                    label=name)[2]
             ax.set(xlabel=measure, ylabel="share of queries")
-            ax.legend(frameon=False)
+            _legend(ax, outlines)
         else:
             positions = np.arange(len(chosen))[::-1]
             labels = [name for _, name in chosen]
@@ -315,6 +318,12 @@ def figures(qrels: Any, runs: Any, folder: str | Path, measures: Sequence[str] |
 
     data = collect(qrels, runs, measures, baseline, conventions, **options)
     return save_figures(data, folder, formats, dpi, kinds)
+
+
+def _legend(ax, artists: list) -> None:
+    """A legend of every system, its artists given explicitly: matplotlib's own choice leaves
+    out labels that start with '_', so a run named '_bm25' would be missing."""
+    ax.legend(artists, [artist.get_label() for artist in artists], frameon=False)
 
 
 def _horizontal() -> dict[str, Any]:

@@ -166,3 +166,14 @@ def test_long_names_are_cut_to_a_file_name_the_system_accepts(tmp_path):
     paths = plot.save_figures(data, tmp_path, ["svg"], dpi=30, kinds=["pr"])
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
     assert len(paths) == 4
+
+
+def test_a_run_whose_name_starts_with_an_underscore_is_in_every_legend():
+    names = ["_bm25", "dense", "__x"]
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 1}}
+    runs = {name: {"q1": {"a": float(i), "b": 1.0}, "q2": {"a": 1.0}}
+            for i, name in enumerate(names)}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=3)
+    for fig in (plot.metric_at_k(data), plot.precision_recall(data),
+                plot.distribution(data, "AP", kind="hist")):
+        assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == names
