@@ -21,6 +21,7 @@ matplotlib is imported when a function runs (``pip install rankwise[plot]``).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -41,6 +42,8 @@ STYLE = {
 FORMATS = ("png", "svg", "pdf")
 #: The figures :func:`save_figures` writes, by kind.
 KINDS = ("summary", "at-k", "pr", "distribution", "histogram", "scatter")
+#: Characters an XML 1.0 document cannot hold.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 #: Most bytes of a file name before its hash and format (file systems allow 255 in all).
 MAX_STEM_BYTES = 120
 
@@ -100,7 +103,7 @@ def metric_at_k(data, family: str = "nDCG", systems: Sequence[str] | None = None
         fig, ax = _figure(ax, (3.4, 2.5))
         ks = data.cutoffs
         lines = [ax.plot(ks, data.systems[name].curves[family], color=_color(i),
-                         linestyle=_linestyle(i), label=name)[0]
+                         linestyle=_linestyle(i), label=_shown(name))[0]
                  for i, name in _systems(data, systems)]
         ax.set(xlabel="K (cutoff)", ylabel=f"mean {family}@K", xlim=(1, ks[-1]), ylim=(0, None))
         ax.set_title(f"{family}@K")
@@ -124,7 +127,7 @@ def precision_recall(data, system: str | None = None, sample: bool = True, ax=No
         if system is None:
             lines = [ax.plot(levels, data.systems[name].pr_mean, color=_color(i),
                              linestyle=_linestyle(i), marker="o", markersize=2.5,
-                             label=name)[0]
+                             label=_shown(name))[0]
                      for i, name in _systems(data, None)]
             ax.set_title("Mean interpolated precision-recall")
             _legend(ax, lines)
@@ -139,7 +142,7 @@ def precision_recall(data, system: str | None = None, sample: bool = True, ax=No
                                                  linewidths=0.7, label="_queries"))
             ax.plot(levels, s.pr_mean, color="#c0392b", linewidth=2.2,
                     label=f"mean over {len(s.query_ids)} queries")
-            ax.set_title(f"{name}: mean and {len(s.pr_sample)} queries")
+            ax.set_title(f"{_shown(name)}: mean and {len(s.pr_sample)} queries")
             ax.legend(frameon=False, loc="upper right")
         ax.set(xlabel="recall", ylabel="interpolated precision", xlim=(0, 1), ylim=(0, 1.02))
     return fig
@@ -171,12 +174,12 @@ def distribution(data, measure: str | None = None, kind: str = "box",
                 weights = np.full(len(v), 1.0 / len(v)) if len(v) else None
                 outlines += ax.hist(v, bins=bins, weights=weights, histtype="step",
                                     color=_color(i), linestyle=_linestyle(i), linewidth=1.4,
-                                    label=name)[2]
+                                    label=_shown(name))[2]
             ax.set(xlabel=measure, ylabel="share of queries")
             _legend(ax, outlines)
         else:
             positions = np.arange(len(chosen))[::-1]
-            labels = [name for _, name in chosen]
+            labels = [_shown(name) for _, name in chosen]
             if kind == "violin":
                 parts = ax.violinplot([v if len(v) else [np.nan] for v in columns],
                                       positions=positions, showmedians=True, **_horizontal())
@@ -184,7 +187,7 @@ def distribution(data, measure: str | None = None, kind: str = "box",
                     body.set_facecolor(_color(i))
                     body.set_alpha(0.35)
             else:
-                stats = [_box_stats(v, name) for v, (_, name) in zip(columns, chosen)]
+                stats = [_box_stats(v, label) for v, label in zip(columns, labels)]
                 boxes = ax.bxp(stats, positions=positions, showmeans=True, **_horizontal(),
                                showfliers=False, patch_artist=True, widths=0.55,
                                meanprops={"marker": "o", "markerfacecolor": "white",
@@ -223,9 +226,10 @@ def scatter(data, measure: str | None = None, x: str | None = None, y: str | Non
         colors = np.where(a > b, _color(names.index(x)),
                           np.where(a < b, _color(names.index(y)), "#7f7f7f"))
         ax.scatter(a, b, s=9, c=colors, alpha=0.6 if len(a) < 2000 else 0.3, linewidths=0)
-        ax.set(xlabel=x, ylabel=y, xlim=(low, high), ylim=(low, high), aspect="equal")
-        ax.set_title(f"{measure}: {int((a > b).sum())} higher for {x}, "
-                     f"{int((a < b).sum())} for {y}", fontsize=9)
+        ax.set(xlabel=_shown(x), ylabel=_shown(y), xlim=(low, high), ylim=(low, high),
+               aspect="equal")
+        ax.set_title(f"{measure}: {int((a > b).sum())} higher for {_shown(x)}, "
+                     f"{int((a < b).sum())} for {_shown(y)}", fontsize=9)
     return fig
 
 
@@ -253,7 +257,7 @@ def summary(data, measure: str | None = None, ax=None):
             if e["markers"]:
                 ax.annotate(e["markers"], (xi, top), textcoords="offset points", xytext=(0, 2),
                             ha="center", fontsize=8, color="#a01e1e")
-        ax.set_xticks(x, [f"{data.systems[n].label} {n}" for _, n in chosen], rotation=30,
+        ax.set_xticks(x, [f"{data.systems[n].label} {_shown(n)}" for _, n in chosen], rotation=30,
                       ha="right")
         ax.set(ylabel=f"mean {measure}")
         ax.grid(axis="x", visible=False)
@@ -318,6 +322,13 @@ def figures(qrels: Any, runs: Any, folder: str | Path, measures: Sequence[str] |
 
     data = collect(qrels, runs, measures, baseline, conventions, **options)
     return save_figures(data, folder, formats, dpi, kinds)
+
+
+def _shown(name: str) -> str:
+    """A run name as the figures draw it: the characters XML 1.0 cannot hold (NUL and the other
+    control characters but tab, line feed and carriage return) become U+FFFD, as one of them
+    makes an SVG file that does not open."""
+    return _NOT_XML.sub("\ufffd", name)
 
 
 def _legend(ax, artists: list) -> None:

@@ -177,3 +177,19 @@ def test_a_run_whose_name_starts_with_an_underscore_is_in_every_legend():
     for fig in (plot.metric_at_k(data), plot.precision_recall(data),
                 plot.distribution(data, "AP", kind="hist")):
         assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == names
+
+
+def test_control_characters_in_names_leave_every_svg_well_formed(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    names = ["a\x00b", "c\x01d", "e\x1bf"]
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 1}}
+    runs = {name: {"q1": {"a": float(i), "b": 1.0}, "q2": {"a": 1.0}}
+            for i, name in enumerate(names)}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=3)
+    paths = plot.save_figures(data, tmp_path, ["svg"], dpi=30)
+    shown = set()
+    for path in paths:
+        root = ET.parse(path).getroot()  # a NUL or an escape character would not parse
+        shown |= {"".join(e.itertext()) for e in root.iter("{http://www.w3.org/2000/svg}text")}
+    assert {"a\ufffdb", "c\ufffdd", "e\ufffdf"} <= shown
