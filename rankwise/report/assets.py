@@ -507,13 +507,18 @@ function renderDist() {
       + 'whiskers: 10th and 90th percentiles, circle: mean. Histograms: 20 bins over the '
       + 'measure\'s range.'}));
 }
+// side: +1, 0 or -1 as a's exact value is above, equal to or below b's (from the ranks stored
+// where the 16-bit codes make different values equal); won: +1 a win for a, -1 a loss
 function pairs(m) {
-  const rows = [], sign = better(m);
+  const rows = [], sign = better(m), M = D.values[m];
+  const ranks = M.ranks === undefined ? null : D.blocks[M.ranks];
   for (let q = 0; q < NQ; q++) {
     if (!present(S.a, q) || !present(S.b, q)) continue;
     const a = value(m, S.a, q), b = value(m, S.b, q);
     if (Number.isNaN(a) || Number.isNaN(b)) continue;
-    rows.push({q, id: D.queries[q], a, b, diff: a - b, gain: sign * (a - b)});
+    const side = Math.sign(ranks ? ranks[S.a * NQ + q] - ranks[S.b * NQ + q] : a - b);
+    rows.push({q, id: D.queries[q], a, b, diff: a - b, gain: sign * (a - b), side,
+      won: sign * side});
   }
   return rows;
 }
@@ -559,8 +564,8 @@ function renderScatter() {
   let wins = 0, losses = 0, ties = 0;
   ctx.globalAlpha = rows.length > 2000 ? 0.35 : 0.7;
   for (const r of rows) {
-    if (r.gain > 0) { wins += 1; ctx.fillStyle = color(S.a); }
-    else if (r.gain < 0) { losses += 1; ctx.fillStyle = color(S.b); }
+    if (r.won > 0) { wins += 1; ctx.fillStyle = color(S.a); }
+    else if (r.won < 0) { losses += 1; ctx.fillStyle = color(S.b); }
     else { ties += 1; ctx.fillStyle = '#7f7f7f'; }
     ctx.beginPath(); ctx.arc(X(r.a), Y(r.b), 2.5, 0, 2 * Math.PI); ctx.fill();
   }
@@ -599,14 +604,15 @@ function renderTable() {
   const box = clear(byId('table-body'));
   const m = S.measure;
   let rows = pairs(m);
-  const wins = rows.filter(r => r.gain > 0).length, losses = rows.filter(r => r.gain < 0).length;
+  const wins = rows.filter(r => r.won > 0).length, losses = rows.filter(r => r.won < 0).length;
   const needle = S.filter.toLowerCase();
   if (needle) rows = rows.filter(r => r.id.toLowerCase().includes(needle));
   const {key, dir} = S.sort;
   // D.queries is sorted by code point, as rankwise sorts ids (JavaScript's < compares UTF-16
   // units, which puts astral characters before U+E000-U+FFFF): its index is the id's order
+  const finer = {diff: 'side', gain: 'won'}[key];  // orders differences the codes make equal
   rows.sort((x, y) => {
-    const c = key === 'id' ? x.q - y.q : x[key] - y[key];
+    const c = key === 'id' ? x.q - y.q : (x[key] - y[key]) || (finer ? x[finer] - y[finer] : 0);
     return c !== 0 ? dir * c : x.q - y.q;
   });
   const pages = Math.max(1, Math.ceil(rows.length / PAGE));
@@ -638,7 +644,8 @@ function renderTable() {
   for (const r of rows.slice(S.page * PAGE, (S.page + 1) * PAGE)) {
     body.append(h('tr', {class: r.q === S.query ? 'selected' : null, 'data-query': r.q, onclick: () => drill(r.q)},
       h('td', {class: 'text', text: r.id}), h('td', {text: fmt(r.a)}), h('td', {text: fmt(r.b)}),
-      h('td', {class: outcome(m, r.diff), text: (r.diff > 0 ? '+' : '') + fmt(r.diff)})));
+      h('td', {class: r.won > 0 ? 'win' : r.won < 0 ? 'loss' : null,
+        text: (r.side > 0 ? '+' : '') + fmt(r.diff)})));
   }
   box.append(h('div', {class: 'scroll'}, h('table', {id: 'perquery'}, h('thead', {}, head), body)));
   box.append(h('div', {class: 'pager'},

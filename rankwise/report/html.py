@@ -9,9 +9,10 @@ and base64 cannot close the element): a JSON header followed by typed arrays.
 Size: per-query values are stored as 16-bit codes over each measure's range (error at most
 (hi − lo) / 131068, i.e. below 8e-6 for measures in [0, 1]) where the range is at most
 :data:`CODED_RANGE`, and as 64-bit floats where codes would change the 4 decimals the page
-shows (counts, DCG, MAE); means, intervals and tests are computed before storing, exactly; the
-drill-down keeps the top ``depth`` grades of every
-query and the document ids of as many queries as ``doc_budget`` allows (those with the largest
+shows (counts, DCG, MAE), with each system's rank on every query where codes make two
+different values equal (wins and ties are counted exactly); means, intervals and tests are
+computed before storing, exactly; the drill-down keeps the top ``depth`` grades of every query
+and the document ids of as many queries as ``doc_budget`` allows (those with the largest
 differences to the baseline first); each system's precision-recall sample is a fixed set of
 queries.
 """
@@ -231,6 +232,9 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
         low, high = _range(full, spec.bounds)
         stored = quantise(full, low, high) if high - low <= CODED_RANGE else full
         values[m] = {"lo": low, "hi": high, "block": blocks.add(stored.ravel())}
+        ranks = _finer_ranks(full, stored)
+        if ranks is not None:
+            values[m]["ranks"] = blocks.add(ranks.ravel())
         measures.append({"name": m, "bounds": list(spec.bounds) if spec.bounds else None,
                          "higherIsBetter": spec.higher_is_better, "aggregate": spec.aggregate,
                          "description": spec.description})
@@ -272,6 +276,26 @@ class _WithChecks:
         self.diagnostics = system.diagnostics
         self.warnings = system.warnings
         self.checks = checks
+
+
+def _finer_ranks(full: np.ndarray, stored: np.ndarray) -> np.ndarray | None:
+    """Where the 16-bit codes make two systems' different values of a query equal (they differ
+    by less than a code's step), each system's rank among the systems on every query (equal
+    values, equal ranks), so the page counts wins, ties and losses from the exact values as
+    :func:`rankwise.compare` does; None where the codes keep every difference."""
+    if stored.dtype == np.float64 or len(full) < 2:
+        return None
+    order = np.argsort(full, axis=0, kind="stable")
+    values = np.take_along_axis(full, order, axis=0)
+    codes = np.take_along_axis(stored, order, axis=0)
+    rises = values[1:] != values[:-1]  # NaN, sorted last, rises too and is never compared
+    if not (rises & (codes[1:] == codes[:-1]) & (codes[1:] != NAN16)).any():
+        return None
+    sorted_ranks = np.concatenate([np.zeros((1, full.shape[1]), dtype=np.int64),
+                                   np.cumsum(rises, axis=0)])
+    ranks = np.empty(full.shape, dtype=np.uint8 if len(full) <= 256 else np.uint16)
+    np.put_along_axis(ranks, order, sorted_ranks, axis=0)
+    return ranks
 
 
 def _range(full: np.ndarray, bounds) -> tuple[float, float]:

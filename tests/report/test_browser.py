@@ -331,3 +331,22 @@ def test_values_of_a_wide_range_are_shown_exactly(tmp_path, open_report):
     cells = page.eval_on_selector_all("#drill-body .scroll table tr:nth-child(2) td",
                                       "e => e.map(x => x.textContent)")
     assert cells == ["NumRet", "2.0000", "9.0000"]
+
+
+def test_a_difference_finer_than_the_stored_codes_still_counts(tmp_path, open_report):
+    # y swaps x's relevant document at rank 1000 with the non-relevant one at 999: AP gains
+    # 1e-6 out of 300 relevant documents, below the 16-bit codes' step of 1.5e-5
+    qrels = {"q1": {f"r{i}": 1 for i in range(300)}, "q2": {"a": 1}}
+    ranked = [f"r{i}" for i in range(299)] + [f"n{i}" for i in range(700)] + ["r299"]
+    swapped = ranked[:998] + ["r299", "n699"]
+    runs = {"x": {"q1": {d: 1000.0 - i for i, d in enumerate(ranked)}, "q2": {"a": 1.0}},
+            "y": {"q1": {d: 1000.0 - i for i, d in enumerate(swapped)}, "q2": {"a": 1.0}}}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=2)
+    test = data.comparison.tests[0]["test"]
+    assert (test.wins, test.ties, test.losses) == (1, 1, 0)
+    page = open_report(write_html(data, tmp_path / "near.html")).page
+    assert "y better on 1, x better on 0, equal on 1" in page.text_content("#scatter-caption")
+    assert page.text_content("#table-body .controls span").endswith(
+        "1 wins, 0 losses, 2 rows shown")
+    assert _classes(page, "#perquery tbody td:nth-child(4)") == ["win", ""]
+    assert page.eval_on_selector_all("#tests tr", "r => r[1].children[8].textContent") == "1/1/0"

@@ -228,3 +228,17 @@ def test_ids_that_differ_by_a_trailing_nul_stay_apart():
     queries, x, y = data.paired("AP", "x", "y")
     assert queries.tolist() == ["q", "q\x00", "r"] and x.tolist() == [1.0, 0.0, 0.5]
     assert arrays[header["pr"]["sample"][0]["queries"]].tolist() == [0, 1, 2]
+
+
+def test_ranks_are_kept_where_codes_make_two_values_equal():
+    qrels = {"q1": {"a": 1}, "q2": {"a": 1}}
+    runs = {"x": {"q1": {"a": 1.0}, "q2": {"a": 1.0}}, "y": {"q1": {"a": 1.0}, "q2": {"a": 1.0}},
+            "z": {"q1": {"b": 1.0, "a": 0.5}, "q2": {"a": 1.0}}}
+    data = collect(qrels, runs, ["AP", "MAE"], test="t", max_k=2)
+    data.result.systems["y"].values["AP"][0] -= 1e-9  # below the codes' step of 1.5e-5
+    header, arrays = read_payload(render_html(data))
+    assert "ranks" not in header["values"]["MAE"]  # its codes keep every difference
+    ranks = arrays[header["values"]["AP"]["ranks"]].reshape(3, 2)
+    assert ranks.tolist() == [[2, 0], [1, 0], [0, 0]]  # x above y above z on q1, all equal on q2
+    data.result.systems["y"].values["AP"][0] += 1e-9
+    assert "ranks" not in read_payload(render_html(data))[0]["values"]["AP"]
