@@ -2,8 +2,9 @@
 
 The script draws every chart itself (SVG, and a canvas for the scatter), builds every table
 from the embedded data with DOM text nodes (never HTML strings: ids that contain markup show
-as text), and needs no server: the data is an inline gzip-compressed block decoded with the
-browser's own ``DecompressionStream``.
+as text; a name or id inside other text is isolated, so its bidi characters stay in it), and
+needs no server: the data is an inline gzip-compressed block decoded with the browser's own
+``DecompressionStream``.
 """
 
 CSS = r"""
@@ -131,6 +132,11 @@ function put(e, attrs, kids) {
   }
 }
 function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
+// A name or id inside the page's own text, isolated so that its right-to-left or override
+// characters (U+202E) cannot reorder the text around it: a <bdi>, or where only a string
+// fits (SVG titles), between U+2068 and U+2069.
+function iso(text) { return h('bdi', {text}); }
+function isolated(text) { return `\u2068${text}\u2069`; }
 function byId(id) { return document.getElementById(id); }
 function fmt(x, d) {
   if (x === null || x === undefined || Number.isNaN(x)) return '\u2013';
@@ -281,7 +287,8 @@ function hover(box, f, o) {
     rule.setAttribute('visibility', 'visible');
     clear(tip).append(h('div', {}, h('b', {text: `${o.xName || 'x'} = ${o.xs[best]}`})));
     for (const se of o.series) {
-      tip.append(h('div', {}, h('span', {class: 'swatch'}), ` ${se.label}: ${fmt(se.ys[best])}`));
+      tip.append(h('div', {}, h('span', {class: 'swatch'}), ' ', iso(se.label),
+        `: ${fmt(se.ys[best])}`));
       tip.lastChild.firstChild.style.background = se.color;
     }
     tip.style.display = 'block';
@@ -308,7 +315,7 @@ function renderHeader() {
   const head = byId('head');
   head.append(h('h1', {text: D.title}));
   head.append(h('p', {class: 'muted'}, `Judgments: ${D.qrels}. Runs: `,
-    D.systems.map((sy, i) => (i ? ', ' : '') + `${sy.label} = ${sy.name}`).join(''),
+    D.systems.map((sy, i) => [i ? ', ' : '', `${sy.label} = `, iso(sy.name)]),
     `. ${D.queries.length} queries. Written by rankwise ${D.version}.`));
   const changed = Object.keys(D.conventionsChanged);
   const conv = h('details', {}, h('summary', {text: changed.length
@@ -348,7 +355,7 @@ function renderSummary() {
   for (const m of D.measures) head.append(h('th', {text: m.name, title: m.description}));
   table.append(head);
   D.systems.forEach((sy, i) => {
-    const row = h('tr', {}, h('td', {class: 'text'}, `${sy.label} ${sy.name}`,
+    const row = h('tr', {}, h('td', {class: 'text'}, `${sy.label} `, iso(sy.name),
       D.baseline === sy.name ? h('span', {class: 'muted small', text: ' (baseline)'}) : null));
     for (const m of D.measures) {
       const e = D.summary[m.name][sy.name];
@@ -423,10 +430,11 @@ function renderPR() {
     series: vis.map(i => ({label: D.systems[i].name, color: color(i), dash: dash(i), ys: D.pr.mean[i]}))}));
   for (const i of vis) {
     const n = D.pr.sample[i].n;
-    charts.append(lineChart({title: `${D.systems[i].label} ${D.systems[i].name}: mean and ${n} queries`,
+    const name = isolated(D.systems[i].name);
+    charts.append(lineChart({title: `${D.systems[i].label} ${name}: mean and ${n} queries`,
       xs, xName: 'recall', xLabel: 'recall', yLabel: 'interpolated precision', yMax: 1,
       width: 320, height: 250, faint: [{color: color(i), curves: prSample(i)}],
-      series: [{label: `${D.systems[i].name} (mean)`, color: '#c0392b', width: 2.5, ys: D.pr.mean[i]}]}));
+      series: [{label: `${name} (mean)`, color: '#c0392b', width: 2.5, ys: D.pr.mean[i]}]}));
   }
   box.append(legend(vis), charts);
 }
@@ -472,7 +480,8 @@ function renderDist() {
     if (!e.n) return;
     const cy = f.m.t + (r + 0.5) * ((f.H - f.m.t - f.m.b) / vis.length);
     const g = s('g', {class: 'box'});
-    g.append(s('title', {text: `${D.systems[i].name}: p10 ${fmt(e.p10)}, p25 ${fmt(e.p25)}, `
+    g.append(s('title', {text: `${isolated(D.systems[i].name)}: p10 ${fmt(e.p10)}, `
+      + `p25 ${fmt(e.p25)}, `
       + `median ${fmt(e.median)}, p75 ${fmt(e.p75)}, p90 ${fmt(e.p90)}, mean ${fmt(e.mean)} `
       + `(${e.n} queries)`}));
     g.append(s('line', {x1: f.x(e.p10), x2: f.x(e.p90), y1: cy, y2: cy, stroke: color(i)}));
@@ -586,19 +595,19 @@ function renderScatter() {
     const {best, px, py} = nearest(ev);
     if (!best) { tip.style.display = 'none'; return; }
     clear(tip).append(h('div', {}, h('b', {text: best.id})),
-      h('div', {text: `${D.systems[S.a].name}: ${fmt(best.a)}`}),
-      h('div', {text: `${D.systems[S.b].name}: ${fmt(best.b)}`}));
+      h('div', {}, iso(D.systems[S.a].name), `: ${fmt(best.a)}`),
+      h('div', {}, iso(D.systems[S.b].name), `: ${fmt(best.b)}`));
     tip.style.display = 'block';
     tip.style.left = `${Math.min(px + 12, size - 160)}px`;
     tip.style.top = `${py + 12}px`;
   });
   canvas.addEventListener('mouseleave', () => { tip.style.display = 'none'; });
   canvas.addEventListener('click', ev => { const {best} = nearest(ev); if (best) drill(best.q); });
-  box.append(holder, h('p', {class: 'small muted', id: 'scatter-caption',
-    text: `${m} per query: ${rows.length} queries evaluated by both; ${D.systems[S.a].name} `
-      + `better on ${wins}, ${D.systems[S.b].name} better on ${losses}, equal on ${ties}`
+  box.append(holder, h('p', {class: 'small muted', id: 'scatter-caption'},
+    `${m} per query: ${rows.length} queries evaluated by both; `, iso(D.systems[S.a].name),
+    ` better on ${wins}, `, iso(D.systems[S.b].name), ` better on ${losses}, equal on ${ties}`
       + `${better(m) > 0 ? '' : ` (lower ${m} is better)`}. `
-      + 'Click a point to see its ranked lists.'}));
+      + 'Click a point to see its ranked lists.'));
 }
 function renderTable() {
   const box = clear(byId('table-body'));
@@ -626,7 +635,8 @@ function renderTable() {
     h('button', {id: 'show-losses', text: `largest losses of ${A.name}`,
       onclick: () => { S.sort = {key: 'gain', dir: 1}; S.page = 0; renderTable(); }}),
     filter,
-    h('span', {class: 'small muted', text: `${A.name} vs ${B.name} on ${m}: ${wins} wins, ${losses} losses, ${rows.length} rows shown`})));
+    h('span', {class: 'small muted'}, iso(A.name), ' vs ', iso(B.name),
+      ` on ${m}: ${wins} wins, ${losses} losses, ${rows.length} rows shown`)));
   const cols = [['id', 'query'], ['a', `${A.label} ${A.name}`], ['b', `${B.label} ${B.name}`], ['diff', 'difference']];
   // wins or losses first is an order of the difference column, its direction the measure's
   const shown = key === 'gain' ? {key: 'diff', dir: dir * better(m)} : {key, dir};
@@ -683,7 +693,11 @@ function drill(q) {
   const search = h('input', {type: 'search', id: 'drill-input', placeholder: 'query id', value: q >= 0 ? D.queries[q] : ''});
   const go = () => {
     const at = D.queryIndex.get(search.value);
-    if (at === undefined) { byId('drill-message').textContent = `no query ${JSON.stringify(search.value)} in this report`; return; }
+    if (at === undefined) {
+      clear(byId('drill-message')).append('no query ', iso(JSON.stringify(search.value)),
+        ' in this report');
+      return;
+    }
     drill(at);
   };
   search.addEventListener('keydown', ev => { if (ev.key === 'Enter') go(); });
@@ -745,7 +759,8 @@ function renderDiagnostics() {
     for (const c of checks) {
       const item = h('div', {class: `check ${c.severity}`, 'data-code': c.code},
         h('span', {class: 'badge', text: c.severity}), c.message,
-        c.examples.length ? h('span', {class: 'small muted', text: ` (e.g. ${c.examples.join(', ')})`}) : null);
+        c.examples.length ? h('span', {class: 'small muted'}, ' (e.g. ',
+          c.examples.map((e, k) => [k ? ', ' : '', iso(e)]), ')') : null);
       (c.severity === 'ok' ? ok : card).append(item);
     }
     card.append(ok);

@@ -322,5 +322,8 @@ def _letter(i: int) -> str:
 
 
 def _title(source: str, systems: list[str]) -> str:
-    shown = ", ".join(systems[:4]) + (f" and {len(systems) - 4} more" if len(systems) > 4 else "")
+    """The default title; each run name between U+2068 and U+2069, so that a right-to-left
+    override in one (U+202E) cannot reorder the rest of the title."""
+    shown = ", ".join(f"\u2068{name}\u2069" for name in systems[:4]) + (
+        f" and {len(systems) - 4} more" if len(systems) > 4 else "")
     return f"rankwise report: {shown} on {source}"

@@ -13,6 +13,7 @@ from rankwise.report.data import collect
 from rankwise.report.html import read_payload, stored_values, write_html
 from tests.helpers import write
 from tests.report.collection import make_collection
+from tests.report.pages import backwards
 
 
 @pytest.fixture(scope="module")
@@ -350,3 +351,20 @@ def test_a_difference_finer_than_the_stored_codes_still_counts(tmp_path, open_re
         "1 wins, 0 losses, 2 rows shown")
     assert _classes(page, "#perquery tbody td:nth-child(4)") == ["win", ""]
     assert page.eval_on_selector_all("#tests tr", "r => r[1].children[8].textContent") == "1/1/0"
+
+
+def test_a_right_to_left_override_in_a_name_stays_inside_it(tmp_path, open_report):
+    names = ["x\u202e", "y"]  # U+202E lays out what follows right to left
+    qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(6)}
+    runs = {n: {f"q{j}": {"a": float((i + j) % 2), "b": 0.5} for j in range(6)}
+            for i, n in enumerate(names)}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=2)
+    page = open_report(write_html(data, tmp_path / "bidi.html")).page
+    page.fill("#drill-input", "q\u202e")
+    page.press("#drill-input", "Enter")
+    words = [" (baseline)", " better on ", " on AP: ", " queries. Written", " in this report"]
+    assert backwards(page, words) == []
+    assert page.text_content("#scatter-caption").startswith(
+        "AP per query: 6 queries evaluated by both; y better on 3, x\u202e better on 3")
+    assert page.text_content("h1") == (
+        "rankwise report: \u2068x\u202e\u2069, \u2068y\u2069 on qrels dict")
