@@ -152,7 +152,7 @@ def test_dollar_signs_in_names_are_text_not_mathematics(tmp_path):
     assert names[1] in _svg_texts(plot.scatter(data, "AP", names[1], names[0]))
     texts = _svg_texts(plot.summary(data, "AP"))
     assert [t for t in texts if t[2:] in names] == [f"{x} {n}" for x, n in zip("abc", names)]
-    assert len(plot.save_figures(data, tmp_path, ["svg", "png", "pdf"], dpi=30)) == 3 * 11
+    assert len(plot.save_figures(data, tmp_path, ["svg"])) == 11
 
 
 def test_long_names_are_cut_to_a_file_name_the_system_accepts(tmp_path):
