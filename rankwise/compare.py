@@ -15,7 +15,7 @@ import numpy as np
 
 from .conventions import Conventions
 from .errors import InputError
-from .plain import csv_field, markdown_text, plain
+from .plain import csv_field, markdown_text, plain, text_ids
 from .results import Result
 
 #: Values of ``test``: the paired tests, and the two many-system tests.
@@ -252,7 +252,7 @@ class Comparison:
 
     def _common_queries(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """Per measure, a ``(systems, queries)`` matrix over the queries every system has."""
-        ids = {name: s.query_ids.astype(str) for name, s in self.result.systems.items()}
+        ids = {name: text_ids(s.query_ids) for name, s in self.result.systems.items()}
         common = ids[self.systems[0]]
         union = common
         for q in ids.values():
@@ -273,7 +273,9 @@ class Comparison:
             rows = []
             for name in self.systems:
                 s = self.result.systems[name]
-                rows.append(s.values[measure][np.searchsorted(ids[name], common)])
+                _, _, at = np.intersect1d(common, ids[name], assume_unique=True,
+                                          return_indices=True)
+                rows.append(s.values[measure][at])
             matrix[measure] = np.vstack(rows) if len(common) else np.empty((len(rows), 0))
         return matrix, common
 

@@ -53,3 +53,17 @@ def markdown_text(text: str) -> str:
         text = text.replace(plain_char, escaped)
     return " ".join(text.split())
 
+
+
+def text_ids(ids: Any) -> np.ndarray:
+    """Ids as an object array of Python strings, to match, sort or join by: numpy's
+    fixed-width strings (``astype(str)``) drop trailing NUL characters, so ``'q'`` and
+    ``'q\\x00'`` would become one id.
+
+    >>> text_ids(np.array(["q", "q\\x00", 7], dtype=object)).tolist()
+    ['q', 'q\\x00', '7']
+    """
+    ids = np.asarray(ids, dtype=object)
+    if all(isinstance(i, str) for i in ids):
+        return ids
+    return np.array([str(i) for i in ids.tolist()], dtype=object)

@@ -14,6 +14,7 @@ from ..core.arrow import cast, to_numpy
 from ..core.memory import large_arrays
 from ..errors import InputError
 from ..io.frames import table_columns
+from ..plain import text_ids
 from ..results import Result, SystemResult
 from .beyond import BeyondMeasure, Context, mean_of, parse_beyond
 from .columns import one_chunk
@@ -146,7 +147,7 @@ class RecsysResult(Result):
             rows = []
             for i, j in pairs:
                 a, b = self.systems[names[i]], self.systems[names[j]]
-                _, ia, ib = np.intersect1d(a.query_ids.astype(str), b.query_ids.astype(str),
+                _, ia, ib = np.intersect1d(text_ids(a.query_ids), text_ids(b.query_ids),
                                            return_indices=True)
                 x, y = a.values[measure][ia], b.values[measure][ib]
                 keep = ~(np.isnan(x) | np.isnan(y))
@@ -289,14 +290,14 @@ def _system(name: str, prep: Prepared, conv: Conventions, accuracy: list, beyond
 
     if not beyond_measures:  # accuracy only: the engine's per-user table as it is
         return acc, counts
-    list_users = np.asarray(prep.lists.users.to_pylist(), dtype=object)
-    ids = np.union1d(acc.query_ids.astype(str), list_users.astype(str))
+    list_users = text_ids(prep.lists.users.to_pylist())
+    ids = np.union1d(text_ids(acc.query_ids), list_users)
     values: dict[str, np.ndarray] = {}
-    at_acc = np.searchsorted(ids, acc.query_ids.astype(str))
+    at_acc = np.searchsorted(ids, text_ids(acc.query_ids))
     for m in acc.values:
         values[m] = np.full(len(ids), np.nan)
         values[m][at_acc] = acc.values[m]
-    at_list = np.searchsorted(ids, list_users.astype(str))
+    at_list = np.searchsorted(ids, list_users)
     aggregates = dict(acc.aggregates)
     undefined = dict(acc.undefined)
     for m, v in beyond_values.items():

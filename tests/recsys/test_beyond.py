@@ -188,6 +188,18 @@ def test_extremes():
     assert (a.mean("Entropy"), b.mean("Entropy")) == (1.0, 2.0)
 
 
+def test_users_differing_by_a_trailing_nul_stay_apart():
+    # numpy's fixed-width strings drop a trailing NUL: 'u' and 'u\x00' were one user
+    recs = {"u": ["a", "b"], "u\x00": ["c", "d"]}
+    test = {"u": ["a"], "u\x00": ["d"]}
+    train = pd.DataFrame({"user": ["x"] * 4, "item": ["a", "b", "c", "d"]})
+    result = rs.evaluate({"s": recs, "t": {"u": ["b", "a"], "u\x00": ["d", "c"]}}, test,
+                         ["RR@2", "Novelty@2"], train=train)
+    assert {u: v["RR@2"] for u, v in result.per_user("s").items()} == {"u": 1.0, "u\x00": 0.5}
+    (row,) = result.compare_beyond(["Novelty@2"], test="t")
+    assert row["users"] == 2
+
+
 def test_sparse_features_and_embeddings_give_the_same_ild():
     import scipy.sparse as sp
 

@@ -266,6 +266,16 @@ def test_wins_follow_the_measures_direction(test):
     assert (row["wins"], row["ties"], row["losses"]) == ("3", "1", "1")
 
 
+def test_queries_differing_by_a_trailing_nul_stay_apart():
+    # numpy's fixed-width strings drop a trailing NUL: 'q' and 'q\x00' were one query
+    qrels = {"q": {"a": 1}, "q\x00": {"b": 1}}
+    runs = {"x": {"q": {"a": 1.0}, "q\x00": {"a": 1.0}},
+            "y": {"q": {"b": 1.0}, "q\x00": {"b": 1.0}}}
+    (row,) = rankwise.compare(qrels, runs, ["AP"], test="t").tests
+    t = row["test"]
+    assert (t.n, t.wins, t.ties, t.losses, t.mean_difference) == (2, 1, 0, 1, 0.0)
+
+
 def test_formats():
     qrels, runs = collection(n=30, seed=5)
     c = rankwise.compare(qrels, runs, ["AP", "RR"], baseline="s2", permutations=1000)
