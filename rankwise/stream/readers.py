@@ -21,8 +21,8 @@ from ..core.arrow import compute, indices, take, to_numpy
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from ..io.tables import Run, check_finite_scores, encode_queries
-from ..io.trec import (RUN_FIELDS, arrow_parse, check_no_nul, file_errors, has_comment_line,
-                       run_column_types)
+from ..io.trec import (RUN_FIELDS, arrow_parse, blank_or_control, check_no_nul, file_errors,
+                       has_comment_line, run_column_types)
 from .helpers import block_cuts, chunks_of
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -177,6 +177,8 @@ class RunReader:
             table = arrow_parse(pa.py_buffer(block), RUN_FIELDS, types, tuple(types), len(block))
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return self._parse_slowly(block, first_line)
+        if blank_or_control(table.column("qid")) or blank_or_control(table.column("docid")):
+            return self._parse_slowly(block, first_line)  # a tab or an empty field
         n = table.num_rows
         return Rows(table.column("qid"), table.column("docid"),
                     to_numpy(table.column("score"), np.float64),

@@ -50,6 +50,36 @@ def test_nul_byte_after_the_first_block_is_refused_when_streamed(tmp_path):
     assert info.value.line == 4 and info.value.source == run
 
 
+@pytest.mark.parametrize("qrels_text, run_text", [
+    (QRELS.replace("q1 0 d1", "q1 0 \td1"), RUN),  # a tab beside a space: not in the id
+    (QRELS.replace("d2 0", "d2 \t0"), RUN.replace("q2 Q0", "q2 \tQ0")),
+    (QRELS.replace("q2 0", "q2\t0"), RUN.replace("Q0 d1", "Q0\t\td1 ")),
+], ids=["doc", "grade-and-query", "trailing"])
+def test_tabs_beside_spaces_separate_fields_on_every_path(tmp_path, qrels_text, run_text):
+    # pyarrow's single-space parse kept '\td1' as the doc id where every line split into a
+    # row's number of fields: the judgment was lost and P@1 fell to 0 without a word
+    plain = _means(rankwise.evaluate(write(tmp_path, "q.txt", QRELS),
+                                     write(tmp_path, "r.txt", RUN), MEASURES))
+    for compress in (False, True):
+        qrels = write(tmp_path, f"qt{compress}.txt", qrels_text, compress)
+        run = write(tmp_path, f"rt{compress}.txt", run_text, compress)
+        assert _means(rankwise.evaluate(qrels, run, MEASURES)) == plain
+        assert _means(evaluate_stream(qrels, run, MEASURES, chunk_bytes=16)) == plain
+    other = write(tmp_path, "other.txt", run_text.replace(" sys", " other"))
+    together = rankwise.evaluate(qrels, [run, other], MEASURES)  # several runs read at once
+    assert {m: together.mean(m, "sys") for m in MEASURES} == plain
+
+
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_a_missing_id_hidden_by_two_blanks_is_refused(tmp_path, kind):
+    # 'q1 0  1' split on single spaces has four fields, the doc id empty
+    text = "q1 0 d1 1\nq1 0  1\n" if kind == "qrels" else RUN + "q2 Q0  2 0.5 sys\n"
+    reader = rankwise.read_qrels if kind == "qrels" else rankwise.read_run
+    with pytest.raises(InputError, match="expected [46] fields") as info:
+        reader(write(tmp_path, "f.txt", text))
+    assert info.value.line == text.count("\n")
+
+
 @pytest.mark.parametrize("grade", ["0x10", "0X1", "1_0", "+1", "9223372036854775808"])
 @pytest.mark.parametrize("shape", ["plain", "gzip", "commented", "large"])
 def test_grades_pyarrow_reads_but_trec_eval_does_not_are_refused(tmp_path, grade, shape):
