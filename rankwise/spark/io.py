@@ -47,8 +47,9 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
     n = F.size(fields)
     score_text, rank_text = F.get(fields, 4), F.get(fields, 3)
     # the in-memory reader's syntax (Java's would also read 2.0f, 3D or 0x1p3)
-    score = F.when(score_text.rlike(f"^{FLOAT_TEXT}$"), score_text.try_cast("double"))
-    qrels_like = (n == 4) & (F.get(fields, 1) != "Q0") & F.get(fields, 3).rlike(r"^-?[0-9]+$")
+    score = F.when(score_text.rlike(_whole(FLOAT_TEXT)), score_text.try_cast("double"))
+    qrels_like = (n == 4) & (F.get(fields, 1) != "Q0") & \
+        F.get(fields, 3).rlike(_whole(INTEGER_TEXT))
     wrong_count = F.concat(F.lit(f"expected 6 fields '{' '.join(RUN_FIELDS)}', got "),
                            n.cast("string"),
                            F.when(qrels_like, F.lit("; this looks like a qrels file passed as "
@@ -57,7 +58,7 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
            .when(n < 6, F.concat(wrong_count, F.lit("\x00"), line))
            .when(score.isNull(), F.concat(F.lit("expected a number for the score in field "
                                                 "'score'\x00"), score_text)))
-    rank = F.when(rank_text.rlike(r"^[+-]?[0-9]+$"), rank_text.try_cast("long"))
+    rank = F.when(rank_text.rlike(_whole(r"[+-]?[0-9]+")), rank_text.try_cast("long"))
     df = _data_lines(spark, path).select(
         F.get(fields, 0).alias("query"), F.get(fields, 2).alias("doc"), score.alias("score"),
         rank.alias("rank"), bad.alias(BAD_COLUMN))
@@ -74,7 +75,7 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
     fields, line = _fields()
     n = F.size(fields)
     grade_text = F.get(fields, 3)
-    grade = F.when(grade_text.rlike(f"^{INTEGER_TEXT}$"), grade_text.try_cast("long"))
+    grade = F.when(grade_text.rlike(_whole(INTEGER_TEXT)), grade_text.try_cast("long"))
     wrong_count = F.concat(F.lit(f"expected 4 fields '{' '.join(QRELS_FIELDS)}', got "),
                            n.cast("string"),
                            F.when(n == 6, F.lit("; this looks like a run file passed as qrels"))
@@ -112,6 +113,12 @@ def _not_utf8(line):
     return line.contains("\ufffd")
 
 
+def _whole(pattern: str) -> str:
+    """A Java regular expression matching all of a text as ``pattern`` (``\\z``: Java's ``$``
+    also matches before a last U+0085, U+2028 or U+2029, which are line terminators to it)."""
+    return f"^(?:{pattern})\\z"
+
+
 def _fields():
     """The columns of a data line: its fields (array of strings) and its trimmed text."""
     from pyspark.sql import functions as F
@@ -125,7 +132,7 @@ def _data_lines(spark, path: str):
     from pyspark.sql import functions as F
 
     text = spark.read.text(path)
-    line = F.regexp_replace(F.col("value"), r"^[ \t\r]+|[ \t\r]+$", "")
+    line = F.regexp_replace(F.col("value"), r"^[ \t\r]+|[ \t\r]+\z", "")
     return (text.select(line.alias("line"))
             .where((F.col("line") != "") & ~F.col("line").startswith("#")))
 

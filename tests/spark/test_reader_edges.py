@@ -1,0 +1,65 @@
+"""Edges of TREC text where the Spark readers once read otherwise than the in-memory readers,
+each found by tests/spark/test_reader_fuzz.py: the file read by both readers, or evaluated by
+both engines through the command line, must give the same rows, or an error naming the same
+file and line (Spark quotes the line instead of numbering it: docs/spark.md, "Limits")."""
+
+from __future__ import annotations
+
+import pytest
+
+import rankwise
+from rankwise import cli
+from rankwise.io import trec
+from rankwise.spark import io as spark_io
+from rankwise.spark.commands import evaluate_from_args
+from tests.helpers import write
+from tests.spark.test_io_cli import spark_args
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\n"
+RUN = "q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 1.0 sys\n"
+
+
+def read_by_both(spark, path: str, kind: str):
+    """The rows of a file as each reader reads it: (query, doc, score or grade) and, for a run,
+    its ranks (None where the reader drops the rank column)."""
+    if kind == "run":
+        memory = trec.read_run(path)
+        df, _ = spark_io.read_run(spark, path, name="x")
+        spark_rows = df.collect()
+    else:
+        memory = trec.read_qrels(path)
+        spark_rows = spark_io.read_qrels(spark, path).collect()
+    queries = memory.query_dict.to_pylist()
+    values = memory.score if kind == "run" else memory.grade
+    memory_rows = list(zip([queries[c] for c in memory.query_code], memory.docs.to_pylist(),
+                           values.tolist()))
+    assert all(r[spark_io.BAD_COLUMN] is None for r in spark_rows)
+    got = [tuple(r)[:3] for r in spark_rows]
+    if kind == "run":
+        ranks = [r["rank"] for r in spark_rows]
+        memory_ranks = None if memory.rank is None else memory.rank.tolist()
+        return (got, None if None in ranks else ranks), (memory_rows, memory_ranks)
+    return got, memory_rows
+
+
+def errors_of_both(tmp_path, qrels: str | bytes, run: str | bytes):
+    """The InputError of each engine on the same files (the command line's paths)."""
+    paths = [write(tmp_path, "qrels.txt", qrels), write(tmp_path, "run.txt", run)]
+    with pytest.raises(rankwise.InputError) as memory:
+        rankwise.evaluate(*paths, ["P@5"])
+    args = spark_args(["evaluate", *paths, "-m", "P@5"])
+    with pytest.raises(rankwise.InputError) as spark:
+        evaluate_from_args(args, cli._conventions(args))
+    return memory.value, spark.value
+
+
+def test_a_line_ending_in_a_unicode_line_separator(spark, tmp_path):
+    """Java's ``$`` also matches before a last U+0085, U+2028 or U+2029: the blank before a
+    field made of one of them was trimmed, and the line lost that field."""
+    path = write(tmp_path, "run.txt", "q1 Q0 d1 1 2.0 \u2029\nq1 Q0 d2 2 1.0 \u0085\n")
+    spark_rows, memory_rows = read_by_both(spark, path, "run")
+    assert spark_rows == memory_rows
+    memory, spark_error = errors_of_both(tmp_path, "q1 0 d1 1\nq1 0 d2 \u2028\n", RUN)
+    assert memory.reason == spark_error.reason == \
+        "expected an integer relevance grade in field 'rel'"
+    assert memory.value == spark_error.value == "\u2028"
