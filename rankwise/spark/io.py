@@ -58,7 +58,8 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
            .when(n < 6, F.concat(wrong_count, F.lit("\x00"), line))
            .when(score.isNull(), F.concat(F.lit("expected a number for the score in field "
                                                 "'score'\x00"), score_text)))
-    rank = F.when(rank_text.rlike(_whole(r"[+-]?[0-9]+")), rank_text.try_cast("long"))
+    # a 32-bit integer, as the in-memory reader reads ranks (it drops the column otherwise)
+    rank = F.when(rank_text.rlike(_whole(INTEGER_TEXT)), rank_text.try_cast("int"))
     df = _data_lines(spark, path).select(
         F.get(fields, 0).alias("query"), F.get(fields, 2).alias("doc"), score.alias("score"),
         rank.alias("rank"), bad.alias(BAD_COLUMN))

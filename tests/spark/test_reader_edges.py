@@ -63,3 +63,23 @@ def test_a_line_ending_in_a_unicode_line_separator(spark, tmp_path):
     assert memory.reason == spark_error.reason == \
         "expected an integer relevance grade in field 'rel'"
     assert memory.value == spark_error.value == "\u2028"
+
+
+def result_of_both(tmp_path, qrels: str | bytes, run: str | bytes):
+    """Each engine's result on the same files (the command line's paths)."""
+    paths = [write(tmp_path, "qrels.txt", qrels), write(tmp_path, "run.txt", run)]
+    args = spark_args(["evaluate", *paths, "-m", "P@5"])
+    return rankwise.evaluate(*paths, ["P@5"]), evaluate_from_args(args, cli._conventions(args))
+
+
+def test_a_rank_that_is_no_32_bit_integer_drops_the_rank_column(spark, tmp_path):
+    """The in-memory reader reads ranks as 32-bit integers without a sign and drops the
+    column otherwise; Spark kept such ranks, and counted the queries whose ranks contradict
+    their scores."""
+    for rank in ["+1", "2147483648", "-2147483649"]:
+        run = f"q1 Q0 d1 2 2.0 sys\nq1 Q0 d2 {rank} 1.0 sys\n"
+        spark_rows, memory_rows = read_by_both(spark, write(tmp_path, "run.txt", run), "run")
+        assert spark_rows == memory_rows and memory_rows[1] is None, rank
+    memory, spark_result = result_of_both(tmp_path, QRELS, run)
+    assert spark_result.diagnostics["sys"]["queries_rank_contradicts_score"] == \
+        memory.diagnostics["sys"]["queries_rank_contradicts_score"] == 0
