@@ -54,7 +54,8 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
                            n.cast("string"),
                            F.when(qrels_like, F.lit("; this looks like a qrels file passed as "
                                                     "a run")).otherwise(F.lit("")))
-    bad = (F.when(_not_utf8(line), F.concat(F.lit(NOT_UTF8 + "\x00"), line))
+    bad = (F.when(_not_utf8(line, fields, (0, 2, 3, 4), n >= 6),
+                  F.concat(F.lit(NOT_UTF8 + "\x00"), line))
            .when(n < 6, F.concat(wrong_count, F.lit("\x00"), line))
            .when(score.isNull(), F.concat(F.lit("expected a number for the score in field "
                                                 "'score'\x00"), score_text)))
@@ -81,7 +82,8 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
                            n.cast("string"),
                            F.when(n == 6, F.lit("; this looks like a run file passed as qrels"))
                            .otherwise(F.lit("")))
-    bad = (F.when(_not_utf8(line), F.concat(F.lit(NOT_UTF8 + "\x00"), line))
+    bad = (F.when(_not_utf8(line, fields, (0, 2, 3), n == 4),
+                  F.concat(F.lit(NOT_UTF8 + "\x00"), line))
            .when(n != 4, F.concat(wrong_count, F.lit("\x00"), line))
            .when(grade.isNull(), F.concat(F.lit("expected an integer relevance grade in field "
                                                 "'rel'\x00"), grade_text)))
@@ -105,13 +107,20 @@ def _named(df, columns: Mapping[str, str] | None, path: str, what: str):
     return df.withColumnsRenamed(renames) if renames else df
 
 
-#: Spark's text reader puts U+FFFD in place of bytes that are not UTF-8, where the in-memory
-#: reader refuses them: a line holding it is refused too (a U+FFFD written as such with it).
+#: Spark's text reader puts U+FFFD in place of bytes that are not UTF-8. The in-memory reader
+#: refuses such bytes in the fields it reads (ids, rank, score or grade) and in a line of the
+#: wrong number of fields, and skips them elsewhere (Q0 or iter, the tag, text after it): a
+#: line holding U+FFFD there is refused too (a U+FFFD written as such with it).
 NOT_UTF8 = "not valid UTF-8 text (or a U+FFFD replacement character)"
 
 
-def _not_utf8(line):
-    return line.contains("\ufffd")
+def _not_utf8(line, fields, read: tuple[int, ...], right_count):
+    """Whether a line is refused as not UTF-8 text (``read``: the fields the reader reads;
+    ``right_count``: whether the line has a row's number of fields)."""
+    from pyspark.sql import functions as F
+
+    in_read = F.concat_ws(" ", *[F.get(fields, i) for i in read]).contains("\ufffd")
+    return line.contains("\ufffd") & (~right_count | in_read)
 
 
 def _whole(pattern: str) -> str:

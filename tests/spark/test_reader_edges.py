@@ -83,3 +83,16 @@ def test_a_rank_that_is_no_32_bit_integer_drops_the_rank_column(spark, tmp_path)
     memory, spark_result = result_of_both(tmp_path, QRELS, run)
     assert spark_result.diagnostics["sys"]["queries_rank_contradicts_score"] == \
         memory.diagnostics["sys"]["queries_rank_contradicts_score"] == 0
+
+
+def test_bytes_not_utf8_outside_the_fields_read_are_skipped(spark, tmp_path):
+    """The in-memory reader checks the text of the fields it reads: bytes that are not UTF-8
+    in Q0 or iter, the tag or text after it are skipped; Spark refused the whole line."""
+    run = write(tmp_path, "run.txt", b"q1 Q0\xff d1 1 2.0 sys\nq1 Q0 d2 2 1.0 s\xc3 x\xff\n")
+    spark_rows, memory_rows = read_by_both(spark, run, "run")
+    assert spark_rows == memory_rows
+    qrels = write(tmp_path, "qrels.txt", b"q1 0\xed\xa0\x80 d1 1\n")
+    assert read_by_both(spark, qrels, "qrels") == ([("q1", "d1", 1.0)],) * 2
+    memory, spark_error = errors_of_both(tmp_path, QRELS, b"q1 Q0 d1 1 2.0 sys\nq1 Q0\xff 1.0\n")
+    assert memory.reason.startswith("not valid UTF-8") and spark_error.reason.startswith(
+        "not valid UTF-8") and spark_error.value == "q1 Q0\ufffd 1.0"
