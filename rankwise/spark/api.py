@@ -182,7 +182,7 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     sides = _sides(runs, qrels, query, doc, score, relevance, rank)
     if partitions is None and sum(map(_estimated_bytes, sides)) <= SMALL_INPUT_BYTES:
         partitions = 1
-    return _evaluate_grouped(_grouped(sides, plan, partitions), plan, per_query_path)
+    return _evaluate_grouped(_grouped(sides, plan, partitions), plan, per_query_path, sides)
 
 
 def evaluate_ranking_columns(df: Any, measures: str | Measure | Sequence[str | Measure],
@@ -265,8 +265,10 @@ def _measures(measures, conventions, chunk_rows: int, overrides: dict):
     return conv, parsed
 
 
-def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None) -> SparkResult:
-    """Run the kernels on the grouped rows (one per query) and combine what they return."""
+def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None,
+                      sides: list[Any] | None = None) -> SparkResult:
+    """Run the kernels on the grouped rows (one per query) and combine what they return;
+    ``sides``: the inputs (see :func:`_first_problem`)."""
     parsed, per_query = list(plan.measures), plan.per_query
     out = grouped.mapInArrow(partial(evaluate_partition, plan=plan), _schema(plan))
     cached = None
@@ -281,10 +283,11 @@ def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None) -> SparkR
     try:
         parsed_summaries = combine.parse(summaries)
         systems = combine.system_results(plan, parsed_summaries)
-    except InputError:
+    except InputError as error:
         if cached is not None:
             cached.unpersist()
-        raise
+        first = _first_problem(sides, plan) if sides else None
+        raise first or error from None
     frame = None
     if per_query:
         frame = out.where(F.col(SUMMARY).isNull()).select(
@@ -297,6 +300,28 @@ def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None) -> SparkR
     return SparkResult([str(m) for m in parsed], systems, plan.conventions,
                        {str(m): m.spec.aggregate for m in parsed}, frame, cached,
                        combine.seconds(parsed_summaries))
+
+
+def _first_problem(sides: list[Any], plan: Plan) -> InputError | None:
+    """The problem the in-memory engine meets first in files, where a partition met one (each
+    reports its own): the sides in the order it reads them (the judgments, then each run), a
+    side read from TREC text either empty or refused at its first problem as its reader
+    orders them. One small Spark job per such side, on this error's path only."""
+    from pyspark.sql import functions as F
+
+    from .io import problem_error
+
+    for s, side in enumerate(sides):
+        if BAD not in side.columns:
+            continue
+        source = plan.qrels_source if s == 0 else plan.run_sources[s - 1]
+        flagged = F.when(F.col(BAD).isNotNull(), F.struct(F.substring(BAD, 1, 1), ROW, BAD))
+        rows, first = side.agg(F.count(F.lit(1)), F.min(flagged)).first()
+        if not rows:
+            return InputError(combine.EMPTY_RUN if s else combine.EMPTY_QRELS, source=source)
+        if first is not None:
+            return problem_error(first[2], source)
+    return None
 
 
 def compare(run: Any, qrels: Any, measures: str | Sequence[str], baseline: str | None = None,

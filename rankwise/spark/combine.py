@@ -26,6 +26,8 @@ from .partition import EXAMPLES, SECONDS, Plan
 
 #: Count fields whose queries are those of one run (the others concern the judgments).
 _ROWS = "run_rows"
+EMPTY_QRELS = "no judgments: the judgments are empty"
+EMPTY_RUN = "no run rows: the run is empty"
 
 
 def parse(summaries: list[str]) -> list[dict[str, Any]]:
@@ -113,10 +115,10 @@ def _check_input(plan: Plan, s: int, diagnostics: dict[str, Any]) -> None:
     """What the in-memory readers and engine refuse: an empty run or judgments, and a run with
     no query in common with the judgments (almost always a wrong file)."""
     source = plan.run_sources[s]
+    if not diagnostics.get("qrels_rows"):  # the judgments first, as the in-memory engine reads
+        raise InputError(EMPTY_QRELS, source=plan.qrels_source)
     if not diagnostics.get(_ROWS):
-        raise InputError("no run rows: the run is empty", source=source)
-    if not diagnostics.get("qrels_rows"):
-        raise InputError("no judgments: the judgments are empty", source=plan.qrels_source)
+        raise InputError(EMPTY_RUN, source=source)
     shared = diagnostics.get("queries_evaluated", 0) \
         - diagnostics.get("queries_only_in_qrels_scored_zero", 0) \
         - diagnostics.get("queries_only_in_run_scored", 0)

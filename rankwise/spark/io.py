@@ -6,8 +6,9 @@ separated by any mix of spaces and tabs, CRLF line ends, blank lines and ``#`` c
 skipped, text after a run's sixth field ignored, a rank column that does not hold integers
 dropped. Parsing happens in Spark's JVM (no Python per line); a line that cannot be parsed is
 kept, marked with the reason, and raises :class:`~rankwise.errors.InputError` (naming the file,
-the reason and the line's text) when the evaluation reaches it. Spark does not number lines,
-so the message quotes the line instead of giving its number.
+the reason and the line's text) when the evaluation reaches it: the first such line of the
+first file the in-memory reader would refuse. Spark does not number lines, so the message
+quotes the line instead of giving its number.
 
 Parquet files hold the columns ``query``, ``doc``, ``score`` (and optionally ``rank``) for
 runs, ``query``, ``doc``, ``relevance`` for judgments (ids as strings or integers).
@@ -22,8 +23,12 @@ from ..errors import InputError
 from ..io.parquet import is_parquet_path, run_file_name
 from ..io.trec import FLOAT_TEXT, INTEGER_TEXT, QRELS_FIELDS, RUN_FIELDS
 
-#: Column a reader fills, on lines it could not parse, with ``reason \x00 line``.
+#: Column a reader fills, on lines it refuses, with ``order reason \x00 text``: ``order``, one
+#: of the digits below, ranks a file's problems as the in-memory reader meets them (a line
+#: that does not parse before a score that is not finite), so that the engine reports the
+#: first of them (the lowest order, then the first row); ``text`` is the line or field.
 BAD_COLUMN = "_rankwise_bad"
+BAD_LINE, NOT_FINITE = "3", "4"
 FORMATS = ("auto", "trec", "parquet")
 
 
@@ -46,8 +51,11 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
     fields, line = _fields()
     n = F.size(fields)
     score_text, rank_text = F.get(fields, 4), F.get(fields, 3)
-    # the in-memory reader's syntax (Java's would also read 2.0f, 3D or 0x1p3)
-    score = F.when(score_text.rlike(_whole(FLOAT_TEXT)), score_text.try_cast("double"))
+    # the in-memory reader's syntax (Java's would also read 2.0f, 3D or 0x1p3; and neither
+    # +nan nor -nan, which it reads as NaN)
+    score = F.when(score_text.rlike(_whole(FLOAT_TEXT)),
+                   F.when(score_text.rlike(_whole("(?i)[+-]?nan")), F.lit(float("nan")))
+                   .otherwise(score_text.try_cast("double")))
     qrels_like = (n == 4) & (F.get(fields, 1) != "Q0") & \
         F.get(fields, 3).rlike(_whole(INTEGER_TEXT))
     wrong_count = F.concat(F.lit(f"expected 6 fields '{' '.join(RUN_FIELDS)}', got "),
@@ -55,10 +63,14 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
                            F.when(qrels_like, F.lit("; this looks like a qrels file passed as "
                                                     "a run")).otherwise(F.lit("")))
     bad = (F.when(_not_utf8(line, fields, (0, 2, 3, 4), n >= 6),
-                  F.concat(F.lit(NOT_UTF8 + "\x00"), line))
-           .when(n < 6, F.concat(wrong_count, F.lit("\x00"), line))
-           .when(score.isNull(), F.concat(F.lit("expected a number for the score in field "
-                                                "'score'\x00"), score_text)))
+                  _problem(BAD_LINE, F.lit(NOT_UTF8), line))
+           .when(n < 6, _problem(BAD_LINE, wrong_count, line))
+           .when(score.isNull(), _problem(BAD_LINE, F.lit(
+               "expected a number for the score in field 'score'"), score_text))
+           .when(F.isnan(score) | (F.abs(score) == float("inf")), _problem(
+               NOT_FINITE, F.lit("score must be a finite number (NaN and null are missing "
+                                 "values)"),
+               F.when(F.isnan(score), "nan").when(score > 0, "inf").otherwise("-inf"))))
     # a 32-bit integer, as the in-memory reader reads ranks (it drops the column otherwise)
     rank = F.when(rank_text.rlike(_whole(INTEGER_TEXT)), rank_text.try_cast("int"))
     df = _data_lines(spark, path).select(
@@ -83,10 +95,10 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
                            F.when(n == 6, F.lit("; this looks like a run file passed as qrels"))
                            .otherwise(F.lit("")))
     bad = (F.when(_not_utf8(line, fields, (0, 2, 3), n == 4),
-                  F.concat(F.lit(NOT_UTF8 + "\x00"), line))
-           .when(n != 4, F.concat(wrong_count, F.lit("\x00"), line))
-           .when(grade.isNull(), F.concat(F.lit("expected an integer relevance grade in field "
-                                                "'rel'\x00"), grade_text)))
+                  _problem(BAD_LINE, F.lit(NOT_UTF8), line))
+           .when(n != 4, _problem(BAD_LINE, wrong_count, line))
+           .when(grade.isNull(), _problem(BAD_LINE, F.lit(
+               "expected an integer relevance grade in field 'rel'"), grade_text)))
     return _data_lines(spark, path).select(
         F.get(fields, 0).alias("query"), F.get(fields, 2).alias("doc"),
         grade.cast("double").alias("relevance"), bad.alias(BAD_COLUMN))
@@ -121,6 +133,19 @@ def _not_utf8(line, fields, read: tuple[int, ...], right_count):
 
     in_read = F.concat_ws(" ", *[F.get(fields, i) for i in read]).contains("\ufffd")
     return line.contains("\ufffd") & (~right_count | in_read)
+
+
+def problem_error(bad: str, source: str) -> InputError:
+    """The InputError of a bad column's text (``order reason \\x00 text``)."""
+    reason, _, text = bad[1:].partition("\x00")
+    return InputError(reason, source=source, value=text)
+
+
+def _problem(order: str, reason, text):
+    """The bad column's text of a problem (``reason``, ``text``: columns)."""
+    from pyspark.sql import functions as F
+
+    return F.concat(F.lit(order), reason, F.lit("\x00"), text)
 
 
 def _whole(pattern: str) -> str:

@@ -251,18 +251,21 @@ class _Rows:
                          f"where {what} is expected", source=_source(self.plan, s), value="null")
 
     def _raise_bad_rows(self, s: int) -> None:
-        """Rows a reader could not parse carry ``reason \\x00 line`` in the bad field."""
+        """Rows a reader refused carry ``order reason \\x00 text`` in the bad field: raise the
+        first of the lowest order (the driver then finds the first of the whole input)."""
         bad = self._flat(BAD, s)
         if bad is None:
             return
         import pyarrow.compute as pc
 
         from ..core.arrow import to_numpy
+        from .io import problem_error
 
-        flagged = np.flatnonzero(to_numpy(pc.not_equal(bad, ""), bool))
-        if len(flagged):
-            reason, _, line = str(bad[int(flagged[0])].as_py()).partition("\x00")
-            raise InputError(reason, source=_source(self.plan, s), value=line)
+        orders = pc.utf8_slice_codeunits(bad, 0, 1)  # "" where the row has no problem
+        lowest = pc.min(pc.filter(orders, pc.not_equal(bad, ""))).as_py()
+        if lowest is not None:
+            first = np.flatnonzero(to_numpy(pc.equal(orders, lowest), bool))[0]
+            raise problem_error(str(bad[int(first)].as_py()), _source(self.plan, s))
 
     def _side(self, s: int):
         """Rows of side ``s`` (None: in the order given; else in input order, where a

@@ -96,3 +96,22 @@ def test_bytes_not_utf8_outside_the_fields_read_are_skipped(spark, tmp_path):
     memory, spark_error = errors_of_both(tmp_path, QRELS, b"q1 Q0 d1 1 2.0 sys\nq1 Q0\xff 1.0\n")
     assert memory.reason.startswith("not valid UTF-8") and spark_error.reason.startswith(
         "not valid UTF-8") and spark_error.value == "q1 Q0\ufffd 1.0"
+
+
+MANY_BAD = "".join(f"q{i} Q0 d1 1 {f'x{i}' if i % 3 else '1'} sys\n" for i in range(5, 44))
+
+
+@pytest.mark.parametrize("qrels, run, blamed, value", [
+    (QRELS, MANY_BAD, "run", "x5"),  # the first bad line of the file, not Spark's first
+    # a file is read whole, the judgments first: a run's score that is not finite (read)
+    # before the judgments' conflict (found when they are indexed), before the run's rows
+    (QRELS + "q1 0 d1 0\n", "q1 Q0 d1 1 nan sys\n", "run", "nan"),
+    ("# only a comment\n", MANY_BAD, "qrels", None),  # judgments without a row
+])
+def test_the_first_problem_of_the_input_is_reported(spark, tmp_path, qrels, run, blamed, value):
+    """The in-memory engine reports the first problem it meets, reading the judgments, then
+    the runs, each from its first line to its last; Spark reported the first it met in its
+    grouping of the rows by query."""
+    memory, spark_error = errors_of_both(tmp_path, qrels, run)
+    assert memory.source == spark_error.source == str(tmp_path / f"{blamed}.txt")
+    assert memory.value == spark_error.value == value
