@@ -24,11 +24,14 @@ from ..io.parquet import is_parquet_path, run_file_name
 from ..io.trec import FLOAT_TEXT, INTEGER_TEXT, QRELS_FIELDS, RUN_FIELDS
 
 #: Column a reader fills, on lines it refuses, with ``order reason \x00 text``: ``order``, one
-#: of the digits below, ranks a file's problems as the in-memory reader meets them (a line
-#: that does not parse before a score that is not finite), so that the engine reports the
-#: first of them (the lowest order, then the first row); ``text`` is the line or field.
+#: of the digits below, ranks a file's problems as the in-memory reader meets them (a NUL byte
+#: anywhere, a line that does not parse, a score that is not finite), so that the engine
+#: reports the first of them (the lowest order, then the first row); ``text`` is the line or
+#: field.
 BAD_COLUMN = "_rankwise_bad"
-BAD_LINE, NOT_FINITE = "3", "4"
+NUL_BYTE, BAD_LINE, NOT_FINITE = "1", "3", "4"
+#: A line holding a NUL byte, comment or not: the in-memory reader refuses the file.
+NOT_TEXT = "not a text file (contains NUL bytes)"
 FORMATS = ("auto", "trec", "parquet")
 
 
@@ -62,8 +65,9 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
                            n.cast("string"),
                            F.when(qrels_like, F.lit("; this looks like a qrels file passed as "
                                                     "a run")).otherwise(F.lit("")))
-    bad = (F.when(_not_utf8(line, fields, (0, 2, 3, 4), n >= 6),
-                  _problem(BAD_LINE, F.lit(NOT_UTF8), line))
+    bad = (F.when(line.contains("\x00"), _problem(NUL_BYTE, F.lit(NOT_TEXT), line))
+           .when(_not_utf8(line, fields, (0, 2, 3, 4), n >= 6),
+                 _problem(BAD_LINE, F.lit(NOT_UTF8), line))
            .when(n < 6, _problem(BAD_LINE, wrong_count, line))
            .when(score.isNull(), _problem(BAD_LINE, F.lit(
                "expected a number for the score in field 'score'"), score_text))
@@ -94,8 +98,9 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
                            n.cast("string"),
                            F.when(n == 6, F.lit("; this looks like a run file passed as qrels"))
                            .otherwise(F.lit("")))
-    bad = (F.when(_not_utf8(line, fields, (0, 2, 3), n == 4),
-                  _problem(BAD_LINE, F.lit(NOT_UTF8), line))
+    bad = (F.when(line.contains("\x00"), _problem(NUL_BYTE, F.lit(NOT_TEXT), line))
+           .when(_not_utf8(line, fields, (0, 2, 3), n == 4),
+                 _problem(BAD_LINE, F.lit(NOT_UTF8), line))
            .when(n != 4, _problem(BAD_LINE, wrong_count, line))
            .when(grade.isNull(), _problem(BAD_LINE, F.lit(
                "expected an integer relevance grade in field 'rel'"), grade_text)))
@@ -163,13 +168,14 @@ def _fields():
 
 
 def _data_lines(spark, path: str):
-    """The file's lines, trimmed, without blank and comment lines (column ``line``)."""
+    """The file's lines, trimmed, without blank and comment lines (column ``line``); those
+    with a NUL byte kept, to be refused."""
     from pyspark.sql import functions as F
 
     text = spark.read.text(path)
     line = F.regexp_replace(F.col("value"), r"^[ \t\r]+|[ \t\r]+\z", "")
-    return (text.select(line.alias("line"))
-            .where((F.col("line") != "") & ~F.col("line").startswith("#")))
+    data = (F.col("line") != "") & ~F.col("line").startswith("#")
+    return text.select(line.alias("line")).where(data | F.col("line").contains("\x00"))
 
 
 def _run_tag(spark, path: str) -> str | None:

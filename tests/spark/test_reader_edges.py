@@ -115,3 +115,18 @@ def test_the_first_problem_of_the_input_is_reported(spark, tmp_path, qrels, run,
     memory, spark_error = errors_of_both(tmp_path, qrels, run)
     assert memory.source == spark_error.source == str(tmp_path / f"{blamed}.txt")
     assert memory.value == spark_error.value == value
+
+
+@pytest.mark.parametrize("qrels, run, blamed, line", [
+    (QRELS, "q1 Q0 d1 1 2.0 sys\nq1 Q0 d\x002 2 1.0 sys\n", "run", "q1 Q0 d\x002 2 1.0 sys"),
+    (QRELS + "# a comment \x00\n", RUN, "qrels", "# a comment \x00"),
+    # before a line that does not parse, as the in-memory reader checks the whole text first
+    (QRELS, "q1 Q0 d1 1 high sys\nq1 Q0 d2 2 1.0 sys\x00\n", "run", "q1 Q0 d2 2 1.0 sys\x00"),
+])
+def test_a_nul_byte_anywhere_is_refused(spark, tmp_path, qrels, run, blamed, line):
+    """The in-memory reader refuses a file holding a NUL byte, in a comment line too; Spark
+    read it into an id, or skipped the comment."""
+    memory, spark_error = errors_of_both(tmp_path, qrels, run)
+    assert memory.source == spark_error.source == str(tmp_path / f"{blamed}.txt")
+    assert memory.reason == spark_error.reason == "not a text file (contains NUL bytes)"
+    assert spark_error.value == line  # the line, where the in-memory error gives its number
