@@ -3,7 +3,8 @@ path Spark reads (local, HDFS, S3, ...).
 
 TREC text is accepted as :mod:`rankwise.io.trec` accepts it (and trec_eval 10): fields
 separated by any mix of spaces and tabs, CRLF line ends, blank lines and ``#`` comment lines
-skipped, text after a run's sixth field ignored, a rank column that does not hold integers
+skipped, text after a run's sixth field ignored (unless a quote in its first three fields
+shows an id with spaces quoted as in CSV), a rank column that does not hold integers
 dropped. Parsing happens in Spark's JVM (no Python per line); a line that cannot be parsed is
 kept, marked with the reason, and raises :class:`~rankwise.errors.InputError` (naming the file,
 the reason and the line's text) when the evaluation reaches it: the first such line of the
@@ -25,13 +26,14 @@ from ..io.trec import FLOAT_TEXT, INTEGER_TEXT, QRELS_FIELDS, RUN_FIELDS
 
 #: Column a reader fills, on lines it refuses, with ``order reason \x00 text``: ``order``, one
 #: of the digits below, ranks a file's problems as the in-memory reader meets them (a NUL byte
-#: anywhere, a line that does not parse, a score that is not finite), so that the engine
-#: reports the first of them (the lowest order, then the first row); ``text`` is the line or
-#: field.
+#: anywhere, a run's quoted id anywhere, a line that does not parse, a score that is not
+#: finite), so that the engine reports the first of them (the lowest order, then the first
+#: row); ``text`` is the line or field.
 BAD_COLUMN = "_rankwise_bad"
-NUL_BYTE, BAD_LINE, NOT_FINITE = "1", "3", "4"
+NUL_BYTE, QUOTED_ID, BAD_LINE, NOT_FINITE = "1", "2", "3", "4"
 #: A line holding a NUL byte, comment or not: the in-memory reader refuses the file.
 NOT_TEXT = "not a text file (contains NUL bytes)"
+QUOTED = "ids cannot contain spaces in a TREC file (quoted ids are not part of the format)"
 FORMATS = ("auto", "trec", "parquet")
 
 
@@ -65,7 +67,10 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
                            n.cast("string"),
                            F.when(qrels_like, F.lit("; this looks like a qrels file passed as "
                                                     "a run")).otherwise(F.lit("")))
+    # an id with spaces quoted as in CSV: more than six fields, a quote in the first three
+    quoted = (n > 6) & line.rlike('^(?:[^ \t]+[ \t]+){0,2}[^ \t]*"')
     bad = (F.when(line.contains("\x00"), _problem(NUL_BYTE, F.lit(NOT_TEXT), line))
+           .when(quoted, _problem(QUOTED_ID, F.lit(QUOTED), line))
            .when(_not_utf8(line, fields, (0, 2, 3, 4), n >= 6),
                  _problem(BAD_LINE, F.lit(NOT_UTF8), line))
            .when(n < 6, _problem(BAD_LINE, wrong_count, line))

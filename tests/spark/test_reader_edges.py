@@ -130,3 +130,14 @@ def test_a_nul_byte_anywhere_is_refused(spark, tmp_path, qrels, run, blamed, lin
     assert memory.source == spark_error.source == str(tmp_path / f"{blamed}.txt")
     assert memory.reason == spark_error.reason == "not a text file (contains NUL bytes)"
     assert spark_error.value == line  # the line, where the in-memory error gives its number
+
+
+def test_an_id_with_spaces_quoted_as_in_csv_is_refused(spark, tmp_path):
+    """The in-memory reader refuses a run line with more than six fields and a quote in its
+    first three (an id with spaces quoted as in CSV), before any line that does not parse;
+    Spark read the quote into the doc id and the rest as text after the tag."""
+    run = 'q1 Q0 d1 1 high sys\nq1 Q0 "doc two" 2 1.0 sys\n'
+    memory, spark_error = errors_of_both(tmp_path, QRELS, run)
+    assert memory.source == spark_error.source == str(tmp_path / "run.txt")
+    assert memory.reason == spark_error.reason and "quoted ids" in memory.reason
+    assert memory.value == spark_error.value == 'q1 Q0 "doc two" 2 1.0 sys'
