@@ -25,7 +25,7 @@ from ..errors import InputError
 from ..measures import Measure, parse_measures
 from ..results import Result, SystemResult
 from . import combine
-from .io import BAD_COLUMN, columns_of
+from .io import BAD_COLUMN, columns_of, problem_error, read_failures
 from .partition import (
     BAD,
     COUNT,
@@ -176,9 +176,11 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     _check_columns(runs, qrels, query, doc, score, relevance, rank)
     sources = tuple((run_sources or {}).get(name) or (
         f"run DataFrame {name!r}" if len(runs) > 1 else "run DataFrame") for name in runs)
-    plan = Plan(measures=tuple(parsed), computed=tuple(_computed(parsed, qrels, relevance)),
-                conventions=conv, systems=tuple(runs), run_sources=sources,
-                qrels_source=qrels_source, per_query=per_query, chunk_rows=chunk_rows)
+    with read_failures([qrels_source]):  # ERR's largest grade: a Spark job on the judgments
+        computed = tuple(_computed(parsed, qrels, relevance))
+    plan = Plan(measures=tuple(parsed), computed=computed, conventions=conv,
+                systems=tuple(runs), run_sources=sources, qrels_source=qrels_source,
+                per_query=per_query, chunk_rows=chunk_rows)
     sides = _sides(runs, qrels, query, doc, score, relevance, rank)
     if partitions is None and sum(map(_estimated_bytes, sides)) <= SMALL_INPUT_BYTES:
         partitions = 1
@@ -279,8 +281,10 @@ def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None,
         out = cached
     from pyspark.sql import functions as F
 
-    summaries = [r[0] for r in out.where(F.col(SUMMARY).isNotNull()).select(SUMMARY).collect()]
     try:
+        with read_failures([plan.qrels_source, *plan.run_sources]):
+            summaries = [r[0] for r in
+                         out.where(F.col(SUMMARY).isNotNull()).select(SUMMARY).collect()]
         parsed_summaries = combine.parse(summaries)
         systems = combine.system_results(plan, parsed_summaries)
     except InputError as error:
@@ -309,14 +313,13 @@ def _first_problem(sides: list[Any], plan: Plan) -> InputError | None:
     orders them. One small Spark job per such side, on this error's path only."""
     from pyspark.sql import functions as F
 
-    from .io import problem_error
-
     for s, side in enumerate(sides):
         if BAD not in side.columns:
             continue
         source = plan.qrels_source if s == 0 else plan.run_sources[s - 1]
         flagged = F.when(F.col(BAD).isNotNull(), F.struct(F.substring(BAD, 1, 1), ROW, BAD))
-        rows, first = side.agg(F.count(F.lit(1)), F.min(flagged)).first()
+        with read_failures([source]):
+            rows, first = side.agg(F.count(F.lit(1)), F.min(flagged)).first()
         if not rows:
             return InputError(combine.EMPTY_RUN if s else combine.EMPTY_QRELS, source=source)
         if first is not None:

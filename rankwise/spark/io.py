@@ -17,7 +17,10 @@ runs, ``query``, ``doc``, ``relevance`` for judgments (ids as strings or integer
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import InputError
@@ -25,12 +28,14 @@ from ..io.parquet import is_parquet_path, run_file_name
 from ..io.trec import FLOAT_TEXT, INTEGER_TEXT, QRELS_FIELDS, RUN_FIELDS
 
 #: Column a reader fills, on lines it refuses, with ``order reason \x00 text``: ``order``, one
-#: of the digits below, ranks a file's problems as the in-memory reader meets them (a NUL byte
-#: anywhere, a run's quoted id anywhere, a line that does not parse, a score that is not
-#: finite), so that the engine reports the first of them (the lowest order, then the first
-#: row); ``text`` is the line or field.
+#: of the digits below, ranks a file's problems as the in-memory reader meets them (the whole
+#: file unreadable, a NUL byte anywhere, a run's quoted id anywhere, a line that does not
+#: parse, a score that is not finite), so that the engine reports the first of them (the
+#: lowest order, then the first row); ``text`` is the line or field.
 BAD_COLUMN = "_rankwise_bad"
-NUL_BYTE, QUOTED_ID, BAD_LINE, NOT_FINITE = "1", "2", "3", "4"
+UNREADABLE, NUL_BYTE, QUOTED_ID, BAD_LINE, NOT_FINITE = "0", "1", "2", "3", "4"
+RUN_SCHEMA = "query string, doc string, score double, rank int"
+QRELS_SCHEMA = "query string, doc string, relevance double"
 #: A line holding a NUL byte, comment or not: the in-memory reader refuses the file.
 NOT_TEXT = "not a text file (contains NUL bytes)"
 QUOTED = "ids cannot contain spaces in a TREC file (quoted ids are not part of the format)"
@@ -51,6 +56,9 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
     if _format(path, format) == "parquet":
         return _named(spark.read.parquet(path), columns, path, "run"), \
             name or run_file_name(path)
+    unreadable = _unreadable(spark, path)
+    if unreadable is not None:
+        return _refused(spark, RUN_SCHEMA, unreadable), name or run_file_name(path)
     from pyspark.sql import functions as F
 
     fields, line = _fields()
@@ -93,6 +101,9 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
     file's own names of them)."""
     if _format(path, format) == "parquet":
         return _named(spark.read.parquet(path), columns, path, "qrels")
+    unreadable = _unreadable(spark, path)
+    if unreadable is not None:
+        return _refused(spark, QRELS_SCHEMA, unreadable)
     from pyspark.sql import functions as F
 
     fields, line = _fields()
@@ -148,7 +159,75 @@ def _not_utf8(line, fields, read: tuple[int, ...], right_count):
 def problem_error(bad: str, source: str) -> InputError:
     """The InputError of a bad column's text (``order reason \\x00 text``)."""
     reason, _, text = bad[1:].partition("\x00")
-    return InputError(reason, source=source, value=text)
+    return InputError(reason, source=source, value=text or None)
+
+
+def _unreadable(spark, path: str) -> str | None:
+    """Why Spark cannot read ``path`` as the in-memory reader reads it: it does not exist,
+    or its name says otherwise than its content about gzip (Spark takes the compression from
+    the name, the in-memory reader from the first bytes). None where it can, or cannot tell
+    (a folder, several files, a session without a JVM)."""
+    from contextlib import closing
+
+    try:
+        jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    except AttributeError:  # Spark Connect
+        return None
+    pattern = jvm.org.apache.hadoop.fs.Path(path)
+    files = pattern.getFileSystem(conf).globStatus(pattern)
+    if not files:
+        return "file not found"
+    if len(files) != 1 or not files[0].isFile():
+        return None
+    found = files[0].getPath()
+    with closing(found.getFileSystem(conf).open(found)) as stream:
+        gzipped = stream.read() == 0x1F and stream.read() == 0x8B
+    if gzipped == found.getName().endswith(".gz"):
+        return None
+    how = "gzip-compressed, but its name does not end in .gz" if gzipped else \
+        "not gzip-compressed, but its name ends in .gz"
+    return f"{how}: Spark takes the compression from the file's name (rename it)"
+
+
+def _refused(spark, schema: str, reason: str):
+    """A reader's frame of ``schema`` whose one row refuses the whole file for ``reason``."""
+    columns = schema.count(",") + 1
+    return spark.createDataFrame([(None,) * columns + (f"{UNREADABLE}{reason}\x00",)],
+                                 f"{schema}, {BAD_COLUMN} string")
+
+
+_READ_FAILURE = re.compile(r"Encountered error while reading file (\S+?)\.?\s")
+_CAUSE = re.compile(r"Caused by: [\w.$]+: ([^\n]*)")
+
+
+@contextmanager
+def read_failures(sources: Sequence[str]) -> Iterator[None]:
+    """Spark's failure to read a file (a corrupt or truncated gzip file) as the InputError
+    that names it: as in ``sources`` where one of them is that file, else by its path."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001  (Py4JJavaError: a JVM exception)
+        failed = _READ_FAILURE.search(str(exc))
+        if failed is None:
+            raise
+        causes = _CAUSE.findall(str(exc))
+        cause = causes[-1].strip() if causes else "unreadable"
+        uri = failed.group(1)
+        source = next((s for s in sources if _same_file(s, uri)), _local_path(uri))
+        what = "corrupt or truncated gzip file" if uri.endswith(".gz") else "cannot read file"
+        raise InputError(f"{what} ({cause})", source=source) from None
+
+
+def _same_file(source: str, uri: str) -> bool:
+    return source == uri or os.path.abspath(source) == _local_path(uri)
+
+
+def _local_path(uri: str) -> str:
+    """A file URI's path (``file:///tmp/run.gz``: ``/tmp/run.gz``); any other URI as it is."""
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri
 
 
 def _problem(order: str, reason, text):
@@ -184,10 +263,15 @@ def _data_lines(spark, path: str):
 
 
 def _run_tag(spark, path: str) -> str | None:
-    """The tag (sixth field) of the run's first data line (a small Spark job)."""
+    """The tag (sixth field) of the run's first data line (a small Spark job); None where
+    there is none or it cannot be read (the evaluation reports why, in its turn)."""
     from pyspark.sql import functions as F
 
-    first = _data_lines(spark, path).limit(1).select(F.split("line", r"[ \t]+")).first()
+    try:
+        with read_failures([path]):
+            first = _data_lines(spark, path).limit(1).select(F.split("line", r"[ \t]+")).first()
+    except InputError:
+        return None
     if first is None or len(first[0]) < 6:
         return None
     return first[0][5]

@@ -5,6 +5,8 @@ file and line (Spark quotes the line instead of numbering it: docs/spark.md, "Li
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 import rankwise
@@ -42,15 +44,20 @@ def read_by_both(spark, path: str, kind: str):
     return got, memory_rows
 
 
-def errors_of_both(tmp_path, qrels: str | bytes, run: str | bytes):
+def errors_of_both(tmp_path, qrels: str | bytes, run: str | bytes, run_name: str = "run.txt"):
     """The InputError of each engine on the same files (the command line's paths)."""
-    paths = [write(tmp_path, "qrels.txt", qrels), write(tmp_path, "run.txt", run)]
+    paths = [write(tmp_path, "qrels.txt", qrels), write(tmp_path, run_name, run)]
     with pytest.raises(rankwise.InputError) as memory:
         rankwise.evaluate(*paths, ["P@5"])
+    return memory.value, spark_error(paths)
+
+
+def spark_error(paths: list[str]) -> rankwise.InputError:
+    """The InputError of ``rankwise evaluate QRELS RUN --engine spark``."""
     args = spark_args(["evaluate", *paths, "-m", "P@5"])
-    with pytest.raises(rankwise.InputError) as spark:
+    with pytest.raises(rankwise.InputError) as error:
         evaluate_from_args(args, cli._conventions(args))
-    return memory.value, spark.value
+    return error.value
 
 
 def test_a_line_ending_in_a_unicode_line_separator(spark, tmp_path):
@@ -141,3 +148,31 @@ def test_an_id_with_spaces_quoted_as_in_csv_is_refused(spark, tmp_path):
     assert memory.source == spark_error.source == str(tmp_path / "run.txt")
     assert memory.reason == spark_error.reason and "quoted ids" in memory.reason
     assert memory.value == spark_error.value == 'q1 Q0 "doc two" 2 1.0 sys'
+
+
+TRUNCATED = gzip.compress(RUN.encode() * 50, mtime=0)[:-8]
+
+
+@pytest.mark.parametrize("qrels, blamed", [(QRELS, "run.gz"), ("q1 0 d1 one\n", "qrels.txt")])
+def test_a_truncated_gzip_file_is_named(spark, tmp_path, qrels, blamed):
+    """Spark failed with a Java exception; now the error names the file, after the problems
+    of the files read before it."""
+    memory, spark_error = errors_of_both(tmp_path, qrels, TRUNCATED, "run.gz")
+    assert memory.source == spark_error.source == str(tmp_path / blamed)
+    if blamed == "run.gz":
+        assert memory.reason.startswith("corrupt or truncated gzip file (")
+        assert spark_error.reason.startswith("corrupt or truncated gzip file (")
+
+
+@pytest.mark.parametrize("name, data, how", [
+    ("run.gz", RUN.encode(), "not gzip-compressed, but its name ends in .gz"),
+    ("run.txt", gzip.compress(RUN.encode()), "gzip-compressed, but its name does not end in .gz"),
+    ("missing.txt", None, "file not found"),
+])
+def test_a_file_spark_cannot_read_as_named_is_refused(spark, tmp_path, name, data, how):
+    """Spark takes the compression from a file's name (docs/spark.md): a text file named .gz
+    failed with a Java exception, and gzip named otherwise was read as text and refused for
+    its bytes; a missing file failed with Spark's own exception."""
+    run = write(tmp_path, name, data) if data is not None else str(tmp_path / name)
+    error = spark_error([write(tmp_path, "qrels.txt", QRELS), run])
+    assert error.source == run and error.reason.startswith(how)
