@@ -270,7 +270,7 @@ def _measures(measures, conventions, chunk_rows: int, overrides: dict):
 def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None,
                       sides: list[Any] | None = None) -> SparkResult:
     """Run the kernels on the grouped rows (one per query) and combine what they return;
-    ``sides``: the inputs (see :func:`_first_problem`)."""
+    ``sides``: the inputs (see :func:`_first_error`)."""
     parsed, per_query = list(plan.measures), plan.per_query
     out = grouped.mapInArrow(partial(evaluate_partition, plan=plan), _schema(plan))
     cached = None
@@ -285,13 +285,12 @@ def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None,
         with read_failures([plan.qrels_source, *plan.run_sources]):
             summaries = [r[0] for r in
                          out.where(F.col(SUMMARY).isNotNull()).select(SUMMARY).collect()]
-        parsed_summaries = combine.parse(summaries)
+        parsed_summaries = combine.parse(summaries, plan)
         systems = combine.system_results(plan, parsed_summaries)
     except InputError as error:
         if cached is not None:
             cached.unpersist()
-        first = _first_problem(sides, plan) if sides else None
-        raise first or error from None
+        raise (_first_error(sides, plan, error) if sides else error) from None
     frame = None
     if per_query:
         frame = out.where(F.col(SUMMARY).isNull()).select(
@@ -306,25 +305,34 @@ def _evaluate_grouped(grouped, plan: Plan, per_query_path: str | None,
                        combine.seconds(parsed_summaries))
 
 
-def _first_problem(sides: list[Any], plan: Plan) -> InputError | None:
-    """The problem the in-memory engine meets first in files, where a partition met one (each
-    reports its own): the sides in the order it reads them (the judgments, then each run), a
-    side read from TREC text either empty or refused at its first problem as its reader
-    orders them. One small Spark job per such side, on this error's path only."""
+def _first_error(sides: list[Any], plan: Plan, error: InputError) -> InputError:
+    """The error the in-memory engine raises first, where Spark met ``error`` (each partition
+    reports its own): a problem in reading the files, in the order it reads them (the
+    judgments, then each run; a side read from TREC text empty, or refused at its first
+    problem as its reader orders them); else, before a run's own error (a duplicate), a run
+    up to that one without a query in common with the judgments; else ``error``. A small
+    Spark job or two per side, on this error's path only."""
     from pyspark.sql import functions as F
 
+    sources = [plan.qrels_source, *plan.run_sources]
     for s, side in enumerate(sides):
         if BAD not in side.columns:
             continue
-        source = plan.qrels_source if s == 0 else plan.run_sources[s - 1]
         flagged = F.when(F.col(BAD).isNotNull(), F.struct(F.substring(BAD, 1, 1), ROW, BAD))
-        with read_failures([source]):
+        with read_failures([sources[s]]):
             rows, first = side.agg(F.count(F.lit(1)), F.min(flagged)).first()
         if not rows:
-            return InputError(combine.EMPTY_RUN if s else combine.EMPTY_QRELS, source=source)
+            return InputError(combine.EMPTY_RUN if s else combine.EMPTY_QRELS,
+                              source=sources[s])
         if first is not None:
-            return problem_error(first[2], source)
-    return None
+            return problem_error(first[2], sources[s])
+    last = sources.index(error.source) if error.source in sources[1:] else 0
+    for s in range(1, last + 1):
+        if sides[s].join(sides[0], "q", "left_semi").limit(1).count() == 0:
+            (run_query,), (judged_query,) = (side.agg(F.min_by("q", ROW)).first()
+                                             for side in (sides[s], sides[0]))
+            return combine.no_common_query(plan, s - 1, str(run_query), str(judged_query))
+    return error
 
 
 def compare(run: Any, qrels: Any, measures: str | Sequence[str], baseline: str | None = None,

@@ -30,12 +30,16 @@ EMPTY_QRELS = "no judgments: the judgments are empty"
 EMPTY_RUN = "no run rows: the run is empty"
 
 
-def parse(summaries: list[str]) -> list[dict[str, Any]]:
-    """The partitions' JSON summaries; raises the first error any partition met."""
+def parse(summaries: list[str], plan: Plan) -> list[dict[str, Any]]:
+    """The partitions' JSON summaries; raises the first error any partition met, the
+    judgments' before the runs' (in their order), as the in-memory engine meets them."""
     parsed = [json.loads(s) for s in summaries]
     errors = [p["error"] for p in parsed if p.get("error")]
     if errors:
-        first = min(errors, key=lambda e: (e.get("line") is None, e.get("line") or 0))
+        sources = [plan.qrels_source, *plan.run_sources]
+        first = min(errors, key=lambda e: (
+            sources.index(e["source"]) if e.get("source") in sources else len(sources),
+            e.get("line") is None, e.get("line") or 0))
         raise InputError(first["message"], source=first.get("source"), line=first.get("line"),
                          value=first.get("value"), unit=first.get("unit") or "row")
     return parsed
@@ -124,11 +128,16 @@ def _check_input(plan: Plan, s: int, diagnostics: dict[str, Any]) -> None:
         - diagnostics.get("queries_only_in_run_scored", 0)
     if shared <= 0:
         examples = diagnostics.get("examples", {})
-        run_q = (examples.get("queries_only_in_run") or ["?"])[0]
-        qrels_q = (examples.get("queries_only_in_qrels") or ["?"])[0]
-        raise InputError(f"no query in common with the judgments in {plan.qrels_source} (run "
-                         f"queries such as {run_q!r}, judged queries such as {qrels_q!r})",
-                         source=source)
+        raise no_common_query(plan, s, (examples.get("queries_only_in_run") or ["?"])[0],
+                              (examples.get("queries_only_in_qrels") or ["?"])[0])
+
+
+def no_common_query(plan: Plan, s: int, run_query: str, judged_query: str) -> InputError:
+    """The error for run ``s`` without a query judged (almost always a wrong file), given
+    its first query and the judgments' first, as the in-memory engine words it."""
+    return InputError(f"no query in common with the judgments in {plan.qrels_source} (run "
+                      f"queries such as {run_query!r}, judged queries such as "
+                      f"{judged_query!r})", source=plan.run_sources[s])
 
 
 def seconds(parsed: list[dict[str, Any]]) -> dict[str, float]:

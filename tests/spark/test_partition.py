@@ -51,7 +51,7 @@ def simulate(runs, qrels, measures, conventions, partitions=3, batch_rows=17, ch
             for i, row in enumerate(batch.to_pylist()):
                 per_query[row["system"]][row["query"]] = [row[f"m{j}"]
                                                           for j in range(len(parsed))]
-    return combine.system_results(plan, combine.parse(summaries)), per_query
+    return combine.system_results(plan, combine.parse(summaries, plan)), per_query
 
 
 def check_against_memory(runs, qrels, measures, conventions, **split):

@@ -176,3 +176,13 @@ def test_a_file_spark_cannot_read_as_named_is_refused(spark, tmp_path, name, dat
     run = write(tmp_path, name, data) if data is not None else str(tmp_path / name)
     error = spark_error([write(tmp_path, "qrels.txt", QRELS), run])
     assert error.source == run and error.reason.startswith(how)
+
+
+def test_a_run_without_a_judged_query_before_its_duplicates(spark, tmp_path):
+    """The in-memory engine looks for a query in common before it joins the run (where it
+    finds a document ranked twice); Spark reported the duplicate."""
+    memory, spark_error = errors_of_both(tmp_path, QRELS, "x1 Q0 d1 1 2 sys\nx1 Q0 d1 2 1 sys\n")
+    assert memory.source == spark_error.source == str(tmp_path / "run.txt")
+    assert memory.reason == spark_error.reason == (
+        f"no query in common with the judgments in {tmp_path / 'qrels.txt'} (run queries such "
+        "as 'x1', judged queries such as 'q1')")
