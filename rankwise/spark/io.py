@@ -39,6 +39,9 @@ QRELS_SCHEMA = "query string, doc string, relevance double"
 #: A line holding a NUL byte, comment or not: the in-memory reader refuses the file.
 NOT_TEXT = "not a text file (contains NUL bytes)"
 QUOTED = "ids cannot contain spaces in a TREC file (quoted ids are not part of the format)"
+#: The characters Python's ``str.split()`` splits on, as a Java regular expression's class.
+_PYTHON_SPACE = (r"[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f"
+                 r"\u3000]")
 FORMATS = ("auto", "trec", "parquet")
 
 
@@ -75,8 +78,11 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
                            n.cast("string"),
                            F.when(qrels_like, F.lit("; this looks like a qrels file passed as "
                                                     "a run")).otherwise(F.lit("")))
-    # an id with spaces quoted as in CSV: more than six fields, a quote in the first three
-    quoted = (n > 6) & line.rlike('^(?:[^ \t]+[ \t]+){0,2}[^ \t]*"')
+    # an id with spaces quoted as in CSV: a quote in the first three fields, more than six
+    # words (split as the in-memory reader splits them here, on Python's whitespace)
+    words = F.split(F.regexp_replace(line, f"^{_PYTHON_SPACE}+|{_PYTHON_SPACE}+\\z", ""),
+                    f"{_PYTHON_SPACE}+")
+    quoted = (F.size(words) > 6) & line.rlike('^(?:[^ \t]+[ \t]+){0,2}[^ \t]*"')
     bad = (F.when(line.contains("\x00"), _problem(NUL_BYTE, F.lit(NOT_TEXT), line))
            .when(quoted, _problem(QUOTED_ID, F.lit(QUOTED), line))
            .when(_not_utf8(line, fields, (0, 2, 3, 4), n >= 6),

@@ -186,3 +186,16 @@ def test_a_run_without_a_judged_query_before_its_duplicates(spark, tmp_path):
     assert memory.reason == spark_error.reason == (
         f"no query in common with the judgments in {tmp_path / 'qrels.txt'} (run queries such "
         "as 'x1', judged queries such as 'q1')")
+
+
+def test_a_quote_in_a_line_of_six_words_is_read(spark, tmp_path):
+    """The in-memory reader counts a quoted line's words as Python splits them (Unicode
+    spaces too): a run line whose seventh field is U+0085 has six, its quote is part of an
+    id; Spark counted seven fields and refused it as a quoted id."""
+    path = write(tmp_path, "run.txt", 'q1 Q0 d"q 1 2.0 sys \u0085\nq1 Q0 d2 2 1.0 sys\n')
+    spark_rows, memory_rows = read_by_both(spark, path, "run")
+    assert spark_rows == memory_rows
+    with pytest.raises(rankwise.InputError, match="quoted ids"):
+        trec.read_run(write(tmp_path, "run.txt", 'q1 Q0 d"q 1 2.0 sys\u00a0x\n\n'))
+    (row,) = spark_io.read_run(spark, str(tmp_path / "run.txt"), name="x")[0].collect()
+    assert row[spark_io.BAD_COLUMN].startswith("2ids cannot contain spaces")
