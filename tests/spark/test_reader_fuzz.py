@@ -25,8 +25,9 @@ judged query). Three comparisons:
 
 Left out, where generated or met, what the in-memory reader reads otherwise than the format
 says (reported, not changed here): a hexadecimal rank its parse reads as a number, and where
-another line makes its parse fail, the lone CR, bytes that are not UTF-8 outside the fields it reads and
-an id with Unicode spaces and a quote, which its search for that line reads otherwise. By
+another line makes its parse fail, the lone CR, bytes that are not UTF-8 outside the fields
+it reads and an id with Unicode spaces and a quote, which its search for that line reads
+otherwise. By
 design (docs/spark.md, "Command line"): a U+FFFD character, refused by Spark, is not
 generated; a misnamed gzip file is refused by Spark; a line holding a lone CR is refused
 for its part before the CR.
