@@ -23,6 +23,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..plain import text_ids
+
 #: Measures of the report when none are given.
 DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR")
 #: Families drawn as metric@K curves.
@@ -88,16 +90,10 @@ class ReportData:
         with a defined value."""
         q1, v1 = self.values(measure, first)
         q2, v2 = self.values(measure, second)
-        common, i1, i2 = np.intersect1d(id_strings(q1), id_strings(q2), return_indices=True)
+        common, i1, i2 = np.intersect1d(text_ids(q1), text_ids(q2), return_indices=True)
         a, b = v1[i1], v2[i2]
         keep = ~(np.isnan(a) | np.isnan(b))
         return common[keep], a[keep], b[keep]
-
-
-def id_strings(ids: Any) -> np.ndarray:
-    """Ids as an array of Python strings, to sort and match them: numpy's fixed-width strings
-    drop a trailing NUL, which would make 'q\\x00' the same query as 'q'."""
-    return np.array([str(q) for q in ids], dtype=object)
 
 
 def collect(qrels: Any, runs: Any, measures: str | Sequence[str] | None = None,

@@ -209,13 +209,13 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
     from .. import __version__
     from ..diagnostics import COUNT_LABELS, summary_line
     from ..measures import parse_measure
-    from .data import id_strings
+    from ..plain import text_ids
 
     blocks = _Blocks()
     names = list(data.systems)
     result = data.result
-    ids = {name: id_strings(s.query_ids) for name, s in data.systems.items()}
-    queries = np.unique(np.concatenate(list(ids.values())) if names else id_strings([]))
+    ids = {name: text_ids(s.query_ids) for name, s in data.systems.items()}
+    queries = np.unique(np.concatenate(list(ids.values())) if names else text_ids([]))
     nq, ns = len(queries), len(names)
     where = {name: np.searchsorted(queries, ids[name]) for name in names}
     present = np.zeros((ns, nq), dtype=np.uint8)
@@ -261,7 +261,7 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
                "mean": [_rounded(s.pr_mean) for s in data.systems.values()],
                "sample": [{"n": int(len(s.pr_queries)),
                            "queries": blocks.add(np.searchsorted(
-                               queries, id_strings(s.pr_queries)).astype(np.uint32)),
+                               queries, text_ids(s.pr_queries)).astype(np.uint32)),
                            "values": blocks.add(quantise(s.pr_sample, 0.0, 1.0).ravel())}
                           for s in data.systems.values()]},
         "drill": _drill(data, queries, where, blocks, doc_budget),
