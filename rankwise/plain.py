@@ -54,7 +54,6 @@ def markdown_text(text: str) -> str:
     return " ".join(text.split())
 
 
-
 def text_ids(ids: Any) -> np.ndarray:
     """Ids as an object array of Python strings, to match, sort or join by: numpy's
     fixed-width strings (``astype(str)``) drop trailing NUL characters, so ``'q'`` and

@@ -225,7 +225,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
     if table.num_rows == 0:
         raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
                          source=source)
-    if not _grades_read_as_parsed(table):
+    if lines is not None and not _grades_read_as_parsed(table):  # (else _misread checked)
         raise _locate_error(source, data, names, kind) or InputError(
             "expected integer relevance grades", source=source)
     return (table, lines, _first_data_line(data)) + (encoded or
