@@ -2,7 +2,8 @@
 (``qid Q0 docid rank score tag``), plain or gzip-compressed.
 
 Accepted as trec_eval 10 accepts them: fields separated by any mix of spaces and tabs, LF or
-CRLF line ends, blank lines, and comment lines whose first non-blank character is ``#``.
+CRLF line ends, blank lines, and comment lines whose first non-blank character is ``#``. A
+carriage return with text after it on its line ends a line (:func:`end_lines_at_lone_crs`).
 The fast path parses with pyarrow.csv straight into dictionary codes; files that need it are
 normalised first. Any bad line raises :class:`~rankwise.errors.InputError` naming the file,
 the line, the offending text and what was expected.
@@ -76,7 +77,7 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     score = to_numpy(table.column("score"), np.float64)
     rank = to_numpy(table.column("rank"), np.int32) if "rank" in table.column_names else None
     run = Run(codes, queries, table.column("docid"), source, lines, "line", score,
-              _run_name(name, first, source), rank)
+              name_of_run(name, first, source), rank)
     check_finite_scores(run)
     return run
 
@@ -155,12 +156,12 @@ def read_runs(paths: list[str], names: list[str | None]) -> list[Run] | None:
                                                           bounds[1:], queries):
         part = slice(first, last)
         runs.append(Run(codes[part], dictionary, docs.slice(first, last - first), str(path),
-                        None, "line", score[part], _run_name(name, _first_data_line(text), path),
+                        None, "line", score[part], name_of_run(name, first_data_line(text), path),
                         rank[part]))
     return runs
 
 
-def _run_name(name: str | None, first_line: str, source) -> str:
+def name_of_run(name: str | None, first_line: str, source) -> str:
     """A run's name: ``name``, else the tag of its first line, else its file's name."""
     fields = _FIELD_GAP.split(first_line.strip(" \t\r"))
     return name or (fields[5] if len(fields) > 5 else Path(source).name)
@@ -190,7 +191,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
             if table.num_rows:
                 codes, queries = encode_queries(table.column("qid"))
                 if not _misread(table, queries):
-                    return table, None, _first_data_line(head), codes, queries
+                    return table, None, first_data_line(head), codes, queries
         except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
             pass  # (OSError: a text file named .gz or .bz2, which pyarrow decompresses)
     data = _read_bytes(source)
@@ -228,7 +229,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
     if lines is not None and not _grades_read_as_parsed(table):  # (else _misread checked)
         raise _locate_error(source, data, names, kind) or InputError(
             "expected integer relevance grades", source=source)
-    return (table, lines, _first_data_line(data)) + (encoded or
+    return (table, lines, first_data_line(data)) + (encoded or
                                                        encode_queries(table.column("qid")))
 
 
@@ -292,17 +293,20 @@ def blank_or_control(column) -> bool:
     return False
 
 
-def _first_data_line(data: bytes) -> str:
-    """The first line of ``data`` (its first 64 KiB) that is neither blank nor a comment."""
-    end, start = min(len(data), 1 << 16), 0
-    while start < end:  # line by line: no list of every line of the block
-        stop = data.find(b"\n", start, end)
-        stop = end if stop < 0 else stop
-        line = data[start:stop].strip()
+def first_data_line(data: bytes) -> str:
+    """The first line of ``data`` (its first 64 KiB, a byte-order mark skipped) that is
+    neither blank nor a comment, without the blanks (spaces, tabs, CR) at its ends. Lines end
+    at LF and at CR (:func:`end_lines_at_lone_crs`: the pieces a CR at a line's end leaves
+    are blank)."""
+    start = len(_BOM) if data[:3] == _BOM else 0
+    for piece in _LINE_PIECE.finditer(data, start, min(len(data), 1 << 16)):
+        line = piece.group().strip(b" \t")
         if line and not line.startswith(b"#"):
             return line.decode("utf-8", "replace")
-        start = stop + 1
     return ""
+
+
+_LINE_PIECE = re.compile(rb"[^\r\n]+")
 
 
 def parse_block_size(size: int) -> int:
@@ -441,10 +445,32 @@ def _read_bytes(source: str, size: int = -1, checks: bool = True) -> bytes:
             raise InputError(f"corrupt or truncated gzip file ({exc})", source=source) from None
     if data[:3] == _BOM:  # trec_eval would read it as part of the first id; pyarrow skips it
         data = data[3:]
+    data = end_lines_at_lone_crs(data)
     if _NON_BLANK.search(data) is None:
         raise InputError("empty file", source=source)
     check_no_nul(data, source)
     return data
+
+
+_CR_BEFORE_TEXT = re.compile(rb"\r(?=[ \t\r]*[^ \t\r\n])")
+
+
+def end_lines_at_lone_crs(data: bytes | bytearray, start: int = 0, end: int | None = None):
+    """``data`` with each carriage return that has text after it on its line (within
+    ``data[start:end]``, whole lines) turned into a line feed, in place for a bytearray: such
+    a CR ends a line, as pyarrow's parse of rows and Spark's text reader read it
+    (``q1 0 d1 1\\rq1 0 d2 0`` is two lines, numbered so); a CR with only blanks after it on its
+    line (a CRLF's, ``\\r\\r\\n``) stays a blank. trec_eval reads every CR as a blank (a run line's
+    second row would be text after the tag, dropped). The same length, so offsets stay; one
+    ``memchr`` when the text holds no CR, two counts when every CR is a CRLF's."""
+    end = len(data) if end is None else end
+    if data.find(b"\r", start, end) < 0 or \
+            data.count(b"\r", start, end) == data.count(b"\r\n", start, end):
+        return data
+    out = data if isinstance(data, bytearray) else bytearray(data)
+    for cr in _CR_BEFORE_TEXT.finditer(data, start, end):
+        out[cr.start()] = 0x0A
+    return out if isinstance(data, bytearray) else bytes(out)
 
 
 def check_no_nul(data: bytes | bytearray, source: str, end: int | None = None,
@@ -492,6 +518,14 @@ _INTEGER = re.compile(INTEGER_TEXT)
 _FLOAT = re.compile(FLOAT_TEXT)
 
 
+#: The fields each kind's reader reads (by position): bytes that are not UTF-8 elsewhere (Q0
+#: or iter, the tag, text after it) are skipped, as the parse skips those fields.
+READ_FIELDS = {"run": (0, 2, 3, 4), "qrels": (0, 2, 3)}
+
+
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
 def _is_grade(text: str) -> bool:
     """Whether ``text`` is a grade as the parse reads one: ``INTEGER_TEXT`` within 64 bits."""
     return _INTEGER.fullmatch(text) is not None and -1 << 63 <= int(text) < 1 << 63
@@ -504,17 +538,19 @@ def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
     Problems in ``optional`` columns are not errors (the caller drops the column)."""
     expected = " ".join(names)
     numeric = {"score": _FLOAT} if kind == "run" else {"rel": _INTEGER}
+    read = READ_FIELDS[kind]
     for number, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return InputError("not valid UTF-8 text", source=source, line=number,
-                              value=raw.decode("utf-8", "replace"))
-        stripped = line.strip(" \t\r")  # what the parse strips and splits on, no more
-        if not stripped or stripped.startswith("#"):
+        stripped = raw.strip(b" \t\r")  # what the parse strips and splits on, no more
+        if not stripped or stripped.startswith(b"#"):
             continue
-        fields = _FIELD_GAP.split(stripped)
-        if len(fields) != len(names) and not (kind == "run" and len(fields) > len(names)):
+        line = stripped.decode("utf-8", "surrogateescape")  # bytes not UTF-8: U+DC80-U+DCFF
+        fields = _FIELD_GAP.split(line)
+        right_count = len(fields) == len(names) or (kind == "run" and len(fields) > len(names))
+        if _NOT_UTF8.search(line) and (not right_count or any(
+                _NOT_UTF8.search(fields[i]) for i in read)):
+            return InputError("not valid UTF-8 text", source=source, line=number,
+                              value=stripped.decode("utf-8", "replace"))
+        if not right_count:
             hint = ""
             if kind == "qrels" and len(fields) == 6:
                 hint = "; this looks like a run file passed as qrels"
@@ -522,7 +558,7 @@ def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
                     and fields[3].lstrip("-").isdigit():
                 hint = "; this looks like a qrels file passed as a run"
             return InputError(f"expected {len(names)} fields '{expected}', got {len(fields)}{hint}",
-                              source=source, line=number, value=stripped)
+                              source=source, line=number, value=line)
         for field_name, pattern in numeric.items():
             text = fields[names.index(field_name)]
             if not (_is_grade(text) if pattern is _INTEGER else pattern.fullmatch(text)):

@@ -12,7 +12,6 @@ import zlib
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,11 +20,13 @@ from ..core.arrow import compute, indices, take, to_numpy
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from ..io.tables import Run, check_finite_scores, encode_queries
-from ..io.trec import (RUN_FIELDS, arrow_parse, blank_or_control, check_no_nul, file_errors,
-                       has_comment_line, run_column_types)
+from ..io.trec import (RUN_FIELDS, arrow_parse, blank_or_control, check_no_nul,
+                       end_lines_at_lone_crs, file_errors, first_data_line, has_comment_line,
+                       name_of_run, run_column_types)
 from .helpers import block_cuts, chunks_of
 
 GZIP_MAGIC = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"
 
 
 DATA_LINE = re.compile(rb"(?m)^[ \t\r]*[^#\s]")
@@ -119,14 +120,19 @@ class RunReader:
         parsed into columns of their own before the next is read): a fresh block of text
         per read, joined to the carried text and cut, put three new blocks of memory through
         page faults each time (a 2.8 GB run: 4.6 s of kernel time; 1.2 s reusing one).
+        A CR with text after it on its line becomes a line end once its line is read whole
+        (:func:`~rankwise.io.trec.end_lines_at_lone_crs`), so blocks are cut, and lines
+        numbered, as the in-memory reader numbers them.
         """
         from ..io.trec import text_extent
 
         line = 1
         text_bytes = text_extent(self.path)[0]  # a small file: a buffer of its size
         step = min(self.chunk_bytes, text_bytes + 1) if text_bytes else self.chunk_bytes
-        buffer, kept = bytearray(), 0  # kept: bytes carried at the buffer's start
         with open_run_file(self.path) as handle:
+            buffer = bytearray(len(BOM))  # a byte-order mark is skipped, as in memory
+            kept = self._read_into(handle, memoryview(buffer))  # bytes carried at the start
+            kept = 0 if buffer == BOM else kept
             while True:
                 if len(buffer) < kept + step:  # grows only for a long query
                     grown = bytearray(max(kept + step, 2 * len(buffer)))
@@ -136,7 +142,9 @@ class RunReader:
                 end = kept + self._read_into(handle, memoryview(buffer)[kept:][:step])
                 if end == kept:
                     break
-                cut = last_query_start(buffer, buffer.rfind(b"\n", 0, end) + 1, one_query)
+                whole = buffer.rfind(b"\n", 0, end) + 1  # lines read whole, now known
+                end_lines_at_lone_crs(buffer, one_query, whole)
+                cut = last_query_start(buffer, whole, one_query)
                 if cut == 0:
                     kept = end
                     continue
@@ -145,7 +153,7 @@ class RunReader:
                 buffer[:end - cut] = buffer[cut:end]
                 kept = end - cut
         if kept:
-            rest = bytes(buffer[:kept])
+            rest = end_lines_at_lone_crs(bytes(buffer[:kept]))
             rest = rest if rest.endswith(b"\n") else rest + b"\n"
             yield rest, len(rest), line
 
@@ -343,9 +351,4 @@ def file_run_name(path: str) -> str:
             head = handle.read(1 << 16)
     except (EOFError, OSError, zlib.error):
         head = b""
-    for raw in head.split(b"\n"):
-        line = raw.strip()
-        if line and not line.startswith(b"#"):
-            fields_ = line.decode("utf-8", "replace").split()
-            return fields_[5] if len(fields_) > 5 else Path(path).name
-    return Path(path).name
+    return name_of_run(None, first_data_line(head), path)

@@ -48,7 +48,8 @@ FILE_ROWS = [
     ("score-with-underscore", None, RUN + "q2 Q0 d4 2 1_0 sys\n", 4, "1_0", "a number", "run"),
     ("vertical-tab-between-fields", None, RUN + "q2\x0bQ0 d4 2 0.5 sys\n", 4, "q2\x0bQ0",
      "expected 6 fields", "run"),
-    ("carriage-return-inside-a-line", None, RUN + "q2 Q0 d4\r2 0.5 sys\n", 4, "d4\r2",
+    # a CR with text after it ends a line, as pyarrow and Spark read it (trec_eval: a blank)
+    ("carriage-return-inside-a-line", None, RUN + "q2 Q0 d4\r2 0.5 sys\n", 4, "q2 Q0 d4",
      "expected 6 fields", "run"),
     # a NUL byte anywhere, not only in the first 64 KiB the file type is guessed from
     ("nul-byte-late-in-file", None, (RUN * 2000 + "q2 Q0 d\x009 5 0.1 sys\n").encode(), 6001, "",

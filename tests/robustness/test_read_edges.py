@@ -80,6 +80,87 @@ def test_a_missing_id_hidden_by_two_blanks_is_refused(tmp_path, kind):
     assert info.value.line == text.count("\n")
 
 
+# A CR with text after it on its line ends a line (pyarrow's rows and Spark's lines end there);
+# a CR with only blanks after it is a blank. Before, the careful path and the stream read such
+# a line as one: a comment swallowed the row after its CR, lines were misnumbered, a streamed
+# block could be cut inside a query.
+QRELS_CR = "q1 0 d1 1\rq1 0 d2 0 \r\n# c\rq2 0 d3 2\r\r\n\r"
+RUN_CR = "q1 Q0 d1 1 2.0 sys\r  q1 Q0 d2 2 1.0 sys\r\r\n#q2 Q0 d9 1 5.0 sys\rq2 Q0 d3 1 1.0 sys"
+
+
+@pytest.mark.parametrize("qrels_text, run_text", [
+    (QRELS_CR, RUN_CR),
+    (QRELS.replace("\n", "\r"), RUN.replace("\n", "\r")),  # classic Mac line ends only
+    ("q1 0 d1 1\r# c\n" + QRELS[10:], RUN.replace("sys\nq2", "sys\r#c\rq2")),
+], ids=["mixed", "cr-only", "comments-after-cr"])
+def test_a_carriage_return_before_text_ends_a_line_on_every_path(tmp_path, qrels_text,
+                                                                   run_text):
+    plain = _means(rankwise.evaluate(write(tmp_path, "q.txt", QRELS),
+                                     write(tmp_path, "r.txt", RUN), MEASURES))
+    for compress in (False, True):
+        qrels = write(tmp_path, f"qc{compress}.txt", qrels_text, compress)
+        run = write(tmp_path, f"rc{compress}.txt", run_text, compress)
+        assert _means(rankwise.evaluate(qrels, run, MEASURES)) == plain
+        for chunk_bytes in (1, 16, 1 << 20):
+            assert _means(evaluate_stream(qrels, run, MEASURES, chunk_bytes=chunk_bytes)) == \
+                plain
+    other = write(tmp_path, "other.txt", run_text.replace(" sys", " other"))
+    together = rankwise.evaluate(qrels, [run, other], MEASURES)  # several runs read at once
+    assert {m: together.mean(m, "sys") for m in MEASURES} == plain
+
+
+@pytest.mark.parametrize("head", ["", "# forces the careful path\n", "\t"],
+                         ids=["fast", "commented", "tabbed"])
+@pytest.mark.parametrize("bad, line, value, reason", [
+    ("q2 Q0 d3 1 x sys\n", 4, "x", "a number for the score"),
+    ("q2 Q0 d1 9 0.5 sys\n", 4, "d1", "appears twice"),
+    ("q2 Q0 d3\r1 0.5 sys\n", 4, "q2 Q0 d3", "expected 6 fields"),
+])
+def test_lines_after_a_carriage_return_are_numbered_alike_on_every_path(tmp_path, head, bad,
+                                                                         line, value, reason):
+    # lines 1-3: two rows split by a CR, then one; the bad line is line 4 (5 after the head)
+    text = "q1 Q0 d1 1 2.0 sys\rq1 Q0 d2 2 1.0 sys\nq2 Q0 d1 1 1.0 sys\n" + bad
+    text, value = (head + text, value) if head != "\t" else \
+        (text.replace(" Q0", "\tQ0"), value.replace(" Q0", "\tQ0"))
+    line += head.count("\n")
+    qrels = write(tmp_path, "q.txt", QRELS)
+    run = write(tmp_path, "r.txt", text)
+    errors = []
+    for evaluate in (rankwise.evaluate, *(lambda q, r, m, c=c: evaluate_stream(
+            q, r, m, chunk_bytes=c) for c in (1, 30, 1 << 20))):
+        with pytest.raises(InputError) as info:
+            evaluate(qrels, run, ["AP"])
+        errors.append((info.value.line, info.value.value, info.value.source))
+        assert reason in info.value.reason
+    assert errors == [(line, value, run)] * 4
+
+
+def test_bytes_not_utf8_where_no_field_is_read_never_hide_the_bad_line(tmp_path):
+    # they are skipped in comments, Q0 and the tag (as Spark skips them); before, the search
+    # for the line the parse refused named the first of them instead of the bad line
+    qrels = write(tmp_path, "q.txt", QRELS)
+    text = b"# \xff\nq1 Q0\xc3 d1 1 2.0 sys\xff\n"
+    run = write(tmp_path, "r.txt", text + b"q1 Q0 d2 2 high sys\n")
+    for evaluate in (rankwise.evaluate, lambda q, r, m: evaluate_stream(q, r, m, chunk_bytes=8)):
+        with pytest.raises(InputError, match="a number for the score") as info:
+            evaluate(qrels, run, ["AP"])
+        assert (info.value.line, info.value.value) == (3, "high")
+    for bad in (b"q1 Q0 d\xff2 2 1.0 sys\n", b"q1 Q0 d2\xff 2 1.0\n"):  # a field read; too few
+        with pytest.raises(InputError, match="not valid UTF-8") as info:
+            rankwise.evaluate(qrels, write(tmp_path, "r.txt", text + bad), ["AP"])
+        assert info.value.line == 3 and "\ufffd" in info.value.value
+
+
+def test_a_streamed_run_is_named_as_in_memory(tmp_path):
+    # a byte-order mark before a comment, a tag ending in a form feed (no field separator)
+    qrels = write(tmp_path, "q.txt", QRELS)
+    for text, name in (("\ufeff# c\n" + RUN, "sys"), ("# c\rq1 Q0 d1 1 2.0 run-a\n", "run-a"),
+                       (RUN.replace("sys\n", "sys\x0c\n"), "sys\x0c")):
+        run = write(tmp_path, "r.txt", text)
+        assert list(rankwise.evaluate(qrels, run, ["AP"]).systems) == [name]
+        assert list(evaluate_stream(qrels, run, ["AP"], chunk_bytes=8).systems) == [name]
+
+
 @pytest.mark.parametrize("grade", ["0x10", "0X1", "1_0", "+1", "9223372036854775808"])
 @pytest.mark.parametrize("shape", ["plain", "gzip", "commented", "large"])
 def test_grades_pyarrow_reads_but_trec_eval_does_not_are_refused(tmp_path, grade, shape):

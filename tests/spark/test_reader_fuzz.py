@@ -23,14 +23,13 @@ judged query). Three comparisons:
    (Spark quotes it instead of numbering it: docs/spark.md, "Limits"), or the same numbers,
    diagnostics and run name.
 
-Left out, where generated or met, what the in-memory reader reads otherwise than the format
-says (reported, not changed here): a hexadecimal rank its parse reads as a number, and where
-another line makes its parse fail, the lone CR, bytes that are not UTF-8 outside the fields
-it reads and an id with Unicode spaces and a quote, which its search for that line reads
-otherwise. By
-design (docs/spark.md, "Command line"): a U+FFFD character, refused by Spark, is not
-generated; a misnamed gzip file is refused by Spark; a line holding a lone CR is refused
-for its part before the CR.
+Lines are numbered as both readers split them: at LF, and at a CR with text after it on its
+line (``trec.end_lines_at_lone_crs``). Left out, where generated or met, what the in-memory
+reader reads otherwise than the format says (reported, not changed here): a hexadecimal rank
+its parse reads as a number, and where another line makes its parse fail, an id with Unicode
+spaces and a quote, which its search for that line reads otherwise. By design (docs/spark.md,
+"Command line"): a U+FFFD character, refused by Spark, is not generated; a misnamed gzip file
+is refused by Spark.
 """
 
 from __future__ import annotations
@@ -194,10 +193,9 @@ def make_file(rng: random.Random, kind: str, queries: list[str], faults: list,
     lines = _rows(rng, kind, queries, odd, variations)
     if odd:
         _legal_variations(rng, kind, lines, variations)
+    _line_breaks_and_bytes(rng, kind, lines, variations, odd)
     for fault in faults:
         fault(rng, kind, lines, variations)
-    if not faults:
-        _variations_of_clean_files(rng, kind, lines, variations, odd)
     if lines and rng.random() < 0.15:
         lines[-1].end = ""
         variations.add("no-final-newline")
@@ -304,27 +302,22 @@ def _legal_variations(rng, kind, lines, variations) -> None:
         variations.add("odd-ranks")
 
 
-def _variations_of_clean_files(rng, kind, lines, variations, odd: bool) -> None:
-    """Variations generated only in files without faults: the in-memory reader reads them as
-    a valid file's text, but next to a line its parse refuses it locates that line on its own
-    (a lone CR is then no line end, and it decodes whole lines, comments included). A run's
-    lone CR also only where the lines are otherwise single-space separated: its other parse
-    cuts a run line after six fields before it reads the lone CR as a line end."""
+def _line_breaks_and_bytes(rng, kind, lines, variations, odd: bool) -> None:
+    """Lone CRs (a CR ending any line, also the last: a line end where text follows it on
+    the line, else a blank) and (``odd``) bytes that are not UTF-8 in fields no reader reads
+    or in a comment line."""
     rows = [line for line in lines if line.fields]
-    ranks_read = "odd-ranks" not in variations
-    if odd and ranks_read and rng.random() < 0.15:  # bytes that are not UTF-8 in fields not read
+    if odd and rows and rng.random() < 0.15:
         line = rng.choice(rows)
         line.fields[rng.choice([1] + ([5] if kind == "run" else []))] += _bad_bytes(rng)
         variations.add("bytes-in-unread-fields")
-    if odd and ranks_read and rng.random() < 0.1:
+    if odd and rng.random() < 0.1:
         lines.insert(rng.randint(0, len(lines)), Line(text="# bytes " + _bad_bytes(rng)))
         variations.add("bytes-in-comments")
-    if rng.random() < 0.2 and (kind == "qrels" or not odd):  # between two rows, no blank
-        pairs = [i for i in range(len(lines) - 1) if lines[i].fields and lines[i + 1].fields
-                 and not lines[i].trail and not lines[i + 1].lead]
-        if pairs:
-            lines[rng.choice(pairs)].end = "\r"
-            variations.add("lone-cr")
+    if lines and rng.random() < 0.25:
+        for _ in range(rng.randint(1, 2)):
+            rng.choice(lines).end = "\r"
+        variations.add("lone-cr")
 
 
 # faults: each takes (rng, kind, lines, variations) and breaks the lines in one way
@@ -518,16 +511,20 @@ def text_of(data: bytes) -> bytes:
     return data[3:] if data[:3] == b"\xef\xbb\xbf" else data
 
 
+def numbered_lines(text: bytes) -> list[bytes]:
+    """A file's lines as both readers number them: ended by LF, or by a CR with text after it
+    on its line (a CR with only blanks after it is a blank)."""
+    return re.split(rb"\n|\r(?=[ \t\r]*[^ \t\r\n])", text)
+
+
 def lines_spark_keeps(text: bytes) -> list[int]:
-    """The line number (lines end at LF, as the in-memory reader numbers them) of each row
-    Spark reads: Spark's lines also end at a lone CR; blank and comment lines are dropped
-    unless they hold a NUL byte (refused)."""
+    """The line number of each row Spark reads: blank and comment lines are dropped unless
+    they hold a NUL byte (refused)."""
     kept = []
-    for number, line in enumerate(text.split(b"\n"), 1):
-        for piece in re.split(rb"\r(?!$)", line):
-            stripped = piece.strip(b" \t\r")
-            if b"\x00" in piece or (stripped and not stripped.startswith(b"#")):
-                kept.append(number)
+    for number, line in enumerate(numbered_lines(text), 1):
+        stripped = line.strip(b" \t\r")
+        if b"\x00" in line or (stripped and not stripped.startswith(b"#")):
+            kept.append(number)
     return kept
 
 
@@ -604,21 +601,12 @@ def _compare_read(f: TrecFile, memory, rows: list) -> str | None:
     differ = f"in memory: {memory}; Spark: line {line}: {spark_reason} ({spark_value!r})"
     if line != memory.line:
         return differ
-    if lone_cr_in_line(f, line):  # Spark's reason is that of the part before the CR
-        return None  # (docs/spark.md, "Command line")
     if reason(spark_reason) != reason(memory.reason):
         return differ
     if reason(memory.reason).startswith(("expected a number", "expected an integer",
                                          "score must be")) and spark_value != memory.value:
         return differ
     return None
-
-
-def lone_cr_in_line(f: TrecFile, line: int) -> bool:
-    """Whether line ``line`` of a file holds a CR before its end: a line end to Spark's text
-    reader (and to the in-memory reader's parse of rows), but not to its search of the line
-    its parse refuses."""
-    return re.search(rb"\r(?!\r*$)", text_of(f.data).split(b"\n")[line - 1]) is not None
 
 
 # ---------------------------------------------------------------------------- 2. the engines
@@ -793,11 +781,9 @@ def _compare_end_to_end(pair: Pair, memory) -> str | None:
         return None if reason(memory.reason) == reason(got.reason) else differ
     # a line: Spark quotes it (or its field) instead of numbering it (docs/spark.md, "Limits")
     blamed = pair.qrels if memory.source == pair.qrels.path else pair.run
-    line = text_of(blamed.data).split(b"\n")[memory.line - 1]
+    line = numbered_lines(text_of(blamed.data))[memory.line - 1]
     quoted = (got.value or "").replace("\ufffd", "")
-    same_reason = lone_cr_in_line(blamed, memory.line) or \
-        reason(got.reason) == reason(memory.reason)
-    if got.line is not None or not same_reason or \
+    if got.line is not None or reason(got.reason) != reason(memory.reason) or \
             quoted not in line.decode("utf-8", "replace").replace("\ufffd", ""):
         return differ
     return None
