@@ -78,8 +78,37 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     rank = to_numpy(table.column("rank"), np.int32) if "rank" in table.column_names else None
     run = Run(codes, queries, table.column("docid"), source, lines, "line", score,
               name_of_run(name, first, source), rank)
-    check_finite_scores(run)
+    check_finite_file_scores(run)
     return run
+
+
+def check_finite_file_scores(run: Run) -> None:
+    """:func:`~.tables.check_finite_scores` on a run read from a TREC file, the refused score
+    quoted as the file writes it (``1e400``, ``+NaN``, where the number read is inf, nan)."""
+    try:
+        check_finite_scores(run)
+    except InputError as error:
+        fields = _FIELD_GAP.split(file_line(run.source, error.line).strip(" \t\r"))
+        score = fields[4] if len(fields) > 4 else error.value
+        raise InputError(error.reason, source=error.source, line=error.line, value=score,
+                         unit=error.unit) from None
+
+
+def file_line(source: str, number: int) -> str:
+    """Line ``number`` of a TREC file, numbered as the readers number lines; '' where the
+    file cannot be read again (a pipe) or is shorter."""
+    if is_pipe(source):
+        return ""
+    try:
+        data = _read_bytes(source)
+    except InputError:
+        return ""
+    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 0x0A)
+    if not 1 <= number <= len(ends) + 1:
+        return ""
+    start = 0 if number == 1 else int(ends[number - 2]) + 1
+    stop = int(ends[number - 1]) if number <= len(ends) else len(data)
+    return data[start:stop].decode("utf-8", "replace")
 
 
 def write_run(run: Run, path: str | os.PathLike[str], tag: str | None = None) -> None:
@@ -497,11 +526,12 @@ _QUOTE_IN_IDS = re.compile(rb'(?m)^[ \t]*(?:[^ \t\n]+[ \t]+){0,2}[^ \t\n]*"[^\n]
 
 
 def _quoted_id(source: str, data: bytes) -> InputError | None:
-    """A run line with more than six fields and a double quote among its ids: an id with
-    spaces quoted as in CSV, which TREC files cannot hold (trec_eval would misread it)."""
+    """A run line with more than six fields (split as the parse splits them, on spaces and
+    tabs) and a double quote among its ids: an id with spaces quoted as in CSV, which TREC
+    files cannot hold (trec_eval would misread it)."""
     for match in _QUOTE_IN_IDS.finditer(data):
-        line = match.group(0).decode("utf-8", "replace").strip()
-        if len(line.split()) > len(RUN_FIELDS) and not line.startswith("#"):
+        line = match.group(0).decode("utf-8", "replace").strip(" \t\r")
+        if len(_FIELD_GAP.split(line)) > len(RUN_FIELDS) and not line.startswith("#"):
             number = data.count(b"\n", 0, match.start()) + 1
             return InputError("ids cannot contain spaces in a TREC file (quoted ids are not "
                               "part of the format)", source=source, line=number, value=line)

@@ -39,9 +39,6 @@ QRELS_SCHEMA = "query string, doc string, relevance double"
 #: A line holding a NUL byte, comment or not: the in-memory reader refuses the file.
 NOT_TEXT = "not a text file (contains NUL bytes)"
 QUOTED = "ids cannot contain spaces in a TREC file (quoted ids are not part of the format)"
-#: The characters Python's ``str.split()`` splits on, as a Java regular expression's class.
-_PYTHON_SPACE = (r"[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f"
-                 r"\u3000]")
 FORMATS = ("auto", "trec", "parquet")
 
 
@@ -79,10 +76,8 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
                            F.when(qrels_like, F.lit("; this looks like a qrels file passed as "
                                                     "a run")).otherwise(F.lit("")))
     # an id with spaces quoted as in CSV: a quote in the first three fields, more than six
-    # words (split as the in-memory reader splits them here, on Python's whitespace)
-    words = F.split(F.regexp_replace(line, f"^{_PYTHON_SPACE}+|{_PYTHON_SPACE}+\\z", ""),
-                    f"{_PYTHON_SPACE}+")
-    quoted = (F.size(words) > 6) & line.rlike('^(?:[^ \t]+[ \t]+){0,2}[^ \t]*"')
+    # fields (spaces and tabs split them, as in the parse)
+    quoted = (n > 6) & line.rlike('^(?:[^ \t]+[ \t]+){0,2}[^ \t]*"')
     bad = (F.when(line.contains("\x00"), _problem(NUL_BYTE, F.lit(NOT_TEXT), line))
            .when(quoted, _problem(QUOTED_ID, F.lit(QUOTED), line))
            .when(_not_utf8(line, fields, (0, 2, 3, 4), n >= 6),
@@ -92,8 +87,7 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
                "expected a number for the score in field 'score'"), score_text))
            .when(F.isnan(score) | (F.abs(score) == float("inf")), _problem(
                NOT_FINITE, F.lit("score must be a finite number (NaN and null are missing "
-                                 "values)"),
-               F.when(F.isnan(score), "nan").when(score > 0, "inf").otherwise("-inf"))))
+                                 "values)"), score_text)))
     # a 32-bit integer, as the in-memory reader reads ranks (it drops the column otherwise)
     rank = F.when(rank_text.rlike(_whole(INTEGER_TEXT)), rank_text.try_cast("int"))
     df = _data_lines(spark, path).select(

@@ -20,8 +20,8 @@ from ..core.arrow import compute, indices, take, to_numpy
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from ..io.tables import Run, check_finite_scores, encode_queries
-from ..io.trec import (RUN_FIELDS, arrow_parse, blank_or_control, check_no_nul,
-                       end_lines_at_lone_crs, file_errors, first_data_line, has_comment_line,
+from ..io.trec import (RUN_FIELDS, arrow_parse, blank_or_control, check_finite_file_scores,
+                       check_no_nul, end_lines_at_lone_crs, file_errors, first_data_line, has_comment_line,
                        name_of_run, run_column_types)
 from .helpers import block_cuts, chunks_of
 
@@ -86,7 +86,10 @@ class Rows:
         run = Run(query_code=codes, query_dict=query_dict, docs=self.doc, source=source,
                   row_lines=self.line, row_unit=self.unit, score=self.score, name=name,
                   rank=self.rank)
-        check_finite_scores(run)
+        if self.unit == "line":
+            check_finite_file_scores(run)
+        else:
+            check_finite_scores(run)
         return run
 
 

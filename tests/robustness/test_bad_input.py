@@ -31,6 +31,7 @@ FILE_ROWS = [
     ("non-numeric-score", None, "q1 Q0 d1 1 high sys\n", 1, "high", "a number for the score", "run"),
     ("nan-score", None, "q1 Q0 d1 1 2.0 sys\nq1 Q0 d2 2 nan sys\n", 2, "nan", "finite", "run"),
     ("inf-score", None, "q1 Q0 d1 1 -inf sys\n", 1, "-inf", "finite", "run"),
+    ("score-beyond-double", None, RUN + "q2 Q0 d4 2 1e400 sys\n", 4, "1e400", "finite", "run"),
     ("non-integer-grade", "q1 0 d1 1\nq1 0 d2 0.5\n", None, 2, "0.5", "integer relevance grade", "qrels"),
     ("non-numeric-grade", "q1 0 d1 yes\n", None, 1, "yes", "integer relevance grade", "qrels"),
     ("duplicate-in-run", None, RUN + "q1 Q0 d1 3 0.5 sys\n", 4, "d1", "appears twice", "run"),

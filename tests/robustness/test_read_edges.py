@@ -151,6 +151,20 @@ def test_bytes_not_utf8_where_no_field_is_read_never_hide_the_bad_line(tmp_path)
         assert info.value.line == 3 and "\ufffd" in info.value.value
 
 
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_a_score_that_is_not_finite_is_quoted_as_written(tmp_path, compress):
+    # the number read is inf or nan; the message quotes the file's text
+    qrels = write(tmp_path, "q.txt", QRELS)
+    for score in ("1e400", "+NaN", "-1E999"):
+        text = "# c\r" + RUN.replace("2 1.0 sys", f"2 {score} sys")  # the score on line 3
+        run = write(tmp_path, "r.txt", text, compress)
+        for evaluate in (rankwise.evaluate,
+                         lambda q, r, m: evaluate_stream(q, r, m, chunk_bytes=16)):
+            with pytest.raises(InputError, match="finite number") as info:
+                evaluate(qrels, run, ["AP"])
+            assert (info.value.line, info.value.value) == (3, score)
+
+
 def test_a_streamed_run_is_named_as_in_memory(tmp_path):
     # a byte-order mark before a comment, a tag ending in a form feed (no field separator)
     qrels = write(tmp_path, "q.txt", QRELS)

@@ -188,14 +188,18 @@ def test_a_run_without_a_judged_query_before_its_duplicates(spark, tmp_path):
         "as 'x1', judged queries such as 'q1')")
 
 
-def test_a_quote_in_a_line_of_six_words_is_read(spark, tmp_path):
-    """The in-memory reader counts a quoted line's words as Python splits them (Unicode
-    spaces too): a run line whose seventh field is U+0085 has six, its quote is part of an
-    id; Spark counted seven fields and refused it as a quoted id."""
+def test_a_quoted_id_is_told_by_the_fields_the_parse_splits(spark, tmp_path):
+    """A line is refused as holding a quoted id where it has more than six fields split on
+    spaces and tabs, as the parse splits them, and a quote in its first three: Unicode spaces
+    split nothing. The in-memory reader once split such a line as Python splits words, on its
+    careful path only (a blank line sent the file there): a tag holding U+00A0 was refused
+    beside a blank line and read without one."""
+    for text in ('q1 Q0 d"q 1 2.0 sys\u00a0x\n', 'q1 Q0 d"q 1 2.0 sys\u00a0x\n\n'):
+        path = write(tmp_path, "run.txt", text)
+        spark_rows, memory_rows = read_by_both(spark, path, "run")
+        assert spark_rows == memory_rows and memory_rows[0] == [("q1", 'd"q', 2.0)]
     path = write(tmp_path, "run.txt", 'q1 Q0 d"q 1 2.0 sys \u0085\nq1 Q0 d2 2 1.0 sys\n')
-    spark_rows, memory_rows = read_by_both(spark, path, "run")
-    assert spark_rows == memory_rows
     with pytest.raises(rankwise.InputError, match="quoted ids"):
-        trec.read_run(write(tmp_path, "run.txt", 'q1 Q0 d"q 1 2.0 sys\u00a0x\n\n'))
-    (row,) = spark_io.read_run(spark, str(tmp_path / "run.txt"), name="x")[0].collect()
+        trec.read_run(path)
+    (row, _) = spark_io.read_run(spark, path, name="x")[0].collect()
     assert row[spark_io.BAD_COLUMN].startswith("2ids cannot contain spaces")

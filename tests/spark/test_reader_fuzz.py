@@ -24,12 +24,10 @@ judged query). Three comparisons:
    diagnostics and run name.
 
 Lines are numbered as both readers split them: at LF, and at a CR with text after it on its
-line (``trec.end_lines_at_lone_crs``). Left out, where generated or met, what the in-memory
-reader reads otherwise than the format says (reported, not changed here): a hexadecimal rank
-its parse reads as a number, and where another line makes its parse fail, an id with Unicode
-spaces and a quote, which its search for that line reads otherwise. By design (docs/spark.md,
-"Command line"): a U+FFFD character, refused by Spark, is not generated; a misnamed gzip file
-is refused by Spark.
+line (``trec.end_lines_at_lone_crs``). Left out, where generated, what the in-memory reader
+reads otherwise than the format says (reported, not changed here): a hexadecimal rank its
+parse reads as a number. By design (docs/spark.md, "Command line"): a U+FFFD character,
+refused by Spark, is not generated; a misnamed gzip file is refused by Spark.
 """
 
 from __future__ import annotations
