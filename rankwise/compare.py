@@ -15,6 +15,7 @@ import numpy as np
 
 from .conventions import Conventions
 from .errors import InputError
+from .messages import Message, as_id, joined, message
 from .plain import csv_field, markdown_text, plain, text_ids
 from .results import Result
 
@@ -177,7 +178,8 @@ class Comparison:
         Kendall's tau and RBO between the orderings of the systems under each two measures.
     warnings : list of str
         Pitfalls found: missing or undefined queries, cutoffs, few queries, a lead carried
-        by a handful of queries.
+        by a handful of queries. One that names ids is a :class:`~rankwise.messages.Message`,
+        which also knows where they stand (the HTML report isolates them).
     """
 
     def __init__(self, result: Result, measures: list[str], baseline: str | None, test: str, correction: str,
@@ -231,10 +233,10 @@ class Comparison:
             keep = ~np.isnan(scores).any(axis=0)
             if not keep.all():
                 lost = common[~keep]
-                self.warnings.append(
+                self.warnings.append(message(
                     f"{measure}: {len(lost)} queries have no value for some system (undefined, "
-                    f"e.g. no rating to compare) and are left out of its tests: "
-                    f"{_examples(lost)}")
+                    "e.g. no rating to compare) and are left out of its tests: ",
+                    _examples(lost)))
             scores = scores[:, keep]
             self.n_queries[measure] = scores.shape[1]
             sign = -1.0 if _lower_is_better(measure) else 1.0
@@ -260,14 +262,14 @@ class Comparison:
             union = np.union1d(union, q)
         left_out = np.setdiff1d(union, common)
         if len(left_out):
-            shown = [f"{q} (missing for "
-                     f"{', '.join(n for n in self.systems if not np.isin(q, ids[n]))})"
+            shown = [message(as_id(q), " (missing for ", joined(
+                         as_id(n) for n in self.systems if not np.isin(q, ids[n])), ")")
                      for q in left_out[:_EXAMPLES]]
             more = f", ... ({len(left_out) - _EXAMPLES} more)" if len(left_out) > _EXAMPLES else ""
-            self.warnings.append(
+            self.warnings.append(message(
                 f"{len(left_out)} queries are not evaluated for every system and are left out "
-                f"of the comparison: {', '.join(shown)}{more}; missing_queries='zero' "
-                "(trec_eval -c) scores judged queries missing from a run as 0")
+                "of the comparison: ", joined(shown), f"{more}; missing_queries='zero' "
+                "(trec_eval -c) scores judged queries missing from a run as 0"))
         matrix = {}
         for measure in self.measures:
             rows = []
@@ -452,17 +454,18 @@ class Comparison:
                                             is not None else r["test"].p_value)
                 for r in self.tests if r["measure"] == _canonical(measure)}
 
-    def describe(self) -> str:
+    def describe(self) -> Message:
         """One line: the test, the correction, alpha, the queries, the intervals, and the
         permutations and seed (or, for the randomization test, which p-values were exact)."""
         n = sorted(set(self.n_queries.values()))
         queries = "/".join(str(v) for v in n) or "0"
         correction = ("none (Tukey's HSD controls the family-wise error)" if self.multi
                       else self.correction)
-        against = f"against baseline {self.baseline}" if self.baseline else "all pairs"
-        return (f"{_TEST_NAMES[self.test]}, {against}, correction {correction}, "
-                f"alpha {self.alpha:g}, {queries} queries, {self.confidence:.0%} intervals "
-                f"({self.interval})" + self._resampling())
+        against = message("against baseline ", as_id(self.baseline)) if self.baseline \
+            else "all pairs"
+        return message(f"{_TEST_NAMES[self.test]}, ", against, f", correction {correction}, "
+                       f"alpha {self.alpha:g}, {queries} queries, {self.confidence:.0%} "
+                       f"intervals ({self.interval})", self._resampling())
 
     def _resampling(self) -> str:
         """The end of :meth:`describe`: permutations and seed where something is random; for
@@ -484,12 +487,13 @@ class Comparison:
             return f", exact ({vectors}), {self.permutations} bootstrap resamples{seed}"
         return f", exact ({vectors})"
 
-    def legend(self) -> str:
+    def legend(self) -> Message:
         """What the markers mean, the example made of this comparison's own labels."""
         labels = list(self.labels.values())[1:3] or ["b"]
-        return (f"x^{''.join(labels)}: significantly better than "
-                + " and ".join(f"system {label}" for label in labels) + " ("
-                + ", ".join(f"{v} = {k}" for k, v in self.labels.items()) + ")")
+        return message(f"x^{''.join(labels)}: significantly better than "
+                       + " and ".join(f"system {label}" for label in labels) + " (",
+                       joined(message(f"{v} = ", as_id(k)) for k, v in self.labels.items()),
+                       ")")
 
     # ------------------------------------------------------------------ writers
 
@@ -676,9 +680,9 @@ def _lower_is_better(measure: str) -> bool:
     return not parse_measure(measure).spec.higher_is_better
 
 
-def _examples(ids: np.ndarray) -> str:
-    shown = ", ".join(str(q) for q in ids[:_EXAMPLES])
-    return shown + (f", ... ({len(ids) - _EXAMPLES} more)" if len(ids) > _EXAMPLES else "")
+def _examples(ids: np.ndarray) -> Message:
+    return message(joined(as_id(q) for q in ids[:_EXAMPLES]),
+                   f", ... ({len(ids) - _EXAMPLES} more)" if len(ids) > _EXAMPLES else "")
 
 
 def _aligned(rows: list[list[str]]) -> list[str]:

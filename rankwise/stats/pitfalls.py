@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..messages import Message, as_id, message
 from .power import minimum_detectable_effect
 
 #: Below this many queries a paired test is weak (Buckley & Voorhees 2000; Sanderson & Zobel 2005).
@@ -98,7 +99,8 @@ def _slack(d: np.ndarray) -> float:
     return 1e-12 * max(1.0, float(np.abs(d).sum()))
 
 
-def carried_by_few_warning(measure: str, leader: str, other: str, d: np.ndarray) -> str | None:
+def carried_by_few_warning(measure: str, leader: str, other: str,
+                           d: np.ndarray) -> Message | None:
     """A warning when ``leader``'s higher mean rests on a handful of queries: removing at most
     ``max(1, 5% of n)`` of them erases its lead (the third seed article's MRR example: A's
     first relevant ranks 2, 3, 2, 3 give MRR 0.4167, B's 1, 10, 1, 15 give 0.5417, yet A is the
@@ -113,6 +115,7 @@ def carried_by_few_warning(measure: str, leader: str, other: str, d: np.ndarray)
     if k == 0 or k > max(1, math.floor(0.05 * n)):
         return None
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
-    return (f"{measure}: {leader} is ahead of {other} (mean difference {d.mean():.4f}) only "
-            f"because of {k} of {n} queries: without them it is not ahead ({leader} wins "
-            f"{wins}, loses {losses}); look at the per-query distribution, not only the mean")
+    return message(f"{measure}: ", as_id(leader), " is ahead of ", as_id(other),
+                   f" (mean difference {d.mean():.4f}) only because of {k} of {n} queries: "
+                   "without them it is not ahead (", as_id(leader), f" wins {wins}, loses "
+                   f"{losses}); look at the per-query distribution, not only the mean")
