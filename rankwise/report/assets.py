@@ -2,9 +2,9 @@
 
 The script draws every chart itself (SVG, and a canvas for the scatter), builds every table
 from the embedded data with DOM text nodes (never HTML strings: ids that contain markup show
-as text; a name or id inside other text is isolated, so its bidi characters stay in it), and
-needs no server: the data is an inline gzip-compressed block decoded with the browser's own
-``DecompressionStream``.
+as text; a name or id inside other text, a message's ids included, is isolated, so its bidi
+characters stay in it), and needs no server: the data is an inline gzip-compressed block
+decoded with the browser's own ``DecompressionStream``.
 """
 
 CSS = r"""
@@ -137,6 +137,9 @@ function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; 
 // fits (SVG titles), between U+2068 and U+2069.
 function iso(text) { return h('bdi', {text}); }
 function isolated(text) { return `\u2068${text}\u2069`; }
+// A message whose ids are known, its pieces alternating text and ids ([text, id, ..., text]),
+// with every id isolated.
+function message(pieces) { return pieces.map((piece, i) => (i % 2 ? iso(piece) : piece)); }
 function byId(id) { return document.getElementById(id); }
 function fmt(x, d) {
   if (x === null || x === undefined || Number.isNaN(x)) return '\u2013';
@@ -314,7 +317,7 @@ function renderHeader() {
   document.title = D.title;
   const head = byId('head');
   head.append(h('h1', {text: D.title}));
-  head.append(h('p', {class: 'muted'}, `Judgments: ${D.qrels}. Runs: `,
+  head.append(h('p', {class: 'muted'}, 'Judgments: ', iso(D.qrels), '. Runs: ',
     D.systems.map((sy, i) => [i ? ', ' : '', `${sy.label} = `, iso(sy.name)]),
     `. ${D.queries.length} queries. Written by rankwise ${D.version}.`));
   const changed = Object.keys(D.conventionsChanged);
@@ -371,8 +374,8 @@ function renderSummary() {
   });
   box.append(h('div', {class: 'scroll'}, table));
   if (C) {
-    box.append(h('p', {class: 'small muted', text: `Markers: ${C.legend}. Brackets: `
-      + `${percent(C.confidence)} confidence interval of the mean. ${C.describe}.`}));
+    box.append(h('p', {class: 'small muted'}, 'Markers: ', message(C.legend), '. Brackets: '
+      + `${percent(C.confidence)} confidence interval of the mean. `, message(C.describe), '.'));
     const tests = h('table', {id: 'tests'});
     tests.append(h('tr', {}, ['measure', 'system', 'vs', 'difference', 'CI', 'p', 'p adjusted',
       'd', 'wins/ties/losses', ''].map((t, j) => h('th', {class: j < 3 ? 'text' : null, text: t}))));
@@ -637,17 +640,19 @@ function renderTable() {
     filter,
     h('span', {class: 'small muted'}, iso(A.name), ' vs ', iso(B.name),
       ` on ${m}: ${wins} wins, ${losses} losses, ${rows.length} rows shown`)));
-  const cols = [['id', 'query'], ['a', `${A.label} ${A.name}`], ['b', `${B.label} ${B.name}`], ['diff', 'difference']];
+  // a name is isolated from the sort arrow the style sheet puts after it
+  const cols = [['id', 'query'], ['a', [`${A.label} `, iso(A.name)]],
+    ['b', [`${B.label} `, iso(B.name)]], ['diff', 'difference']];
   // wins or losses first is an order of the difference column, its direction the measure's
   const shown = key === 'gain' ? {key: 'diff', dir: dir * better(m)} : {key, dir};
   const head = h('tr', {});
   for (const [k, label] of cols) {
     const th = h('th', {class: k === 'id' ? 'text' : null, 'data-key': k,
       'aria-sort': shown.key === k ? (shown.dir > 0 ? 'ascending' : 'descending') : 'none'},
-      h('button', {class: 'sort', text: label, onclick: () => {
+      h('button', {class: 'sort', onclick: () => {
         S.sort = {key: k, dir: shown.key === k ? -shown.dir : (k === 'id' ? 1 : -1)};
         S.page = 0; renderTable();
-      }}));
+      }}, label));
     head.append(th);
   }
   const body = h('tbody', {class: 'rows'});
@@ -758,7 +763,7 @@ function renderDiagnostics() {
     const ok = h('details', {}, h('summary', {text: `checked, nothing found (${checks.filter(c => c.severity === 'ok').length})`}));
     for (const c of checks) {
       const item = h('div', {class: `check ${c.severity}`, 'data-code': c.code},
-        h('span', {class: 'badge', text: c.severity}), c.message,
+        h('span', {class: 'badge', text: c.severity}), message(c.message),
         c.examples.length ? h('span', {class: 'small muted'}, ' (e.g. ',
           c.examples.map((e, k) => [k ? ', ' : '', iso(e)]), ')') : null);
       (c.severity === 'ok' ? ok : card).append(item);
@@ -775,7 +780,10 @@ function renderDiagnostics() {
   });
   if (D.comparison && D.comparison.warnings.length) {
     const card = h('div', {class: 'card'}, h('h3', {text: 'Comparison'}));
-    for (const w of D.comparison.warnings) card.append(h('div', {class: 'check warning'}, h('span', {class: 'badge', text: 'warning'}), w));
+    for (const w of D.comparison.warnings) {
+      card.append(h('div', {class: 'check warning'},
+        h('span', {class: 'badge', text: 'warning'}), message(w)));
+    }
     box.append(card);
   }
 }

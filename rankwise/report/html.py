@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..messages import pieces
 from ..plain import plain
 from .assets import CSS, JS
 
@@ -252,7 +253,8 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
                      "diagnostics": plain(result.systems[name].diagnostics),
                      "summaryLine": summary_line(_WithChecks(result.systems[name], s.checks),
                                                  hint=False),
-                     "checks": [c.to_dict() for c in s.checks]}
+                     "checks": [dict(c.to_dict(), message=pieces(c.message))
+                                for c in s.checks]}
                     for name, s in data.systems.items()],
         "curves": {"k": data.max_k, "families": {
             family: [_rounded(s.curves[family]) for s in data.systems.values()]
@@ -399,10 +401,11 @@ def _comparison(comparison) -> dict[str, Any] | None:
     tests = [{"measure": r["measure"], "system": r["system"], "other": r["other"],
               **r["test"].to_dict(), "p_value_corrected": r["p_value_corrected"],
               "significant": r["significant"]} for r in comparison.tests]
-    return plain({"describe": comparison.describe(), "legend": comparison.legend(),
-                   "confidence": comparison.confidence, "baseline": comparison.baseline,
-                   "tests": tests, "warnings": comparison.warnings,
-                   "labels": comparison.labels})
+    return plain({"describe": pieces(comparison.describe()),
+                  "legend": pieces(comparison.legend()), "confidence": comparison.confidence,
+                  "baseline": comparison.baseline, "tests": tests,
+                  "warnings": [pieces(w) for w in comparison.warnings],
+                  "labels": comparison.labels})
 
 
 def _grade(x: float) -> float | int:

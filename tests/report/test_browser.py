@@ -368,3 +368,53 @@ def test_a_right_to_left_override_in_a_name_stays_inside_it(tmp_path, open_repor
         "AP per query: 6 queries evaluated by both; y better on 3, x\u202e better on 3")
     assert page.text_content("h1") == (
         "rankwise report: \u2068x\u202e\u2069, \u2068y\u2069 on qrels dict")
+
+
+
+def _bidi_report(tmp_path, names: list[str], query: str):
+    """Six shared queries and ``query``, judged but missing from the second run (so the
+    comparison warns, naming both), the judgments in a file named after ``query``."""
+    queries = [f"q{i}" for i in range(6)] + [query]
+    qrels = write(tmp_path, f"qrels{query}.txt",
+                  "".join(f"{q} 0 a 1\n{q} 0 b 0\n" for q in queries))
+    runs = {n: {q: {"a": float((i + j) % 2), "b": 0.5} for j, q in enumerate(queries)
+                if not (i == 1 and q == query)} for i, n in enumerate(names)}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=2)
+    return data, write_html(data, tmp_path / "bidi.html")
+
+
+#: the page's own words after an id: in the header, the summary's legend and test, a warning of
+#: the comparison, the drill-down's message, a precision-recall chart's title
+AFTER_IDS = [". Runs: ", " = ", ". Brackets: ", ", correction holm", " (missing for ",
+             "); missing_queries=", " in this report", ": mean and ", " (baseline)",
+             " better on ", " queries. Written"]
+
+_COPIED = """selector => {
+    const range = document.createRange();
+    range.selectNodeContents(document.querySelector(selector));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    return getSelection().toString();
+}"""
+
+
+def test_ids_in_the_comparisons_messages_stay_inside_them(tmp_path, open_report):
+    data, path = _bidi_report(tmp_path, ["x\u202e", "y\u202e"], "q\u202e")
+    page = open_report(path).page
+    page.fill("#drill-input", "r\u202e")
+    page.press("#drill-input", "Enter")
+    assert backwards(page, AFTER_IDS) == []
+    left_out = data.comparison.warnings[0]
+    assert left_out.startswith("1 queries are not evaluated for every system")
+    shown = page.locator("#diagnostics-body .check.warning").first
+    assert shown.text_content() == "warning" + left_out
+    assert shown.locator("bdi").all_text_contents() == ["q\u202e", "y\u202e"]
+    legend = "#summary-body p.small"
+    assert page.locator(legend).locator("bdi").all_text_contents() == [
+        "x\u202e", "y\u202e", "x\u202e"]  # a = x, b = y; against baseline x
+    # copied, the ids are themselves: no character added around them
+    assert page.evaluate(_COPIED, legend) == (
+        f"Markers: {data.comparison.legend()}. Brackets: 95% confidence interval of the mean. "
+        f"{data.comparison.describe()}.")
+    assert page.locator("#perquery th bdi").all_text_contents() == ["y\u202e", "x\u202e"]
+
