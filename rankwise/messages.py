@@ -65,3 +65,24 @@ def pieces(text: str) -> list[str]:
     """
     return list(text.pieces) if isinstance(text, Message) else [str(text)]
 
+
+def isolated(identifier: Any) -> str:
+    """An id between U+2068 and U+2069, for text that must stay a string (a page's title):
+    with a U+2068 before it for each U+2069 it holds unopened and a U+2069 after it for each
+    isolate it leaves open, so that its own isolates pair among themselves and the outer pair
+    stays whole (a paragraph separator in the id still ends the paragraph).
+
+    >>> print(ascii(isolated("x")), ascii(isolated("x\\u2069\\u202e")), ascii(isolated("\\u2067")))
+    '\\u2068x\\u2069' '\\u2068\\u2068x\\u2069\\u202e\\u2069' '\\u2068\\u2067\\u2069\\u2069'
+    """
+    text = str(identifier)
+    still_open = unopened = 0
+    for character in text:
+        if "\u2066" <= character <= "\u2068":
+            still_open += 1
+        elif character == "\u2069":
+            if still_open:
+                still_open -= 1
+            else:
+                unopened += 1
+    return "\u2068" * (unopened + 1) + text + "\u2069" * (still_open + 1)

@@ -84,6 +84,7 @@ td.loss { color: #a01e1e; }
 .check.warning .badge { color: var(--warn); }
 .check.note .badge { color: var(--note); }
 .check.ok .badge { color: var(--ok); }
+bdi { display: inline-block; max-width: 100%; overflow-wrap: anywhere; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; margin: 10px 0; }
 details > summary { cursor: pointer; color: var(--note); margin: 4px 0; }
 .error { color: #a01e1e; background: #fdecec; padding: 10px; border-radius: 4px; }
@@ -132,11 +133,13 @@ function put(e, attrs, kids) {
   }
 }
 function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
-// A name or id inside the page's own text, isolated so that its right-to-left or override
-// characters (U+202E) cannot reorder the text around it: a <bdi>, or where only a string
-// fits (SVG titles), between U+2068 and U+2069.
+// A name or id inside the page's own text, isolated so that its bidi characters (a
+// right-to-left override U+202E, an embedding, an isolate, a paragraph separator) cannot
+// reorder the text around it: a <bdi> laid out as an inline block (the style sheet), which is
+// a paragraph of its own. A plain <bdi> is not enough: a U+2069 in the id would end it early,
+// an isolate the id opens would take its end, and a U+2029 would end its paragraph. Where
+// only a string fits (SVG titles), a system's name comes isolated with U+2068 and U+2069.
 function iso(text) { return h('bdi', {text}); }
-function isolated(text) { return `\u2068${text}\u2069`; }
 // A message whose ids are known, its pieces alternating text and ids ([text, id, ..., text]),
 // with every id isolated.
 function message(pieces) { return pieces.map((piece, i) => (i % 2 ? iso(piece) : piece)); }
@@ -433,7 +436,7 @@ function renderPR() {
     series: vis.map(i => ({label: D.systems[i].name, color: color(i), dash: dash(i), ys: D.pr.mean[i]}))}));
   for (const i of vis) {
     const n = D.pr.sample[i].n;
-    const name = isolated(D.systems[i].name);
+    const name = D.systems[i].isolated;
     charts.append(lineChart({title: `${D.systems[i].label} ${name}: mean and ${n} queries`,
       xs, xName: 'recall', xLabel: 'recall', yLabel: 'interpolated precision', yMax: 1,
       width: 320, height: 250, faint: [{color: color(i), curves: prSample(i)}],
@@ -483,7 +486,7 @@ function renderDist() {
     if (!e.n) return;
     const cy = f.m.t + (r + 0.5) * ((f.H - f.m.t - f.m.b) / vis.length);
     const g = s('g', {class: 'box'});
-    g.append(s('title', {text: `${isolated(D.systems[i].name)}: p10 ${fmt(e.p10)}, `
+    g.append(s('title', {text: `${D.systems[i].isolated}: p10 ${fmt(e.p10)}, `
       + `p25 ${fmt(e.p25)}, `
       + `median ${fmt(e.median)}, p75 ${fmt(e.p75)}, p90 ${fmt(e.p90)}, mean ${fmt(e.mean)} `
       + `(${e.n} queries)`}));

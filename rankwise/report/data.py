@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..messages import isolated
 from ..plain import text_ids
 
 #: Measures of the report when none are given.
@@ -318,8 +319,8 @@ def _letter(i: int) -> str:
 
 
 def _title(source: str, systems: list[str]) -> str:
-    """The default title; each run name between U+2068 and U+2069, so that a right-to-left
-    override in one (U+202E) cannot reorder the rest of the title."""
-    shown = ", ".join(f"\u2068{name}\u2069" for name in systems[:4]) + (
+    """The default title; each run name isolated (between U+2068 and U+2069), so that a
+    right-to-left override in one (U+202E) cannot reorder the rest of the title."""
+    shown = ", ".join(isolated(name) for name in systems[:4]) + (
         f" and {len(systems) - 4} more" if len(systems) > 4 else "")
     return f"rankwise report: {shown} on {source}"

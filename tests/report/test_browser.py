@@ -418,3 +418,16 @@ def test_ids_in_the_comparisons_messages_stay_inside_them(tmp_path, open_report)
         f"{data.comparison.describe()}.")
     assert page.locator("#perquery th bdi").all_text_contents() == ["y\u202e", "x\u202e"]
 
+
+def test_an_ids_own_isolates_and_paragraph_breaks_stay_inside_it(tmp_path, open_report):
+    # a closing U+2069 would end the isolate around the id early, an opening U+2067 without
+    # its U+2069 would take that isolate's end for its own, and U+2029 ends the paragraph:
+    # each let the override after it, or the right-to-left letter, reach past the id
+    data, path = _bidi_report(tmp_path, ["x\u2069\u202e", "y\u2067\u05e9"], "q\u2029\u202e")
+    page = open_report(path).page
+    page.fill("#drill-input", "r\u2069\u202e")
+    page.press("#drill-input", "Enter")
+    between_names = "\u2069, \u2068"  # in the default title, where only a string fits
+    assert backwards(page, AFTER_IDS + [between_names]) == []
+    assert page.text_content("#diagnostics-body .check.warning") == (
+        "warning" + data.comparison.warnings[0])
