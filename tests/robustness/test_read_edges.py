@@ -58,13 +58,22 @@ def test_nul_byte_after_the_first_block_is_refused_when_streamed(tmp_path):
 def test_tabs_beside_spaces_separate_fields_on_every_path(tmp_path, qrels_text, run_text):
     # pyarrow's single-space parse kept '\td1' as the doc id where every line split into a
     # row's number of fields: the judgment was lost and P@1 fell to 0 without a word
+    _read_as_the_plain_files_on_every_path(tmp_path, qrels_text, run_text, [16])
+
+
+def _read_as_the_plain_files_on_every_path(tmp_path, qrels_text: str, run_text: str,
+                                           chunk_sizes: list[int]) -> None:
+    """The same means as QRELS and RUN: in memory, streamed in chunks of ``chunk_sizes``
+    bytes, plain and gzip, and with another run (several runs read at once)."""
     plain = _means(rankwise.evaluate(write(tmp_path, "q.txt", QRELS),
                                      write(tmp_path, "r.txt", RUN), MEASURES))
     for compress in (False, True):
         qrels = write(tmp_path, f"qt{compress}.txt", qrels_text, compress)
         run = write(tmp_path, f"rt{compress}.txt", run_text, compress)
         assert _means(rankwise.evaluate(qrels, run, MEASURES)) == plain
-        assert _means(evaluate_stream(qrels, run, MEASURES, chunk_bytes=16)) == plain
+        for chunk_bytes in chunk_sizes:
+            assert _means(evaluate_stream(qrels, run, MEASURES, chunk_bytes=chunk_bytes)) == \
+                plain
     other = write(tmp_path, "other.txt", run_text.replace(" sys", " other"))
     together = rankwise.evaluate(qrels, [run, other], MEASURES)  # several runs read at once
     assert {m: together.mean(m, "sys") for m in MEASURES} == plain
@@ -95,18 +104,7 @@ RUN_CR = "q1 Q0 d1 1 2.0 sys\r  q1 Q0 d2 2 1.0 sys\r\r\n#q2 Q0 d9 1 5.0 sys\rq2 
 ], ids=["mixed", "cr-only", "comments-after-cr"])
 def test_a_carriage_return_before_text_ends_a_line_on_every_path(tmp_path, qrels_text,
                                                                    run_text):
-    plain = _means(rankwise.evaluate(write(tmp_path, "q.txt", QRELS),
-                                     write(tmp_path, "r.txt", RUN), MEASURES))
-    for compress in (False, True):
-        qrels = write(tmp_path, f"qc{compress}.txt", qrels_text, compress)
-        run = write(tmp_path, f"rc{compress}.txt", run_text, compress)
-        assert _means(rankwise.evaluate(qrels, run, MEASURES)) == plain
-        for chunk_bytes in (1, 16, 1 << 20):
-            assert _means(evaluate_stream(qrels, run, MEASURES, chunk_bytes=chunk_bytes)) == \
-                plain
-    other = write(tmp_path, "other.txt", run_text.replace(" sys", " other"))
-    together = rankwise.evaluate(qrels, [run, other], MEASURES)  # several runs read at once
-    assert {m: together.mean(m, "sys") for m in MEASURES} == plain
+    _read_as_the_plain_files_on_every_path(tmp_path, qrels_text, run_text, [1, 16, 1 << 20])
 
 
 @pytest.mark.parametrize("head", ["", "# forces the careful path\n", "\t"],
