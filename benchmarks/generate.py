@@ -41,6 +41,10 @@ Three more shapes of the same data, for the other benchmark cases:
     relevance``): the same rows as the TREC files, as a binary columnar input; and
     ``run-int.parquet`` / ``qrels-int.parquet``, the same with each doc id's number as an
     integer (``d191800`` -> 191800), as recommender data usually holds item ids.
+``--messy``
+    ``run-messy.txt`` and ``qrels-messy.txt``: the same rows as the TREC files, written as
+    files from other systems often are, tab-separated with CRLF line ends (a format every
+    TREC reader takes, and rankwise reads on its careful path rather than its fast one).
 ``--arrays``
     ``arrays.npz`` instead of TREC files: learning-to-rank arrays ``y_true`` (grades 0-3) and
     ``y_score`` (float32, no ties), ``--queries`` rows of ``--depth`` candidates, the input
@@ -304,6 +308,17 @@ def arrays(queries: int, depth: int, seed: int, out: str) -> dict:
             "ties": int((np.diff(np.sort(score, axis=1), axis=1) == 0).sum())}
 
 
+def to_messy(out: str) -> dict:
+    """Write ``run-messy.txt`` and ``qrels-messy.txt``: the TREC files tab-separated, with
+    CRLF line ends (block by block, whole lines each)."""
+    for name in ("run", "qrels"):
+        with open(os.path.join(out, f"{name}.txt"), "rb") as src, \
+                open(os.path.join(out, f"{name}-messy.txt"), "wb") as dst:
+            for block in iter(lambda: src.readlines(1 << 24), []):
+                dst.write(b"".join(block).replace(b" ", b"\t").replace(b"\n", b"\r\n"))
+    return {"messy_run_mb": round(os.path.getsize(os.path.join(out, "run-messy.txt")) / 1e6, 1)}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=int, default=10_000, help="queries in the run")
@@ -318,6 +333,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="also write this many perturbed runs into OUT/runs/")
     parser.add_argument("--parquet", action="store_true",
                         help="also write run.parquet and qrels.parquet")
+    parser.add_argument("--messy", action="store_true",
+                        help="also write run-messy.txt and qrels-messy.txt (tabs, CRLF)")
     parser.add_argument("--arrays", action="store_true",
                         help="write learning-to-rank arrays (arrays.npz) instead of TREC files")
     args = parser.parse_args(argv)
@@ -331,6 +348,8 @@ def main(argv: list[str] | None = None) -> None:
             stats.update(many_runs(args.runs, args.seed, args.out))
         if args.parquet:
             stats.update(to_parquet(args.out))
+        if args.messy:
+            stats.update(to_messy(args.out))
     stats["seconds"] = round(time.perf_counter() - t0, 2)
     print(" ".join(f"{k}={v}" for k, v in stats.items()))
 

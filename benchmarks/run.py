@@ -60,6 +60,7 @@ class Case:
     tools: dict = field(default_factory=dict)
     doc_prefix: str = "d"  # doc ids: this prefix and a number
     judged_depth: int = 0  # only the top ranks judged (0: all)
+    messy: bool = False  # the TREC files tab-separated with CRLF line ends (generate --messy)
     by_name_only: bool = False  # not among 'all': run when named
 
     @property
@@ -87,7 +88,9 @@ class Case:
                                                                            "run.parquet")
         if self.kind == "many":
             return os.path.join(self.folder, "qrels.txt"), os.path.join(self.folder, "runs")
-        return os.path.join(self.folder, "qrels.txt"), os.path.join(self.folder, "run.txt")
+        suffix = "-messy" if self.messy else ""
+        return os.path.join(self.folder, f"qrels{suffix}.txt"), os.path.join(
+            self.folder, f"run{suffix}.txt")
 
     def run_lines(self) -> int:
         return self.queries * self.depth * max(self.runs, 1)
@@ -103,6 +106,8 @@ CASES = {c.name: c for c in [
     Case("10k-d1000", "trec", 10_000, depth=1000, tools=_TREC_TOOLS),
     Case("100k-long", "trec", 100_000, doc_prefix="msmarco_doc_00_", tools={
         "rankwise": "rankwise", "pytrec_eval": "rankwise", "read_floor": "rankwise"}),
+    Case("100k-messy", "trec", 100_000, messy=True, tools={
+        "rankwise": "rankwise", "pytrec_eval": "rankwise", "ir_measures": "rankwise"}),
     Case("many", "many", 50, runs=1000, tools={
         "rankwise_many": "rankwise_many", "pytrec_eval_many": "rankwise_many",
         "ranx_many": "rankwise_many", "ir_measures_many": "rankwise_many"}),
@@ -120,7 +125,7 @@ CASES = {c.name: c for c in [
         "rankwise_torchmetrics": "rankwise_torchmetrics",
         "torchmetrics": "rankwise_torchmetrics"}),
 ]}
-DEFAULT_CASES = "1k,10k,100k,10k-d1000,100k-long,many,parquet,arrays"
+DEFAULT_CASES = "1k,10k,100k,10k-d1000,100k-long,100k-messy,many,parquet,arrays"
 #: The distribution each peer comes from (a peer that is not installed is skipped).
 PEERS = {"pytrec_eval": "pytrec_eval-terrier", "ranx": "ranx", "ir_measures": "ir-measures",
          "sklearn": "scikit-learn", "torchmetrics": "torchmetrics"}
@@ -179,6 +184,8 @@ def ensure_data(case: Case) -> None:
         cmd += ["--runs", str(case.runs)]
     if case.kind == "parquet":
         cmd.append("--parquet")
+    if case.messy:
+        cmd.append("--messy")
     subprocess.run(cmd, check=True)
 
 

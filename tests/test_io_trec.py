@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import random
+import re
 
 import numpy as np
 import pytest
@@ -41,6 +43,42 @@ def test_whitespace_and_comment_variants_give_the_same_numbers(tmp_path, transfo
     expected = evaluate_text(tmp_path).per_query()
     got = evaluate_text(tmp_path, transform(QRELS), transform(RUN)).per_query()
     assert got == expected
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_messy_text_reads_as_the_clean_rows_with_their_own_lines(tmp_path, seed):
+    """Seeded mixes of blanks between fields and at line ends, LF, CRLF and lone-CR line
+    ends, blank and comment lines and text after the tag: the rows of the clean text, each
+    numbered with its own line (lines end at LF, and at a CR with text after it on its line);
+    and a bad score placed anywhere is refused at its line."""
+    rng = random.Random(seed)
+    rows = [[f"q{i // 7}", "Q0", f"d{i}", str(i % 7 + 1), f"{rng.random():.4f}", "sys"]
+            for i in range(60)]
+    blanks = [" ", "\t", "  ", " \t ", "\t\t", "   "]
+    pieces, at = [], []  # at: the piece of each row's text
+    for fields in rows:
+        while rng.random() < 0.3:  # blank and comment lines before the row
+            pieces += [rng.choice(["", " ", "\t", "# note", "  #q1 Q0 d1 1 1 x"]),
+                       rng.choice(["\n", "\r\n", "\r"])]
+        text = fields[0] + "".join(rng.choice(blanks) + f for f in fields[1:])
+        at.append(len(pieces))
+        pieces += [rng.choice(["", " ", "\t"]) + text + rng.choice(["", "", " extra text"])
+                   + rng.choice(["", " ", "\t\r"]), rng.choice(["\n", "\r\n", "\r"])]
+    numbered = re.split(r"\n|\r(?=[ \t\r]*[^ \t\r\n])", "".join(pieces))
+    lines = [next(n for n, text in enumerate(numbered, 1) if not text.strip().startswith("#")
+                  and re.search(rf"(^|[ \t])d{i}[ \t]", text)) for i in range(len(rows))]
+    run = rankwise.read_run(write(tmp_path, "run", "".join(pieces)))
+    clean = rankwise.read_run(write(tmp_path, "clean", "".join(" ".join(f) + "\n"
+                                                               for f in rows)))
+    assert run.query_dict.take(run.query_code).equals(clean.query_dict.take(clean.query_code))
+    assert run.docs.equals(clean.docs) and np.array_equal(run.score, clean.score)
+    assert np.array_equal(run.rank, clean.rank)
+    assert run.lines_of(np.arange(len(rows))).tolist() == lines
+    bad = rng.randrange(len(rows))
+    pieces[at[bad]] = pieces[at[bad]].replace(rows[bad][4], "high", 1)
+    with pytest.raises(InputError, match="a number for the score") as info:
+        rankwise.read_run(write(tmp_path, "bad", "".join(pieces)))
+    assert (info.value.line, info.value.value) == (lines[bad], "high")
 
 
 def test_gzip_inputs(tmp_path):
