@@ -17,7 +17,7 @@ import pytest
 import rankwise
 from rankwise.results import aggregate
 from rankwise.stream import evaluate_stream
-from tests.helpers import memory_short, spy
+from tests.helpers import memory_short, spy, write
 
 MEASURES = ["P@5", "P@10", "R@20", "AP", "AP@10", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref",
             "gm_map", "Success@5", "ERR@10", "NumQ", "NumRelRet", "IPrec@0.2", "infAP", "rbp",
@@ -269,6 +269,33 @@ def test_bad_lines_report_the_files_own_line(tmp_path, collection):
                 evaluate_stream(qrels, str(bad), ["AP"], chunk_bytes=chunk_bytes)
             assert str(streamed.value) == str(in_memory.value)
             assert message in str(streamed.value) and streamed.value.line == 152
+
+
+@pytest.mark.parametrize("qrels_text, run_text, expected", [
+    # a document twice in a chunk of queries not judged, and no judged query at all
+    ("q1 0 d1 1\n", "x1 Q0 d1 1 1 t\nx1 Q0 d1 2 0.5 t\nx2 Q0 d2 1 1 t\n", "no query in common"),
+    # a document twice in the first chunk, a bad line in the next
+    ("q1 0 d1 1\nq2 0 d1 1\n", "q1 Q0 d1 1 1 t\nq1 Q0 d1 2 0.5 t\nq2 Q0 d2 1 1\n",
+     "run.txt:3: expected 6 fields"),
+    # conflicting judgments of the first chunk's query, a bad line in the next chunk
+    ("q1 0 d1 1\nq1 0 d1 0\n", "q1 Q0 d1 1 1 t\nq3 Q0 d2 1 1\n", "run.txt:2: expected 6"),
+    # a document twice in the first chunk, conflicting judgments of a query no chunk holds
+    ("q1 0 d1 1\nq2 0 d1 1\nq2 0 d1 0\n", "q1 Q0 d1 1 1 t\nq1 Q0 d1 2 0.5 t\n",
+     "qrels.txt:3: document 'd1' judged twice"),
+], ids=["no-common-query", "bad-line-after-duplicate", "bad-line-after-conflict",
+        "conflict-after-duplicate"])
+def test_errors_come_in_the_order_of_one_pass(tmp_path, qrels_text, run_text, expected):
+    """One pass reads the whole run, then checks the judgments, then that a query is shared,
+    then ranks: a problem met evaluating a chunk is raised after those the rest of the run
+    and the judgments hold, as in memory."""
+    qrels, run = write(tmp_path, "qrels.txt", qrels_text), write(tmp_path, "run.txt", run_text)
+    with pytest.raises(rankwise.InputError) as in_memory:
+        rankwise.evaluate(qrels, run, ["AP"])
+    assert expected in str(in_memory.value)
+    for chunk_bytes in (1, 10 ** 9):
+        with pytest.raises(rankwise.InputError) as streamed:
+            evaluate_stream(qrels, run, ["AP"], chunk_bytes=chunk_bytes)
+        assert str(streamed.value) == str(in_memory.value)
 
 
 def test_empty_and_unrelated_runs(tmp_path, collection):

@@ -46,7 +46,10 @@ integers chunk by chunk, as in one pass.
 
 A query whose lines reappear after other queries raises :class:`NotGroupedError` (an
 :class:`~rankwise.errors.InputError`) naming the file, the line and the fix (sort the run by
-query, or evaluate it in memory).
+query, or evaluate it in memory). Other errors are those of :func:`rankwise.evaluate`, in its
+order: a problem met evaluating a chunk (conflicting judgments, a document ranked twice) is
+raised once the rest of the run is read, after any bad line of it, as one pass reads the run
+whole before it ranks.
 """
 
 from __future__ import annotations

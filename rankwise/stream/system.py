@@ -22,7 +22,7 @@ from ..measures import Measure
 from ..results import SystemResult, aggregate
 from .helpers import chunks_of, integer_docs
 from .judgments import Judgments
-from .order import SeenQueries
+from .order import NotGroupedError, SeenQueries
 from .readers import ParquetRunReader, Rows, RunReader
 
 #: Diagnostics counts that add up over chunks of whole queries (the others describe the
@@ -70,16 +70,33 @@ class SystemStream:
     def evaluate_rows(self, parts: Iterable[Rows], source: str, name: str,
                       no_rows: Callable[[], InputError]) -> SystemResult:
         """Every chunk of whole queries of ``parts``, merged (``no_rows()``: the error to
-        raise when there is none)."""
+        raise when there is none).
+
+        An error met evaluating a chunk (a document ranked twice, conflicting judgments) is
+        raised in the order of one pass, which reads the whole run, then checks the
+        judgments and that a query is shared, then ranks: after the rest of the run is read
+        (its bad lines first), and after those two checks."""
         first_row = None
+        refused: InputError | None = None
         for rows in parts:
             chunk = rows.to_run(source, name)
             if first_row is None:
                 first_row = (chunk.query_dict[0].as_py(), chunk.docs[0].as_py())
-            self._add(chunk, rows.rank is not None)
+            if refused is None:
+                try:
+                    self._add(chunk, rows.rank is not None)
+                except NotGroupedError:
+                    raise
+                except InputError as error:
+                    refused = error
+            else:
+                self.seen.add(chunk)  # whether a judged query comes, and the grouping
             del rows, chunk
         if first_row is None:
             raise no_rows()
+        if refused is not None:
+            self._check_judgments(source, first_row)
+            raise refused
         return self._finish(source, first_row, name)
 
     def _add(self, chunk: Run, has_rank: bool) -> None:
@@ -127,17 +144,22 @@ class SystemStream:
 
     # -------------------------------------------------------------- the end
 
-    def _finish(self, path: str, first_row: tuple[str, str], name: str) -> SystemResult:
-        seen = self.seen.judged_first_line >= 0
-        if not seen.any():  # the same error as rankwise.evaluate's
+    def _check_judgments(self, path: str, first_row: tuple[str, str]) -> None:
+        """Raise the error of rankwise.evaluate for conflicting judgments, else for a run
+        without a judged query; the judged queries no chunk held are checked too."""
+        if not (self.seen.judged_first_line >= 0).any():  # conflicts first, as in one pass
             rank(self.qrels, Run.from_columns([first_row[0]], [first_row[1]], [0.0],
                                               source=path), self.chunk_conv)
+        self.judgments.check_rest()
+
+    def _finish(self, path: str, first_row: tuple[str, str], name: str) -> SystemResult:
+        self._check_judgments(path, first_row)
+        seen = self.seen.judged_first_line >= 0
         missing = np.flatnonzero(~seen)
         scored = self.conv.missing_queries == "zero" and len(missing) > 0
         if scored:
             self._score_missing(missing, int(np.flatnonzero(seen)[0]))
 
-        self.judgments.check_rest()  # the judged queries no chunk held
         counts = dict(self.counts)
         if not self.rank_column:  # as the in-memory reader: no rank column, nothing checked
             counts["queries_rank_contradicts_score"] = 0
