@@ -21,7 +21,6 @@ comparisons:
 
 By design (docs/performance.md, "Streaming"): a gzip file cut short is refused when the
 streamed reading reaches the cut, so a bad line before it is reported instead.
-Disagreements of the readers being fixed are left out by name (``KNOWN``), and counted.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ import random
 import re
 import zlib
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +40,7 @@ from rankwise.io.trec import read_run
 from rankwise.stream import NotGroupedError, evaluate_stream
 from rankwise.stream.readers import RunReader, file_run_name
 from tests.helpers import memory_short
-from tests.spark.test_reader_fuzz import Pair, TrecFile, generate_pair
+from tests.spark.test_reader_fuzz import Pair, TrecFile, generate_pair, numbered_lines
 
 pytestmark = pytest.mark.slow
 
@@ -57,88 +55,12 @@ EVALUATION_CHUNKS = [1, 1 << 20]
 MEASURES = ["P@5", "AP", "nDCG@10", "RR", "Rprec", "Bpref", "R@10", "NumRet", "NumRel",
             "Judged@10"]
 BOM = b"\xef\xbb\xbf"
-HEADER_HINT = " (a header line? TREC files have none)"
 
 
 def text_of(data: bytes) -> bytes:
     """A file's text: decompressed (as far as a gzip file cut short goes), with its
     byte-order mark."""
     return zlib.decompressobj(31).decompress(data) if data[:2] == b"\x1f\x8b" else data
-
-
-# ---------------------------------------------------------------------------- known cases
-# Each takes the files read (the run last), the in-memory reading of the run and the
-# streamed outcome (None: not yet streamed), and says whether they are that case.
-
-
-def lone_cr(files: tuple[TrecFile, ...], memory, streamed) -> bool:
-    """A lone CR, in the run or the judgments (whose rows then outnumber their lines)."""
-    return any("lone-cr" in f.variations for f in files)
-
-
-def bom_kept(files: tuple[TrecFile, ...], memory, streamed) -> bool:
-    """A run starting with a byte-order mark: the streamed reader's cut, its test for data
-    lines and file_run_name take it for text."""
-    return text_of(files[-1].data).startswith(BOM)
-
-
-def run_name_split_apart(files: tuple[TrecFile, ...], memory, streamed) -> bool:
-    """file_run_name splits the first line at every Unicode blank, read_run at spaces and
-    tabs only."""
-    return isinstance(memory, tuple) and memory[-1] != file_run_name(files[-1].path)
-
-
-def header_hint_in_a_later_block(files: tuple[TrecFile, ...], memory, streamed) -> bool:
-    """A bad score on the first line of a block parsed slowly: the hint for line 1."""
-    return _both_refuse(memory, streamed) and streamed.line == memory.line != 1 and \
-        HEADER_HINT in streamed.reason and streamed.reason.replace(HEADER_HINT, "") == \
-        memory.reason
-
-
-def non_finite_score_first(files: tuple[TrecFile, ...], memory, streamed) -> bool:
-    """A score that is not finite before a bad line: refused in memory only once every line
-    parses."""
-    return _earlier(memory, streamed) and \
-        streamed.reason.startswith("score must be a finite number")
-
-
-def nul_after_a_bad_line(files: tuple[TrecFile, ...], memory, streamed) -> bool:
-    """A NUL byte after a bad line: looked for in memory in the whole text first."""
-    return _earlier(memory, streamed) and memory.reason.startswith("not a text file")
-
-
-def quoted_id_after_a_bad_line(files: tuple[TrecFile, ...], memory, streamed) -> bool:
-    """A quoted id after a bad line: looked for in memory in the whole text first."""
-    return _earlier(memory, streamed) and memory.reason.startswith("ids cannot contain")
-
-
-def _both_refuse(memory, streamed) -> bool:
-    return isinstance(memory, InputError) and isinstance(streamed, InputError) and \
-        streamed.source == memory.source
-
-
-def _earlier(memory, streamed) -> bool:
-    """Both refuse the run, streaming at an earlier line."""
-    return _both_refuse(memory, streamed) and None not in (streamed.line, memory.line) and \
-        streamed.line < memory.line
-
-
-#: Known disagreements of the readers (rankwise/io/trec.py, rankwise/stream/readers.py),
-#: left out until fixed: each entry can be removed on its own.
-KNOWN: dict[str, Callable[..., bool]] = {
-    "a lone CR (being fixed)": lone_cr,
-    "a byte-order mark kept by the streamed reader": bom_kept,
-    "the run name split at other blanks by file_run_name": run_name_split_apart,
-    "the header hint on a later block's first line": header_hint_in_a_later_block,
-    "a non-finite score before a bad line, refused later in memory": non_finite_score_first,
-    "a NUL byte after a bad line, refused first in memory": nul_after_a_bad_line,
-    "a quoted id after a bad line, refused first in memory": quoted_id_after_a_bad_line,
-}
-
-
-def known(files: tuple[TrecFile, ...], memory, streamed) -> str | None:
-    """The name of the known disagreement a reading is, if any."""
-    return next((name for name, case in KNOWN.items() if case(files, memory, streamed)), None)
 
 
 # ---------------------------------------------------------------------------- the corpus
@@ -164,8 +86,7 @@ def one_pass(corpus) -> dict[int, object]:
 
 
 def test_the_corpus_covers_every_variation_of_run_files(corpus):
-    """Every variation a run file can have, in files compared too (but those left out whole
-    while ``KNOWN`` holds them: a lone CR, a byte-order mark)."""
+    """Every variation a run file can have is generated."""
     run_variations = {
         "separators", "edge-blanks", "crlf", "lone-cr", "no-final-newline", "blank-lines",
         "comments", "bom", "odd-ids", "odd-queries", "number-syntax", "odd-ranks", "odd-tags",
@@ -175,12 +96,6 @@ def test_the_corpus_covers_every_variation_of_run_files(corpus):
         "truncated-gzip", "no-common-query", "text-named-gz", "gzip-named-txt"}
     seen = {v for pair in corpus for v in pair.run.variations}
     assert seen == run_variations, sorted(seen ^ run_variations)
-    compared: set[str] = set()
-    for f in (pair.run for pair in corpus):
-        read = memory_rows(f.path)
-        if known((f,), read, read) is None:
-            compared |= f.variations
-    assert compared >= run_variations - {"lone-cr", "bom"}, sorted(run_variations - compared)
 
 
 # ---------------------------------------------------------------------------- 1. the readers
@@ -272,13 +187,10 @@ def test_the_streamed_reader_reads_every_run_file_as_in_memory(corpus):
         outcome = "accepted" if not isinstance(memory, InputError) else \
             f"refused: {memory.reason.split(' (')[0][:40]}"
         for chunk_bytes in READ_CHUNKS:
-            streamed = streamed_rows(f.path, chunk_bytes)
-            case = known((f,), memory, streamed)
-            problem = case is None and read_difference(memory, streamed)
+            problem = read_difference(memory, streamed_rows(f.path, chunk_bytes))
             if problem:
                 mismatches.append(f"{f.name} {sorted(f.variations)} chunk_bytes={chunk_bytes}: "
                                   f"{problem}")
-            outcome = f"left out: {case}" if case else outcome
         outcomes[outcome] += 1
     assert not mismatches, "\n".join(mismatches)
     refused = [k for k in outcomes if k.startswith("refused")]
@@ -304,7 +216,7 @@ def reappearance(f: TrecFile) -> tuple[int, str] | None:
     the run is grouped by query."""
     ended: set[bytes] = set()
     last = None
-    for number, line in enumerate(text_of(f.data).removeprefix(BOM).split(b"\n"), 1):
+    for number, line in enumerate(numbered_lines(text_of(f.data).removeprefix(BOM)), 1):
         line = line.strip(b" \t\r")
         if not line or line.startswith(b"#"):
             continue
@@ -352,15 +264,12 @@ def compare_evaluations(corpus, one_pass, streamed_outcome, difference) -> Count
         outcome = "not grouped" if reappearance(pair.run) else \
             "accepted" if not isinstance(memory, InputError) else \
             "refused: the judgments" if memory.source == pair.qrels.path else "refused: the run"
-        files, read = (pair.qrels, pair.run), memory_rows(pair.run.path)
-        case = known(files, read, None)  # (a lone CR in the judgments breaks streaming)
-        for label, streamed in ([] if case else streamed_outcome(pair)):
-            case = case or known(files, read, streamed)
-            problem = case is None and difference(pair, memory, streamed)
+        for label, streamed in streamed_outcome(pair):
+            problem = difference(pair, memory, streamed)
             if problem:
                 mismatches.append(f"pair {pair.number} {sorted(pair.qrels.variations)} "
                                   f"{sorted(pair.run.variations)} {label}: {problem[:1500]}")
-        outcomes[f"left out: {case}" if case else outcome] += 1
+        outcomes[outcome] += 1
     assert not mismatches, "\n".join(mismatches)
     return outcomes
 

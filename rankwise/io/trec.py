@@ -95,20 +95,27 @@ def check_finite_file_scores(run: Run) -> None:
 
 
 def file_line(source: str, number: int) -> str:
-    """Line ``number`` of a TREC file, numbered as the readers number lines; '' where the
-    file cannot be read again (a pipe) or is shorter."""
+    """Line ``number`` of a TREC file, numbered as the readers number lines (LF, and a CR with
+    text after it, end one); '' where the file cannot be read again (a pipe) or is shorter.
+    Read line by line: only an error's message needs it, and the file may be larger than
+    memory."""
     if is_pipe(source):
         return ""
     try:
-        data = _read_bytes(source)
-    except InputError:
-        return ""
-    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 0x0A)
-    if not 1 <= number <= len(ends) + 1:
-        return ""
-    start = 0 if number == 1 else int(ends[number - 2]) + 1
-    stop = int(ends[number - 1]) if number <= len(ends) else len(data)
-    return data[start:stop].decode("utf-8", "replace")
+        with file_errors(source), open(source, "rb") as handle:
+            gzipped = handle.read(2) == _GZIP_MAGIC
+        with (gzip.open if gzipped else open)(source, "rb") as handle:
+            at = 1
+            for raw in handle:
+                lines = end_lines_at_lone_crs(raw.removesuffix(b"\n")).split(b"\n")
+                if number < at + len(lines):
+                    text = lines[number - at]
+                    return (text[3:] if number == 1 and text[:3] == _BOM else text).decode(
+                        "utf-8", "replace")
+                at += len(lines)
+    except (InputError, OSError, EOFError, zlib.error):
+        pass
+    return ""
 
 
 def write_run(run: Run, path: str | os.PathLike[str], tag: str | None = None) -> None:
@@ -599,6 +606,24 @@ def _is_grade(text: str) -> bool:
     return _INTEGER.fullmatch(text) is not None and -1 << 63 <= int(text) < 1 << 63
 
 
+HEADER_HINT = " (a header line? TREC files have none)"
+#: The problems a file can have that are found only by reading all of it (the first of each
+#: is reported): their order, as the in-memory reader meets them (the Spark readers rank them
+#: alike: spark.io.BAD_COLUMN). Any other problem of a line comes after these.
+_PROBLEMS_FIRST = ("not a text file", "ids cannot contain spaces")
+_PROBLEM_LAST = "score must be a finite number"
+
+
+def problem_rank(error: InputError) -> int:
+    """Where a problem of a file comes among those a reader can meet: a NUL byte anywhere
+    (0), a quoted id anywhere (1), a line that does not parse (2), a score that is not finite
+    (3). The in-memory reader reports the first problem of the lowest rank."""
+    for rank, start in enumerate(_PROBLEMS_FIRST):
+        if error.reason.startswith(start):
+            return rank
+    return 3 if error.reason.startswith(_PROBLEM_LAST) else 2
+
+
 def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
                   optional: tuple[str, ...] = ()) -> InputError | None:
     """Scan line by line for the first bad line; only runs after the fast parse has failed.
@@ -632,7 +657,7 @@ def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
             if not (_is_grade(text) if pattern is _INTEGER else pattern.fullmatch(text)):
                 what = "an integer relevance grade" if pattern is _INTEGER else \
                     "a number for the score"
-                header = " (a header line? TREC files have none)" if number == 1 else ""
+                header = HEADER_HINT if number == 1 else ""
                 return InputError(f"expected {what} in field '{field_name}'{header}",
                                   source=source, line=number, value=text)
     return None

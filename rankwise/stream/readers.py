@@ -20,9 +20,10 @@ from ..core.arrow import compute, indices, take, to_numpy
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from ..io.tables import Run, check_finite_scores, encode_queries
-from ..io.trec import (RUN_FIELDS, arrow_parse, blank_or_control, check_finite_file_scores,
-                       check_no_nul, end_lines_at_lone_crs, file_errors, first_data_line, has_comment_line,
-                       name_of_run, run_column_types)
+from ..io.trec import (HEADER_HINT, RUN_FIELDS, arrow_parse, blank_or_control,
+                       check_finite_file_scores, check_no_nul, end_lines_at_lone_crs,
+                       file_errors, first_data_line, has_comment_line, name_of_run,
+                       problem_rank, run_column_types)
 from .helpers import block_cuts, chunks_of
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -103,8 +104,28 @@ class RunReader:
         self.non_blank = False
 
     def __iter__(self) -> Iterator[Rows]:
-        parsed = (self._parse(*block) for block in self._blocks())
-        return prefetched(rows for rows in parsed if len(rows))
+        return prefetched(rows for rows in self._checked() if len(rows))
+
+    def _checked(self) -> Iterator[Rows]:
+        """The blocks' rows, their scores checked finite. Once a block is refused, no more
+        rows: the rest of the file is still read and parsed, and the problem the in-memory
+        reader reports raised, the first of its lowest :func:`~rankwise.io.trec.problem_rank`
+        (a NUL byte or a quoted id anywhere come before a bad line, a bad line before a
+        score that is not finite), as it reads the whole file before it checks the scores."""
+        refused: InputError | None = None
+        for block in self._blocks():
+            try:
+                rows = self._parse(*block)
+                if not np.isfinite(rows.score).all():
+                    check_finite_file_scores(rows.to_run(self.path, ""))
+            except InputError as error:
+                if refused is None or problem_rank(error) < problem_rank(refused):
+                    refused = error
+                continue
+            if refused is None:
+                yield rows
+        if refused is not None:
+            raise refused
 
     def no_lines_error(self) -> InputError:
         if self.non_blank:
@@ -214,7 +235,8 @@ class RunReader:
             try:
                 run = read_run(part)
             except InputError as exc:
-                raise InputError(exc.reason, source=self.path,
+                reason = exc.reason if first_line == 1 else exc.reason.replace(HEADER_HINT, "")
+                raise InputError(reason, source=self.path,
                                  line=None if exc.line is None else exc.line + first_line - 1,
                                  value=exc.value, unit=exc.unit) from None
         n = len(run)

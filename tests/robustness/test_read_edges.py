@@ -163,6 +163,28 @@ def test_a_score_that_is_not_finite_is_quoted_as_written(tmp_path, compress):
             assert (info.value.line, info.value.value) == (3, score)
 
 
+@pytest.mark.parametrize("text, line, reason", [
+    ("q1 Q0 d1 1 1 t\nq2 Q0 d1 1 x t\n", 2, "expected a number for the score in field 'score'"),
+    ("q1 Q0 d1 1 nan t\nq2 Q0 d1 1 1\n", 2, "expected 6 fields"),
+    ("q1 Q0 d1 1 1 t\nq2 Q0 d1 1 1\nq3 Q0 d\x001 1 1 t\n", 3, "not a text file"),
+    ("q1 Q0 d1 1 x t\nq2 Q0 \"d 1\" 1 1 t\n", 2, "ids cannot contain spaces"),
+], ids=["no-header-hint-after-line-1", "bad-line-before-non-finite", "nul-first",
+        "quoted-id-first"])
+def test_a_streamed_run_reports_the_problem_the_in_memory_reader_reports(tmp_path, text, line,
+                                                                         reason):
+    # the reader's order: a NUL byte or a quoted id anywhere, then the first line that does
+    # not parse, then the first score that is not finite; a block read on its own once took
+    # its first line for the file's (the hint for a header line), and streaming reported the
+    # first problem of the first block refused
+    qrels, run = write(tmp_path, "q.txt", QRELS), write(tmp_path, "r.txt", text)
+    for evaluate in (rankwise.evaluate, *(lambda q, r, m, c=c: evaluate_stream(
+            q, r, m, chunk_bytes=c) for c in (1, 1 << 20))):
+        with pytest.raises(InputError) as info:
+            evaluate(qrels, run, ["AP"])
+        assert info.value.line == line and info.value.reason.startswith(reason)
+        assert "header line" not in info.value.reason
+
+
 def test_a_streamed_run_is_named_as_in_memory(tmp_path):
     # a byte-order mark before a comment, a tag ending in a form feed (no field separator)
     qrels = write(tmp_path, "q.txt", QRELS)
