@@ -226,7 +226,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
             table = arrow_parse(source, names, types, keep, size)
             if table.num_rows:
                 codes, queries = encode_queries(table.column("qid"))
-                if not _misread(table, queries):
+                if not _misread(table, queries) and not _nul_after(source, len(head)):
                     return table, None, first_data_line(head), codes, queries
         except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
             pass  # (OSError: a text file named .gz or .bz2, which pyarrow decompresses)
@@ -287,6 +287,20 @@ def _parse_clean(source: str, data: bytes, clean: bytes, names: tuple[str, ...],
     if table is None and optional:
         table = parse(clean, optional)[0]
     return table, failure
+
+
+def _nul_after(source: str, start: int) -> bool:
+    """Whether a file holds a NUL byte from ``start`` on, where the fast parse would not see
+    it (in ``Q0``, ``iter`` or the tag, fields it does not keep): the careful path then names
+    its line, as every reader refuses the file. One ``memchr`` over a map of the file, 0.08 s
+    for the 494 MB of the 100k case's two files, about 1.7% of its CPU time."""
+    import mmap
+
+    with open(source, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size <= start:
+            return False
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return view.find(b"\x00", start) >= 0
 
 
 def _grades_read_as_parsed(table) -> bool:

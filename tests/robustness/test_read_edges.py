@@ -42,6 +42,20 @@ def test_comment_lines_shaped_like_rows_are_skipped_on_every_path(tmp_path, comp
     assert {m: together.mean(m, "sys") for m in MEASURES} == plain
 
 
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_a_nul_byte_in_a_field_never_read_is_refused_past_the_first_64_kib(tmp_path, kind):
+    # the fast parse keeps neither Q0 (iter) nor the tag: it once read such a file whole
+    # where the careful path, the streamed reader and Spark refuse it
+    row = "q1 0 d{} 1\n" if kind == "qrels" else "q1 Q0 d{} 1 2.0 sys\n"
+    text = "".join(row.format(i) for i in range(6000))
+    bad = "q1 0\x00 d9 1\n" if kind == "qrels" else "q1 Q0 d9 1 2.0 s\x00s\n"
+    path = write(tmp_path, "f.txt", text + bad)
+    reader = rankwise.read_qrels if kind == "qrels" else rankwise.read_run
+    with pytest.raises(InputError, match="not a text file") as info:
+        reader(path)
+    assert info.value.line == 6001 and len(text) > 1 << 16
+
+
 def test_nul_byte_after_the_first_block_is_refused_when_streamed(tmp_path):
     qrels = write(tmp_path, "q.txt", QRELS)
     run = write(tmp_path, "r.txt", (RUN + "q2 Q0 d\x009 2 0.5 sys\n").encode())
