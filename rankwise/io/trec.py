@@ -248,7 +248,7 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
                              source=source) from None
         table, failure = _parse_clean(source, data, clean, names, types, keep, optional)
         if table is None:
-            raise _locate_error(source, data, names, kind, optional) or InputError(
+            raise _locate_error(source, data, names, kind) or InputError(
                 f"cannot parse as a TREC {kind} file ({failure})", source=source) from None
     if table.num_rows == 0:
         raise InputError(f"no {kind} lines: the file holds only blank or comment lines",
@@ -638,11 +638,10 @@ def problem_rank(error: InputError) -> int:
     return 3 if error.reason.startswith(_PROBLEM_LAST) else 2
 
 
-def _locate_error(source: str, data: bytes, names: tuple[str, ...], kind: str,
-                  optional: tuple[str, ...] = ()) -> InputError | None:
-    """Scan line by line for the first bad line; only runs after the fast parse has failed.
-
-    Problems in ``optional`` columns are not errors (the caller drops the column)."""
+def _locate_error(source: str, data: bytes, names: tuple[str, ...],
+                  kind: str) -> InputError | None:
+    """Scan line by line for the first bad line; only runs after the parse has failed. The
+    rank column's numbers are not checked (a rank column without integers is dropped)."""
     expected = " ".join(names)
     numeric = {"score": _FLOAT} if kind == "run" else {"rel": _INTEGER}
     read = READ_FIELDS[kind]
