@@ -81,6 +81,30 @@ def test_messy_text_reads_as_the_clean_rows_with_their_own_lines(tmp_path, seed)
     assert (info.value.line, info.value.value) == (lines[bad], "high")
 
 
+@pytest.mark.parametrize("block", [1, 3, 4, 1 << 16])
+def test_the_first_bad_line_is_found_block_by_block(tmp_path, monkeypatch, block):
+    """The search for the line a parse refuses parses the text block by block and scans only
+    the blocks it refuses: what blocks before it hold and the parse takes (text after the tag,
+    a rank that is no integer, comments, tabs) is no error."""
+    from rankwise.io import trec
+
+    monkeypatch.setattr(trec, "LOCATE_BLOCK", block)
+    rows = [f"q1 Q0 d{i} {i} {10 - i}.0 sys" for i in range(1, 10)]
+    rows[1] += " text after the tag"
+    rows[4] = rows[4].replace(" 5 ", " 5.5 ")  # a rank that is no integer
+    rows[6] = "# a comment\t" + rows[6]
+    rows[7] = rows[7].replace(" ", "\t")
+    good = "\n".join(rows) + "\n"
+    assert rankwise.read_run(write(tmp_path, "good", good)).rank is None
+    with pytest.raises(InputError, match="a number for the score") as info:
+        rankwise.read_run(write(tmp_path, "bad", good + "q2 Q0 d1 1 x sys\n"))
+    assert info.value.line == 10
+    qrels = "".join(f"q1 0 d{i} 1\n" for i in range(8)) + "q1\t0 d9 0x10\nq1 0 d10 x\n"
+    with pytest.raises(InputError, match="integer relevance grade") as info:
+        rankwise.read_qrels(write(tmp_path, "qrels", qrels))
+    assert (info.value.line, info.value.value) == (9, "0x10")
+
+
 def test_gzip_inputs(tmp_path):
     result = rankwise.evaluate(write(tmp_path, "q.gz", QRELS, compress=True),
                                write(tmp_path, "r.gz", RUN, compress=True), ["P@2"])
