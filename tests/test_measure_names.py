@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import rankwise
 from rankwise import MeasureError, parse_measure, parse_measures
 
 SAME = [
@@ -47,6 +48,26 @@ def test_parameters():
     assert parse_measure("nDCG(gain={1:3,2:9})") == parse_measures("ndcg.1=3,2=9")[0]
 
 
+def test_huge_parameters_stay_floats_and_short_names():
+    """An integer-valued 1e308 was kept as a Python integer of 309 digits: the name printed
+    every digit, and numpy could not take the logarithm of such a base (a TypeError)."""
+    m = parse_measure("nDCG(base=1e308)")
+    assert str(m) == "nDCG(base=1e+308)" and parse_measure(str(m)) == m
+    assert dict(m.params) == {"base": 1e308} and isinstance(dict(m.params)["base"], float)
+    assert dict(parse_measure("P(rel=2.0)@5").params)["rel"] == 2  # small ones read as integers
+    value = rankwise.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [m]).mean(str(m))
+    assert value == 1.0
+
+
+@pytest.mark.parametrize("text, trec_name", [("IPrec@-0", "iprec_at_recall_0.00"),
+                                             ("Rprec_mult.-0.0", "Rprec_mult_0.00")])
+def test_negative_zero_levels_are_zero(text, trec_name):
+    """-0 as a recall level or multiple printed trec_eval's name as ..._-0.00, which no
+    parse reads."""
+    (m,) = parse_measures(text)
+    assert m.trec_name() == trec_name and parse_measure(trec_name) == m
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("nDGC@10", "closest: nDCG"),
     ("precison@10", "closest: precision"),
@@ -58,6 +79,9 @@ def test_parameters():
     ("Rprec@10", "takes no cutoff"),
     ("P(foo=1)@5", "has no parameter 'foo'"),
     ("IPrec@1.5", "between 0 and 1"),
+    ("RprecMult@inf", "between 0 and 2147483647"),
+    ("RprecMult@1e20", "between 0 and 2147483647"),
+    ("ERR(max_grade=1024)", "at most 1023"),
 ])
 def test_bad_names(text, fragment):
     if fragment is None:

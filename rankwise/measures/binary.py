@@ -8,10 +8,9 @@ Reference for each: the trec_eval source file named in its docstring.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from ..conventions import LONGEST_LIST
 from ..core.segments import count_within
 from .registry import family
 
@@ -144,7 +143,7 @@ def r_precision(lists, cutoff: None, rel: float) -> np.ndarray:
 
 @family("RprecMult", "Precision at m·R documents: the top floor(m·R + 0.9), 0 when that is 0 "
         "(trec_eval m_Rprec_mult.c).", cutoff="required", cutoff_type=float,
-        cutoff_name="multiple of R", cutoff_max=math.inf, params=REL,
+        cutoff_name="multiple of R", cutoff_max=LONGEST_LIST, params=REL,
         trec_cutoff_name="Rprec_mult_{cutoff}")
 def r_precision_multiple(lists, cutoff: float, rel: float) -> np.ndarray:
     """Rprec_mult_m = |relevant in the top c| / c, c = floor(m·R + 0.9) (trec_eval's rounding);

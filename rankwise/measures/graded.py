@@ -14,12 +14,9 @@ import numpy as np
 
 from ..core.segments import discounts, rank_within
 from ..errors import InputError
-from .registry import family
+from .registry import EXP_GAIN_MAX_GRADE, family
 
 GAIN = {"gain": None, "base": None}  # None: the conventions' gain and discount_base
-
-#: The largest grade whose exponential gain 2^g − 1 is a finite float64.
-EXP_GAIN_MAX_GRADE = 1023
 
 
 def check_exp_gain(top: float) -> None:

@@ -47,6 +47,8 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {}
+#: The largest grade whose exponential gain 2^g − 1 (and ERR's 2^g_max) is a finite float64.
+EXP_GAIN_MAX_GRADE = 1023
 
 
 def family(name: str, description: str, **options: Any) -> Callable:
@@ -188,7 +190,7 @@ def _show(value: Any) -> str:
         return "{" + ",".join(_show(v) for v in value) + "}"
     if isinstance(value, tuple):
         return "{" + ",".join(f"{_show(k)}:{_show(v)}" for k, v in value) + "}"
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and _exact_integer(value):
         return str(int(value))
     return str(value)
 
@@ -225,11 +227,9 @@ def _check_cutoff(spec: Family, cutoff: Any, shown: str) -> int | float:
         except (TypeError, ValueError):
             level = -1.0
         if not 0.0 <= level <= spec.cutoff_max:
-            top = f"between 0 and {spec.cutoff_max:g}" if math.isfinite(spec.cutoff_max) else \
-                "of at least 0"
-            raise MeasureError(f"{spec.name} needs a {spec.cutoff_name} {top}",
-                               source="measure", value=shown)
-        return level
+            raise MeasureError(f"{spec.name} needs a {spec.cutoff_name} between 0 and "
+                               f"{spec.cutoff_max:.10g}", source="measure", value=shown)
+        return level + 0.0  # -0.0 as 0.0, or trec_eval's name would read -0.00
     try:
         as_float = float(cutoff)
     except (TypeError, ValueError):
@@ -271,7 +271,16 @@ def _check_param(name: str, key: str, value: Any, shown: str) -> Any:
     if key in ("beta", "max_grade") and number <= 0:
         raise MeasureError(f"{name} parameter {key} must be positive", source="measure",
                            value=shown)
-    return int(number) if number.is_integer() else number
+    if key == "max_grade" and number > EXP_GAIN_MAX_GRADE:
+        raise MeasureError(f"{name} parameter max_grade must be at most {EXP_GAIN_MAX_GRADE} "
+                           "(2^g overflows above)", source="measure", value=shown)
+    return int(number) if _exact_integer(number) else number
+
+
+def _exact_integer(number: float) -> bool:
+    """Whether ``number`` is an integer a float holds exactly (beyond 2^53 it stays a float:
+    numpy computes with no Python integer of hundreds of digits)."""
+    return number.is_integer() and abs(number) <= 2 ** 53
 
 
 def _check_gain_map(name: str, value: Any, shown: str) -> tuple[tuple[float, float], ...]:

@@ -126,6 +126,9 @@ def test_no_query_in_common(tmp_path, capsys):
     ("nDCG(base=nan)", "finite number"),
     ("P(rel=inf)@5", "finite number"),
     ("ERR(max_grade=inf)", "finite number"),
+    ("ERR(max_grade=1e308)", "max_grade must be at most 1023"),  # not blamed on the judgments
+    ("RprecMult@1e20", "multiple of R between 0 and 2147483647"),  # not computed on overflow
+    ("Rprec_mult.inf", "multiple of R between 0 and 2147483647"),
     ("Utility(rel_ret=nan)", "finite number"),
     ("nDCG(gain={1:nan})", "finite numbers"),
     ("ndcg.-1=5", "grades must be 0 or more"),
