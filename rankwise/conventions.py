@@ -9,6 +9,7 @@ docs/conventions.md describes every field's effect on every measure.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -159,12 +160,10 @@ class Conventions:
                                            or not 1 <= self.max_depth <= LONGEST_LIST):
             _fail(f"max_depth must be a positive integer of at most {LONGEST_LIST} or None",
                   self.max_depth)
-        if isinstance(self.relevance_threshold, bool) or not isinstance(self.relevance_threshold,
-                                                                         (int, float)):
-            _fail("relevance_threshold must be a number", self.relevance_threshold)
-        if (isinstance(self.discount_base, bool) or not isinstance(self.discount_base, (int, float))
-                or not self.discount_base > 1):
-            _fail("discount_base must be a number greater than 1", self.discount_base)
+        if not _finite_number(self.relevance_threshold):
+            _fail("relevance_threshold must be a finite number", self.relevance_threshold)
+        if not _finite_number(self.discount_base) or not self.discount_base > 1:
+            _fail("discount_base must be a finite number greater than 1", self.discount_base)
         object.__setattr__(self, "family_overrides", _check_overrides(self.family_overrides))
 
     def with_options(self, **changes: Any) -> "Conventions":
@@ -222,9 +221,21 @@ def _normalise_gain(gain: Any) -> Any:
         _fail("gain must be linear, exponential or a map {grade: gain}", gain)
     pairs = gain.items() if isinstance(gain, dict) else gain
     try:
-        return tuple(sorted((float(k), float(v)) for k, v in pairs))
+        normalised = tuple(sorted((float(k), float(v)) for k, v in pairs))
     except (TypeError, ValueError):
         _fail("gain must be linear, exponential or a map {grade: gain}", gain)
+    if not all(math.isfinite(k) and math.isfinite(v) for k, v in normalised):
+        _fail("a gain map's grades and gains must be finite numbers", gain)
+    return normalised
+
+
+def _finite_number(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond every float
+        return False
 
 
 def _check_overrides(overrides: Any) -> tuple:

@@ -131,6 +131,21 @@ def test_invalid_values_are_refused():
             Conventions(**{field: bad})
 
 
+@pytest.mark.parametrize("field, bad, fragment", [
+    ("relevance_threshold", math.nan, "relevance_threshold must be a finite number"),
+    ("relevance_threshold", math.inf, "relevance_threshold must be a finite number"),
+    ("relevance_threshold", 10 ** 400, "relevance_threshold must be a finite number"),
+    ("discount_base", math.inf, "discount_base must be a finite number greater than 1"),
+    ("gain", {1: math.nan}, "gain map's grades and gains must be finite numbers"),
+    ("gain", {math.inf: 1}, "gain map's grades and gains must be finite numbers"),
+])
+def test_numbers_that_are_not_finite_are_refused(field, bad, fragment):
+    """As a measure's own rel=, base= and gain maps are: a NaN threshold made nothing relevant
+    without a word, an infinite base gave DCG = inf and nDCG = 0."""
+    with pytest.raises(InputError, match=fragment):
+        Conventions(**{field: bad})
+
+
 def test_json_round_trip_keeps_every_field():
     conv = Conventions(gain={1: 1, 2: 3}, ties="optimistic", family_overrides=(("nDCG", "gain",
                                                                               "exponential"),))

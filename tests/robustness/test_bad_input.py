@@ -233,6 +233,30 @@ def test_array_rows():
         rankwise.from_arrays([1, 0], [np.nan, 0.2])
 
 
+@pytest.mark.parametrize("args, usage, fragment", [
+    (["evaluate", "-l", "nan"], False, "relevance_threshold must be a finite number (got 'nan')"),
+    (["evaluate", "--discount-base", "inf"], False, "discount_base must be a finite number"),
+    (["evaluate", "--gain", "1=nan"], False, "gain map's grades and gains must be finite numbers"),
+])
+def test_bad_command_line(tmp_path, capsys, args, usage, fragment):
+    """Each was accepted: a NaN threshold made nothing relevant, an infinite base gave DCG
+    = inf."""
+    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+    command, *options = args
+    line = [command, qrels, run] + ([run] if command == "compare" else []) + options
+    if usage:  # argparse's usage, then one line
+        with pytest.raises(SystemExit) as info:
+            main(line)
+        assert info.value.code == 2
+        last = capsys.readouterr().err.splitlines()[-1]
+        assert last.startswith(f"rankwise {command}: error: ") and fragment in last
+    else:
+        assert main(line) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("rankwise: error: conventions: ") and fragment in err
+        assert err.count("\n") == 1
+
+
 # legal input that is reported rather than refused
 def test_rank_column_contradicting_scores_is_reported(tmp_path):
     run = write(tmp_path, "run.txt", "q1 Q0 d1 2 2.0 sys\nq1 Q0 d2 1 1.0 sys\nq2 Q0 d3 1 1 sys\n")
