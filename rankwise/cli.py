@@ -34,6 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    _refuse_options_left_empty(parser, args)
     try:
         return args.handler(args)
     except InputError as exc:
@@ -43,6 +44,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _refuse_options_left_empty(parser: argparse.ArgumentParser,
+                               args: argparse.Namespace) -> None:
+    """A usage error for ``--option=--``: argparse before Python 3.13 drops the ``--`` and
+    leaves the option an empty list, past its type and choices (3.13 reads the value ``--``)."""
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    command = commands.choices[args.command]
+    for action in command._actions:
+        value = getattr(args, action.dest, None)
+        given = value or () if isinstance(action, argparse._AppendAction) else [value]
+        if action.option_strings and action.nargs is None and [] in given:
+            command.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -90,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     co.add_argument("--correction", default="holm", metavar="METHOD",
                     help="holm (default), bonferroni, bh or none")
     co.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    co.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    co.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     co.add_argument("--permutations", type=_positive_int, default=10_000, metavar="N",
                     help="random permutations or bootstrap resamples per test (default 10000)")
     co.add_argument("--confidence", type=float, default=0.95,
@@ -250,12 +264,26 @@ def _measure_names(args: argparse.Namespace, default: list[str]) -> list[str]:
 def _gain(text: str):
     if text in ("linear", "exponential", "exp"):
         return text
+    gains: dict[float, float] = {}
     try:
-        pairs = [item.split("=") for item in text.split(",")]
-        return {float(g): float(v) for g, v in pairs}
+        for grade, gain in (item.split("=") for item in text.split(",")):
+            if float(grade) in gains:
+                raise argparse.ArgumentTypeError(f"grade {grade} given twice, in {text!r}")
+            gains[float(grade)] = float(gain)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected linear, exponential or grade=gain pairs like 1=1,2=3, got {text!r}") from None
+        raise argparse.ArgumentTypeError("expected linear, exponential or grade=gain pairs "
+                                         f"like 1=1,2=3, got {text!r}") from None
+    return gains
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
 
 
 def _positive_int(text: str) -> int:

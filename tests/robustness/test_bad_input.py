@@ -237,10 +237,15 @@ def test_array_rows():
     (["evaluate", "-l", "nan"], False, "relevance_threshold must be a finite number (got 'nan')"),
     (["evaluate", "--discount-base", "inf"], False, "discount_base must be a finite number"),
     (["evaluate", "--gain", "1=nan"], False, "gain map's grades and gains must be finite numbers"),
+    (["evaluate", "--gain", "1=2,1=3"], True, "argument --gain: grade 1 given twice"),
+    (["compare", "--seed", "-1"], True, "argument --seed: expected a non-negative integer"),
+    (["compare", "--correction=--"], True, "argument --correction: expected one argument"),
+    (["evaluate", "--format=--"], True, "argument -f/--format: expected one argument"),
 ])
 def test_bad_command_line(tmp_path, capsys, args, usage, fragment):
-    """Each was accepted: a NaN threshold made nothing relevant, an infinite base gave DCG
-    = inf."""
+    """Each was accepted (a NaN threshold made nothing relevant, a gain map kept the last of a
+    grade's gains), escaped as numpy's ValueError (a negative seed) or, as ``--option=--``
+    (an empty list on Python before 3.13), as a TypeError or the option's default."""
     qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
     command, *options = args
     line = [command, qrels, run] + ([run] if command == "compare" else []) + options
