@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..conventions import Conventions, resolve
+from ..core.order import float32_scores
 from ..core.segments import positions, segment_ids
 from ..errors import InputError
 
@@ -154,7 +155,7 @@ class Candidates:
         if self._perm is not None:
             score = score[self._perm]
         if conv.score_precision == "float32":
-            score = score.astype(np.float32).astype(np.float64)
+            score = float32_scores(score)
         return score
 
     def _order(self, score: np.ndarray, ties: str) -> np.ndarray:

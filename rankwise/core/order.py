@@ -18,6 +18,14 @@ from .segments import query_blocks, starts_of_runs, tied_neighbours
 ORDERING_TIES = ("docid_desc", "docid_asc", "input_order")
 
 
+def float32_scores(score: np.ndarray) -> np.ndarray:
+    """Scores as a peer that stores them as float32 compares them (``score_precision=
+    "float32"``): rounded to float32, as float64; beyond float32's range (3.4e38) infinite, as
+    a C cast makes them, without numpy's warning of the overflow."""
+    with np.errstate(over="ignore"):
+        return score.astype(np.float32).astype(np.float64)
+
+
 def ranking_order(run, ties: str) -> tuple[np.ndarray, np.ndarray]:
     """Row indices of ``run`` in ranked order, and the offsets of each query's block.
 

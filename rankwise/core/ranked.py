@@ -20,7 +20,7 @@ from .join import empty_queries, join_run, raise_duplicate, rows_to_keep
 from .judgments import JudgmentIndex, index_from_keys, index_judgments, query_ids_per_row
 from .keys import KeyCollision, exact_pair_keys
 from .lists import Diagnostics, RankedLists, ties_by_grade
-from .order import ORDERING_TIES, ranking_order_and_ties
+from .order import ORDERING_TIES, float32_scores, ranking_order_and_ties
 from .segments import distinct, positions, segment_of
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
 
     conv = conventions or Conventions()
     if conv.score_precision == "float32":  # compared as the peer stores them: may create ties
-        run = replace(run, score=run.score.astype(np.float32).astype(np.float64))
+        run = replace(run, score=float32_scores(run.score))
     if isinstance(judgments, Future):  # being indexed in another thread meanwhile
         index: JudgmentIndex | Future = judgments
     else:

@@ -30,6 +30,7 @@ from .keys import KeyCollision
 from .join import join_run
 from .judgments import JudgmentIndex
 from .lists import RankedLists, stack_lists
+from .order import float32_scores
 from .ranked import THREAD_MIN_ROWS, RunParts, assemble_lists, order_run, rank
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def rank_together(judgments: JudgmentIndex | Future, runs: list,
     """
     conv = conventions or Conventions()
     if conv.score_precision == "float32":  # as rank() does (which repeats it exactly)
-        runs = [replace(r, score=r.score.astype(np.float32).astype(np.float64)) for r in runs]
+        runs = [replace(r, score=float32_scores(r.score)) for r in runs]
     lists: list[RankedLists | None] = [None] * len(runs)
     groups = _stackable_groups(runs)
     for group in groups:

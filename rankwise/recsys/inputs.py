@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arrow import cast, compute, index_in, string_array, take, to_arrow
+from ..core.order import float32_scores
 from ..errors import InputError
 
 from .columns import (as_integers, as_strings, check_choice, encode, index_in_numbers, item_values,
@@ -312,7 +313,7 @@ def order_ties(lists: TopLists, item_ids: Any, conv: Any) -> TopLists:
 
     scores, ties = lists.scores, lists.ties
     if conv.score_precision == "float32":
-        scores = scores.astype(np.float32).astype(np.float64)
+        scores = float32_scores(scores)
         ties = count_ties(scores, lists.offsets)
     if ties == 0 or conv.ties == "input_order":
         return TopLists(lists.users, lists.offsets, lists.items, scores, ties, lists.source)

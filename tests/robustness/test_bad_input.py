@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -270,6 +271,16 @@ def test_rank_column_contradicting_scores_is_reported(tmp_path):
     diag = result.diagnostics["sys"]
     assert diag["queries_rank_contradicts_score"] == 1
     assert diag["examples"]["queries_rank_contradicts_score"] == ["q1"]
+
+
+def test_scores_beyond_float32_are_infinite_there_without_a_warning():
+    """With score_precision float32 a score beyond 3.4e38 is infinite, as the peer's float32
+    stores it; numpy's warning of the cast was printed on the command line."""
+    run = {"q": {"a": 1e39, "b": 2e39, "c": -1e200}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = rankwise.evaluate({"q": {"a": 1}}, run, ["RR"], score_precision="float32")
+    assert result.mean("RR") == 0.5  # a and b tie at infinity; b first (doc ids descending)
 
 
 def test_negative_grades_follow_trec_eval(tmp_path):
