@@ -184,7 +184,8 @@ class Result:
         return "\n".join(lines) + "\n"
 
     def to_json(self, indent: int | None = None) -> str:
-        """Everything, as JSON (NaN as null); :meth:`from_json` reads it back."""
+        """Everything, as JSON (NaN and infinities as null, which JSON has no number for, as
+        in compare's JSON); :meth:`from_json` reads it back."""
         from . import __version__
 
         data = {
@@ -297,14 +298,15 @@ def _trec_id(text: str) -> str:
 
 
 def _json_number(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
+    return None if value is None or not math.isfinite(value) else float(value)
 
 
 def _json_numbers(values: np.ndarray) -> list[float | None]:
-    """Per-query values for JSON: Python floats, NaN as None (one conversion for the array)."""
+    """Per-query values for JSON: Python floats, NaN and infinities as None (one conversion
+    for the array)."""
     out = values.tolist()
-    if np.isnan(values).any():
-        out = [None if v != v else v for v in out]
+    if not np.isfinite(values).all():
+        out = [v if math.isfinite(v) else None for v in out]
     return out
 
 

@@ -8,6 +8,7 @@ key) and the offending value. Rows that are legal input assert what is reported 
 from __future__ import annotations
 
 import gzip
+import json
 import math
 import warnings
 
@@ -271,6 +272,20 @@ def test_rank_column_contradicting_scores_is_reported(tmp_path):
     diag = result.diagnostics["sys"]
     assert diag["queries_rank_contradicts_score"] == 1
     assert diag["examples"]["queries_rank_contradicts_score"] == ["q1"]
+
+
+def test_values_beyond_float64_are_infinite_and_null_in_json(tmp_path, capsys):
+    """The squares of errors of 1e200 overflow float64: RMSE is infinite, which JSON has no
+    number for (to_json raised ValueError, and the command line printed its traceback)."""
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    run = write(tmp_path, "run.txt", "q1 Q0 d1 1 1e200 sys\nq2 Q0 d3 1 2.0 sys\n")
+    with np.errstate(over="ignore"):
+        result = rankwise.evaluate(qrels, run, ["RMSE"], per_query=True)
+        assert main(["evaluate", qrels, run, "-m", "RMSE", "-f", "json", "-q"]) == 0
+    assert result.per_query()["q1"]["RMSE"] == math.inf
+    data = json.loads(result.to_json())["systems"]["sys"]
+    assert data["aggregates"]["RMSE"] is None and data["per_query"]["values"]["RMSE"] == [None, 0]
+    assert json.loads(capsys.readouterr().out) == json.loads(result.to_json(indent=2))
 
 
 def test_scores_beyond_float32_are_infinite_there_without_a_warning():
