@@ -91,7 +91,7 @@ def compare(qrels: Any, runs: Any, measures: str | Sequence[str], baseline: str 
     """
     from .api import evaluate
 
-    _check_arguments(test, correction, alpha, permutations)
+    _check_arguments(test, correction, alpha, permutations, seed)
     result = evaluate(qrels, runs, measures, conventions, per_query=True,
                       missing_queries=missing_queries, **convention_overrides)
     return compare_result(result, baseline, test, correction, alpha, seed,
@@ -99,7 +99,8 @@ def compare(qrels: Any, runs: Any, measures: str | Sequence[str], baseline: str 
                           interval=interval, risk_alpha=risk_alpha)
 
 
-def _check_arguments(test: str, correction: str, alpha: float, permutations: int) -> None:
+def _check_arguments(test: str, correction: str, alpha: float, permutations: int,
+                     seed: int | None) -> None:
     from .stats.corrections import CORRECTIONS
 
     if test not in TESTS:
@@ -114,6 +115,10 @@ def _check_arguments(test: str, correction: str, alpha: float, permutations: int
     if not isinstance(permutations, (int, np.integer)) or permutations < 1:
         raise InputError("permutations must be a positive integer", source="permutations",
                          value=repr(permutations))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise InputError("seed must be a non-negative integer or None", source="seed",
+                         value=repr(seed))
 
 
 def compare_result(result: Result, baseline: str | None = None, test: str = "randomization",
@@ -123,7 +128,7 @@ def compare_result(result: Result, baseline: str | None = None, test: str = "ran
                    measures: Sequence[str] | None = None) -> "Comparison":
     """:func:`compare` on a :class:`~rankwise.Result` evaluated with ``per_query=True``
     (``measures``: a subset of its measures; default: all of them)."""
-    _check_arguments(test, correction, alpha, permutations)
+    _check_arguments(test, correction, alpha, permutations, seed)
     chosen = list(result.measures) if measures is None else [_canonical(m) for m in measures]
     unknown = [m for m in chosen if m not in result.measures]
     if unknown:

@@ -33,9 +33,9 @@ def register(commands) -> None:
     rep.add_argument("-o", "--output", default="report.html", help="the HTML file to write "
                      "(default report.html)")
     rep.add_argument("--title", help="title of the page")
-    rep.add_argument("--max-k", type=_positive, default=100, metavar="K",
+    rep.add_argument("--max-k", type=_positive_at_most(MAX_K), default=100, metavar="K",
                      help="largest K of the metric@K curves (default 100)")
-    rep.add_argument("--drill-depth", type=_positive, default=20, metavar="N",
+    rep.add_argument("--drill-depth", type=_positive_at_most(MAX_DEPTH), default=20, metavar="N",
                      help="ranks per query kept for the drill-down (default 20)")
     rep.add_argument("--pr-sample", type=_positive, default=100, metavar="N",
                      help="queries whose own precision-recall curves are drawn (default 100)")
@@ -56,13 +56,14 @@ def register(commands) -> None:
                      "(default figures)")
     plo.add_argument("--format", dest="formats", nargs="+", choices=("png", "svg", "pdf"),
                      default=["png", "svg", "pdf"], help="file formats (default: all three)")
-    plo.add_argument("--dpi", type=_positive, default=200, help="PNG resolution (default 200)")
+    plo.add_argument("--dpi", type=_positive_at_most(MAX_DPI), default=200,
+                     help="PNG resolution (default 200)")
     plo.add_argument("--figures", dest="kinds", nargs="+", metavar="KIND",
                      choices=("summary", "at-k", "pr", "distribution", "histogram", "scatter"),
                      default=["summary", "at-k", "pr", "distribution", "histogram", "scatter"],
                      help="which figures: summary, at-k, pr, distribution, histogram, scatter "
                      "(default all)")
-    plo.add_argument("--max-k", type=_positive, default=100, metavar="K",
+    plo.add_argument("--max-k", type=_positive_at_most(MAX_K), default=100, metavar="K",
                      help="largest K of the metric@K curves (default 100)")
     _statistics(plo)
     _add_column_options(plo)
@@ -101,12 +102,14 @@ def _inputs(parser: argparse.ArgumentParser) -> None:
 
 
 def _statistics(parser: argparse.ArgumentParser) -> None:
+    from ..cli import _seed
+
     parser.add_argument("--test", default="randomization", metavar="TEST",
                         help="significance test as for compare (default randomization)")
     parser.add_argument("--correction", default="holm", metavar="METHOD",
                         help="holm (default), bonferroni, bh or none")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
     parser.add_argument("--permutations", type=_positive, default=10_000, metavar="N",
                         help="permutations or resamples per test (default 10000)")
     parser.add_argument("--confidence", type=float, default=0.95,
@@ -143,6 +146,22 @@ def _digits(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a number of decimals from 0 to 17, got "
                                          f"{text!r}")
     return value
+
+
+#: The largest --max-k (a measure computed per K), --drill-depth (an array of queries x depth)
+#: and --dpi (a bitmap of 6.4 x 4.8 inches at that resolution) the commands take: beyond them
+#: memory runs out (--max-k 10^11 asked for 745 GiB).
+MAX_K, MAX_DEPTH, MAX_DPI = 10_000, 100_000, 2_400
+
+
+def _positive_at_most(most: int):
+    """An argparse type: a positive integer of at most ``most``."""
+    def parse(text: str) -> int:
+        value = _positive(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"expected at most {most}, got {text!r}")
+        return value
+    return parse
 
 
 def _positive(text: str) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rankwise.cli import main
 from rankwise.demo import run_demo
 from rankwise.report.html import read_payload
@@ -43,6 +45,20 @@ def test_report_command_refuses_bad_input(tmp_path, capsys):
     assert main(["report", qrels, bad, "-o", str(tmp_path / "y.html")]) == 2
     assert "bad.run:1:" in capsys.readouterr().err
     assert not (tmp_path / "y.html").exists()
+
+
+@pytest.mark.parametrize("command, option, value", [
+    ("report", "--max-k", "100000000000"), ("report", "--drill-depth", "100000000000"),
+    ("report", "--seed", "-1"), ("plot", "--dpi", "100000"), ("plot", "--max-k", "10001"),
+    ("plot", "--seed", "-1")])
+def test_sizes_beyond_memory_and_negative_seeds_are_usage_errors(tmp_path, capsys, command,
+                                                                 option, value):
+    # --max-k 10^11 asked numpy for 745 GiB; a negative seed ended in numpy's ValueError
+    qrels, a, b = files(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main([command, qrels, a, b, "-o", str(tmp_path / "out"), option, value])
+    assert info.value.code == 2
+    assert f"argument {option}: expected " in capsys.readouterr().err
 
 
 def test_demo_writes_the_html_report(tmp_path):

@@ -326,7 +326,8 @@ def test_bad_arguments():
     qrels, runs = collection(n=5, seed=6)
     for kwargs, message in [({"test": "anova"}, "unknown test"),
                             ({"correction": "sidak"}, "unknown correction"),
-                            ({"baseline": "nope"}, "baseline"), ({"alpha": 2}, "alpha")]:
+                            ({"baseline": "nope"}, "baseline"), ({"alpha": 2}, "alpha"),
+                            ({"seed": -1}, "seed must be"), ({"seed": 1.5}, "seed must be")]:
         with pytest.raises(rankwise.InputError, match=message):
             rankwise.compare(qrels, runs, ["AP"], **kwargs)
     with pytest.raises(rankwise.InputError, match="at least two systems"):
