@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     co.add_argument("--correction", default="holm", metavar="METHOD",
                     help="holm (default), bonferroni, bh or none")
     co.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    co.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    co.add_argument("--seed", type=seed_argument, default=0, help="random seed (default 0)")
     co.add_argument("--permutations", type=_positive_int, default=10_000, metavar="N",
                     help="random permutations or bootstrap resamples per test (default 10000)")
     co.add_argument("--confidence", type=float, default=0.95,
@@ -276,7 +276,8 @@ def _gain(text: str):
     return gains
 
 
-def _seed(text: str) -> int:
+def seed_argument(text: str) -> int:
+    """An argparse type: a random seed, a non-negative integer (numpy refuses others)."""
     try:
         value = int(text)
     except ValueError:

@@ -102,14 +102,14 @@ def _inputs(parser: argparse.ArgumentParser) -> None:
 
 
 def _statistics(parser: argparse.ArgumentParser) -> None:
-    from ..cli import _seed
+    from ..cli import seed_argument
 
     parser.add_argument("--test", default="randomization", metavar="TEST",
                         help="significance test as for compare (default randomization)")
     parser.add_argument("--correction", default="holm", metavar="METHOD",
                         help="holm (default), bonferroni, bh or none")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    parser.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=seed_argument, default=0, help="random seed (default 0)")
     parser.add_argument("--permutations", type=_positive, default=10_000, metavar="N",
                         help="permutations or resamples per test (default 10000)")
     parser.add_argument("--confidence", type=float, default=0.95,
