@@ -89,3 +89,14 @@ def test_bad_names(text, fragment):
         return
     with pytest.raises(MeasureError, match=fragment):
         parse_measures(text)
+
+
+@pytest.mark.parametrize("text", ["nDCG(base=\u0662)", "nDCG(base=1_0)", "IPrec@\u0660.1",
+                                  "nDCG(gain={1:1_0})", "P(,)@5", "nDCG(base=2,)"])
+def test_numbers_in_ascii_digits_and_no_empty_parameter(text):
+    # float() reads '1_0' as 10 and other scripts' digits, which a cutoff never took; an
+    # empty parameter between commas was dropped without a word
+    with pytest.raises(MeasureError):
+        parse_measure(text)
+    assert parse_measure("nDCG(base=1e1)") == parse_measure("nDCG(base=10)")
+    assert parse_measure("P()@5") == parse_measure("P@5")

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any, Iterable
 
 from ..errors import MeasureError
-from .registry import FAMILIES, Measure, make_measure
+from .registry import FAMILIES, Measure, as_number, make_measure
 
 # lower-case spelling -> (family, fixed parameters)
 ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -243,12 +243,12 @@ def _split_top_level(text: str) -> list[str]:
         else:
             current += ch
     parts.append(current)
-    return [p for p in parts if p.strip()]
+    return parts if text.strip() else []  # "()" holds none; "(,)" two empty ones (refused)
 
 
 def _number(text: str, whole: str) -> float:
     try:
-        return float(text)
+        return as_number(text)
     except ValueError:
         raise MeasureError("expected a number", source="measure", value=whole) from None
 

@@ -220,10 +220,25 @@ def make_measure(name: str, cutoff: Any = None, params: dict[str, Any] | None = 
     return Measure(name, cutoff, ordered)
 
 
+#: A number as measure strings write one: ASCII digits, an optional sign, point and exponent
+#: (and inf or nan, refused afterwards as not finite); Python's float() would also take
+#: ``1_0`` as 10 and other scripts' digits, which a cutoff never takes either.
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                          r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])\s*")
+
+
+def as_number(value: Any) -> float:
+    """``float(value)``, where a string must be written as :data:`_NUMBER_TEXT` says
+    (ValueError otherwise)."""
+    if isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value):
+        raise ValueError(f"not a number: {value!r}")
+    return float(value)
+
+
 def _check_cutoff(spec: Family, cutoff: Any, shown: str) -> int | float:
     if spec.cutoff_type is float:
         try:
-            level = float(cutoff)
+            level = as_number(cutoff)
         except (TypeError, ValueError):
             level = -1.0
         if not 0.0 <= level <= spec.cutoff_max:
@@ -255,7 +270,7 @@ def _check_param(name: str, key: str, value: Any, shown: str) -> Any:
         raise MeasureError("gain must be linear, exp or a map {grade:gain}", source="measure",
                            value=shown)
     try:
-        number = float(value)
+        number = as_number(value)
     except (TypeError, ValueError):
         raise MeasureError(f"{name} parameter {key} must be a number", source="measure",
                            value=shown) from None
