@@ -182,8 +182,9 @@ def test_a_score_that_is_not_finite_is_quoted_as_written(tmp_path, compress):
     ("q1 Q0 d1 1 nan t\nq2 Q0 d1 1 1\n", 2, "expected 6 fields"),
     ("q1 Q0 d1 1 1 t\nq2 Q0 d1 1 1\nq3 Q0 d\x001 1 1 t\n", 3, "not a text file"),
     ("q1 Q0 d1 1 x t\nq2 Q0 \"d 1\" 1 1 t\n", 2, "ids cannot contain spaces"),
+    ("q1 Q0 d1 1\nq2 Q0 \"d 1\" 1 1 t\n", 2, "ids cannot contain spaces"),
 ], ids=["no-header-hint-after-line-1", "bad-line-before-non-finite", "nul-first",
-        "quoted-id-first"])
+        "quoted-id-first", "quoted-id-before-a-short-line"])
 def test_a_streamed_run_reports_the_problem_the_in_memory_reader_reports(tmp_path, text, line,
                                                                          reason):
     # the reader's order: a NUL byte or a quoted id anywhere, then the first line that does
