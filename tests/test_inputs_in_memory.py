@@ -171,3 +171,18 @@ def test_a_query_given_with_no_document_is_evaluated_as_an_empty_list_and_counte
             diag["qrels_queries_without_judgments"], diag["queries_only_in_qrels"]) == (1, 2, 1, 0)
     only_empty = rankwise.evaluate(qrels, {"q2": {}}, ["P@1"])
     assert only_empty.mean("P@1") == 0.0
+
+
+@pytest.mark.parametrize("make", [pd.DataFrame, pl.DataFrame, pa.table],
+                         ids=["pandas", "polars", "arrow"])
+def test_a_frames_rank_column_is_checked_as_a_files(make, tmp_path):
+    """A run frame's ``rank`` column is read as a TREC file's rank field is: the queries whose
+    ranks contradict their scores are counted, with the JSON of the same run as text."""
+    run = {"query": ["q1", "q1", "q2", "q2"], "doc": ["d1", "d2", "d9", "d1"],
+           "rank": [1, 2, 1, 2], "score": [1.0, 3.0, 5.0, 4.0]}
+    text = tmp_path / "run.txt"
+    text.write_text("".join(f"{q} Q0 {d} {r} {s} sys\n" for q, d, r, s in zip(*run.values())))
+    expected = rankwise.evaluate(QRELS, {"sys": str(text)}, MEASURES, per_query=True)
+    got = rankwise.evaluate(QRELS, {"sys": make(run)}, MEASURES, per_query=True)
+    assert got.systems["sys"].diagnostics["queries_rank_contradicts_score"] == 1
+    assert got.to_json() == expected.to_json()

@@ -15,9 +15,14 @@ from typing import Any
 
 from ..errors import InputError
 from .nested import nested_columns
-from .parquet import is_parquet_path, read_parquet_qrels, read_parquet_run
+from .parquet import is_parquet_path, rank_values, read_parquet_qrels, read_parquet_run
 from .tables import Qrels, Run, check_finite_scores, check_grades
 from .trec import read_qrels, read_run
+
+
+#: A run frame's optional column of ranks, read as a TREC file's rank field and a Parquet
+#: run's ``rank`` column are: only to report queries whose ranks contradict their scores.
+RANK_COLUMN = "rank"
 
 
 def to_qrels(obj: Any, query: str = "query", doc: str = "doc",
@@ -49,7 +54,8 @@ def to_qrels(obj: Any, query: str = "query", doc: str = "doc",
 def to_run(obj: Any, name: str | None = None, query: str = "query", doc: str = "doc",
            score: str = "score") -> Run:
     """A run from a path (TREC text, or Parquet: see :mod:`.parquet`), a DataFrame/Arrow
-    table, a dict-of-dicts or a :class:`Run`."""
+    table (with an optional ``rank`` column, see RANK_COLUMN), a dict-of-dicts or a
+    :class:`Run`."""
     if isinstance(obj, Run):
         return obj if name is None or name == obj.name else _renamed(obj, name)
     if isinstance(obj, (str, os.PathLike)):
@@ -67,11 +73,14 @@ def to_run(obj: Any, name: str | None = None, query: str = "query", doc: str = "
             run = Run.from_columns(q, d, v, name=name or "run", source="run dict",
                                    row_unit="key")
         return replace(run, empty_queries=tuple(empty)) if empty else run
-    columns = _columns(obj, (query, doc, score), "run")
+    names = (query, doc, score)
+    columns = _columns(obj, names, "run", () if RANK_COLUMN in names else (RANK_COLUMN,))
     if columns is None:
         raise InputError("expected a run file path, a DataFrame, an Arrow table or a "
                          "{query: {doc: score}} dict", source="run", value=type(obj).__name__)
-    return Run.from_columns(*columns, name=name or "run", source=f"run {type(obj).__name__}")
+    run = Run.from_columns(*columns[:3], name=name or "run", source=f"run {type(obj).__name__}")
+    ranks = rank_values(columns[3]) if len(columns) > 3 else None
+    return run if ranks is None else replace(run, rank=ranks)
 
 
 def is_nested_run(obj: Any) -> bool:
@@ -116,9 +125,9 @@ def _from_nested(obj: Mapping, source: str
     return queries, docs, values, empty
 
 
-def _columns(obj: Any, names: tuple[str, str, str], what: str):
-    """Three columns of a pandas/polars DataFrame or Arrow table, as Arrow arrays; None if the
-    object is none of these."""
+def _columns(obj: Any, names: tuple[str, str, str], what: str, optional: tuple[str, ...] = ()):
+    """Three columns of a pandas/polars DataFrame or Arrow table, as Arrow arrays, then those
+    of ``optional`` it has; None if the object is none of these."""
     source = f"{what} {type(obj).__name__}"
     available, column = table_columns(obj, source)
     if column is None:
@@ -129,7 +138,7 @@ def _columns(obj: Any, names: tuple[str, str, str], what: str):
                          f"{', '.join(available)}); name the columns with "
                          f"query=, doc= and {'score' if what == 'run' else 'relevance'}=",
                          source=source)
-    return tuple(column(c) for c in names)
+    return tuple(column(c) for c in (*names, *(c for c in optional if c in available)))
 
 
 def table_columns(obj: Any, source: str
