@@ -186,3 +186,17 @@ def test_a_frames_rank_column_is_checked_as_a_files(make, tmp_path):
     got = rankwise.evaluate(QRELS, {"sys": make(run)}, MEASURES, per_query=True)
     assert got.systems["sys"].diagnostics["queries_rank_contradicts_score"] == 1
     assert got.to_json() == expected.to_json()
+
+
+def test_string_view_id_columns_are_strings():
+    """Arrow's string_view columns (as polars' newest Arrow output holds strings) are ids as
+    string columns are."""
+    def viewed(table):
+        for name in ("query", "doc"):
+            table = table.set_column(table.column_names.index(name), name,
+                                     table.column(name).cast(pa.string_view()))
+        return table
+
+    qrels = viewed(pa.Table.from_pylist(long_rows(QRELS, "relevance")))
+    run = viewed(pa.Table.from_pylist(long_rows(RUN, "score")))
+    assert rankwise.evaluate(qrels, run, MEASURES, per_query=True).per_query() == expected()

@@ -214,12 +214,20 @@ def _string_chunk(values, source: str, what: str, first_row: int):
         row = first_row + int(np.flatnonzero(to_numpy(values.is_null(), bool))[0])
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type) \
+            or _is_string_view(values.type) \
             or pa.types.is_null(values.type):  # no row at all: an empty string column
         values = cast(values, pa.string())
     elif not pa.types.is_string(values.type):
         raise InputError(f"{what} ids must be strings or integers", source=source,
                          value=str(values.type))
     return values
+
+
+def _is_string_view(kind) -> bool:
+    """Whether an Arrow type is string_view (pyarrow 16 on; polars may give it)."""
+    import pyarrow as pa
+
+    return hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind)
 
 
 def encode_queries(ids) -> tuple[np.ndarray, Any]:
