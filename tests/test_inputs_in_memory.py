@@ -200,3 +200,15 @@ def test_string_view_id_columns_are_strings():
     qrels = viewed(pa.Table.from_pylist(long_rows(QRELS, "relevance")))
     run = viewed(pa.Table.from_pylist(long_rows(RUN, "score")))
     assert rankwise.evaluate(qrels, run, MEASURES, per_query=True).per_query() == expected()
+
+
+def test_python_integers_beyond_int64_are_the_ids_of_uint64():
+    """An object column of Python integers beyond int64 (64-bit hashes), which pyarrow cannot
+    convert as int64, holds the ids a numpy uint64 column holds."""
+    ids = [(1 << 64) - 1, 1 << 63, 5]
+    qrels = {"q1": {str(ids[0]): 1, "5": 2}}
+    as_uint64 = pd.DataFrame({"query": ["q1"] * 3, "doc": np.array(ids, dtype=np.uint64),
+                              "score": [1.0, 3.0, 2.0]})
+    as_objects = as_uint64.assign(doc=pd.Series(ids, dtype=object))
+    expected = rankwise.evaluate(qrels, as_uint64, MEASURES, per_query=True).to_json()
+    assert rankwise.evaluate(qrels, as_objects, MEASURES, per_query=True).to_json() == expected

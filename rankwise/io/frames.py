@@ -150,11 +150,9 @@ def table_columns(obj: Any, source: str
     import sys
 
     if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
-        import pyarrow as pa
-
-        names, get = [str(c) for c in obj.columns], lambda c: pa.Array.from_pandas(obj[c])
+        names, get = [str(c) for c in obj.columns], lambda c: _pandas_column(obj[c], c, source)
     elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
-        names, get = list(obj.columns), lambda c: obj[c].to_arrow()
+        names, get = list(obj.columns), lambda c: _polars_column(obj[c])
     elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
         names, get = obj.column_names, obj.column
     else:
@@ -168,5 +166,47 @@ def table_columns(obj: Any, source: str
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"column {name!r} must hold one kind of value (all strings or "
                              f"all numbers): {exc}", source=source) from None
+        except pa.ArrowNotImplementedError as exc:
+            raise InputError(f"column {name!r} is of a type rankwise cannot read: {exc}",
+                             source=source) from None
+        except OverflowError:
+            raise InputError(f"column {name!r} holds integers beyond 64 bits (or negative "
+                             "ones with ones beyond int64); give such ids as strings",
+                             source=source) from None
 
     return names, column
+
+
+def _pandas_column(series: Any, name: str, source: str):
+    """A pandas column as Arrow; an object column of Python integers beyond int64 (64-bit
+    hashes) as uint64 where they all fit one, as a numpy uint64 column reads. Raises
+    InputError naming the row where an object column goes from strings to numbers or back,
+    and OverflowError for integers that fit no 64-bit type."""
+    import pyarrow as pa
+
+    try:
+        return pa.Array.from_pandas(series)
+    except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        values = series.tolist()
+        strings = [(i, isinstance(v, str)) for i, (v, missing) in
+                   enumerate(zip(values, series.isna().tolist())) if not missing]
+        row = next((i for i, string in strings if string != strings[0][1]), None)
+        if row is not None:
+            raise InputError(f"column {name!r} must hold one kind of value (all strings or "
+                             f"all numbers): {exc}", source=source, line=row, unit="row",
+                             value=repr(values[row])) from None
+        if isinstance(exc, OverflowError) and all(type(v) is int for v in values
+                                                  if v is not None):
+            return pa.array(values, pa.uint64())
+        raise
+
+
+def _polars_column(series: Any):
+    """A polars column as Arrow; an Object column (Python objects) raises
+    ArrowNotImplementedError: Arrow would hold the objects' addresses."""
+    import pyarrow as pa
+
+    if str(series.dtype) == "Object":
+        raise pa.ArrowNotImplementedError("a polars Object column holds Python objects; "
+                                          "give ids as strings or integers")
+    return series.to_arrow()

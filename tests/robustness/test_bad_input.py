@@ -213,13 +213,43 @@ def test_grades_too_large_for_exponential_gain(tmp_path, capsys):
 
 def test_columns_of_mixed_kinds_and_bad_arrays():
     run = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", 2], "score": [2.0, 1.0]})
-    with pytest.raises(InputError, match=r"run DataFrame: column 'doc' must hold one kind"):
+    with pytest.raises(InputError, match=r"run DataFrame, row 1: column 'doc' must hold one kind"):
         rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
     with pytest.raises(InputError, match=r"y_true, row 1: y_true must be a number"):
         rankwise.from_arrays(["1", "x", "0"], [0.3, 0.2, 0.1])
     for missing in (None, math.nan):
         with pytest.raises(InputError, match=r"query, row 1: missing query id"):
             rankwise.from_arrays([1, 0, 1], [0.3, 0.2, 0.1], query=[1, missing, 1])
+
+
+@pytest.mark.parametrize("doc, score, message", [
+    (["d1", None, 3], [2.0, 1.0, 0.5],
+     r"run DataFrame, row 2: column 'doc' must hold one kind of value .* \(got '3'\)"),
+    ([1 << 64, 2, "d3"], [2.0, 1.0, 0.5], r"run DataFrame, row 2: column 'doc' must hold one"),
+    ([1 << 64, 2, 3], [2.0, 1.0, 0.5],
+     r"run DataFrame: column 'doc' holds integers beyond 64 bits .*give such ids as strings"),
+    ([-1, 2, 1 << 63], [2.0, 1.0, 0.5], r"run DataFrame: column 'doc' holds integers beyond"),
+    (["d1", "d2", "d3"], np.array([2, 1, 0], dtype=complex),
+     r"run DataFrame: column 'score' is of a type rankwise cannot read"),
+], ids=["mixed", "mixed beyond int64", "beyond 64 bits", "beyond int64 and negative", "complex"])
+def test_frame_columns_arrow_cannot_type(doc, score, message):
+    """Each escaped as pyarrow's OverflowError or ArrowNotImplementedError, or named no row."""
+    run = pd.DataFrame({"query": ["q1"] * 3, "doc": pd.Series(doc, dtype=object),
+                        "score": score})
+    with pytest.raises(InputError, match=message):
+        rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
+
+
+def test_a_polars_object_column_is_refused():
+    """polars gives an Object column to Arrow as the objects' addresses: it was read as bytes
+    (ids) or refused as bytes that are no number (scores)."""
+    pl = pytest.importorskip("polars")
+    for name, values in (("doc", ["d1", 2]), ("score", [1.0, "x"])):
+        run = pl.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"], "score": [2.0, 1.0]})
+        run = run.with_columns(pl.Series(name, values, dtype=pl.Object))
+        with pytest.raises(InputError, match=rf"run DataFrame: column '{name}' is of a type "
+                                             "rankwise cannot read: a polars Object column"):
+            rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
 
 
 def test_depth_beyond_the_largest_is_refused(tmp_path, capsys):
