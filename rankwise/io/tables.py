@@ -300,12 +300,24 @@ def _encode_dictionary_queries(ids) -> tuple[np.ndarray, Any]:
 
 
 def _numeric(values: Any, source: str, what: str, unit: str) -> np.ndarray:
+    """A column of grades or scores as float64. An Arrow column must hold numbers (integers,
+    floats, decimals; nulls, which become NaN): booleans, strings, dates and nested values
+    are refused, as a file's or a dict's are."""
     import pyarrow as pa
 
-    if isinstance(values, (pa.Array, pa.ChunkedArray)) and not values.null_count and (
-            pa.types.is_floating(values.type) or pa.types.is_integer(values.type)) and \
-            not pa.types.is_float16(values.type):
-        return to_numpy(values, np.float64)  # on the buffers: no copy through pandas
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        if not len(values):
+            return np.zeros(0)
+        if pa.types.is_dictionary(values.type):  # pandas' categorical of numbers
+            values = cast(values, values.type.value_type)
+        kind = values.type
+        if not values.null_count and (pa.types.is_floating(kind) or pa.types.is_integer(kind)) \
+                and not pa.types.is_float16(kind):
+            return to_numpy(values, np.float64)  # on the buffers: no copy through pandas
+        if not (pa.types.is_floating(kind) or pa.types.is_integer(kind)
+                or pa.types.is_decimal(kind) or pa.types.is_null(kind)):
+            raise InputError(f"{what} must be a number (got a column of {kind})",
+                             source=source)
     return as_floats(values, source, what, unit).reshape(-1)
 
 

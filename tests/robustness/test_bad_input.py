@@ -252,6 +252,31 @@ def test_a_polars_object_column_is_refused():
             rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
 
 
+@pytest.mark.parametrize("values, kind", [
+    ([True, False], "bool"), (["2.0", "1.0"], "string"), ([[2.0], [1.0]], "list"),
+    (pd.to_datetime(["2024-01-02", "2024-01-01"]), "timestamp")],
+    ids=["bool", "string", "list", "timestamp"])
+def test_score_and_grade_columns_hold_numbers(tmp_path, values, kind):
+    """Booleans, numbers written as strings and dates were taken as numbers (True as 1,
+    "2.0" as 2, a date as its nanoseconds), as a dict's or a file's are not; a list was
+    refused at its first row as no number."""
+    from rankwise.stream import evaluate_stream
+
+    frame = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"], "score": values})
+    pattern = rf"score must be a number \(got a column of \w*{kind}"
+    with pytest.raises(InputError, match=r"^run DataFrame: " + pattern):
+        rankwise.evaluate({"q1": {"d1": 1}}, frame, ["AP"])
+    with pytest.raises(InputError, match=r"^qrels DataFrame: relevance must be a number"):
+        rankwise.evaluate(frame.rename(columns={"score": "relevance"}), {"q1": {"d1": 1.0}},
+                          ["AP"])
+    path = str(tmp_path / "run.parquet")
+    frame.to_parquet(path)
+    for evaluate in (rankwise.evaluate, evaluate_stream):
+        with pytest.raises(InputError, match=pattern) as info:
+            evaluate({"q1": {"d1": 1}}, path, ["AP"])
+        assert info.value.source == path
+
+
 def test_depth_beyond_the_largest_is_refused(tmp_path, capsys):
     qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
     assert main(["evaluate", qrels, run, "-M", str(2 ** 63)]) == 2
