@@ -208,6 +208,8 @@ def _string_chunk(values, source: str, what: str, first_row: int):
     """One Arrow array of ids as strings (``first_row``: its first row in the column)."""
     import pyarrow as pa
 
+    if not len(values):  # no row: its type (pandas' float64 of an empty frame) says nothing
+        return string_array([])
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()
     if values.null_count:

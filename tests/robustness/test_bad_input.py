@@ -180,6 +180,23 @@ def test_empty_inputs_are_named():
         rankwise.evaluate({"q1": {"d1": 1}}, empty_run, ["AP"])
 
 
+def test_an_empty_frame_is_empty_whatever_its_columns_types():
+    """pandas makes an empty frame's columns float64 (or object): it was refused as query ids
+    that are neither strings nor integers; nor do an empty table's other types matter."""
+    import pyarrow as pa
+
+    untyped = pd.DataFrame({"query": [], "doc": [], "score": []})
+    with pytest.raises(InputError, match=r"^run DataFrame: nothing ranked: the run holds no"):
+        rankwise.evaluate({"q1": {"d1": 1}}, untyped, ["AP"])
+    with pytest.raises(InputError, match=r"^qrels DataFrame: no judgments"):
+        rankwise.evaluate(untyped.rename(columns={"score": "relevance"}), {"q1": {"d1": 1.0}},
+                          ["AP"])
+    odd = pa.table({"query": pa.array([], pa.float64()), "doc": pa.array([], pa.list_(pa.int8())),
+                    "score": pa.array([], pa.string())})
+    with pytest.raises(InputError, match=r"^run Table: nothing ranked: the run holds no rows"):
+        rankwise.evaluate({"q1": {"d1": 1}}, odd, ["AP"])
+
+
 @pytest.mark.parametrize("grade", [math.nan, math.inf, None], ids=["nan", "inf", "null"])
 def test_missing_or_infinite_grades_are_refused(tmp_path, grade):
     """A text file's grades are integers by their parse; the other inputs may hold anything."""
