@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError
 from .nested import nested_columns
 from .parquet import is_parquet_path, rank_values, read_parquet_qrels, read_parquet_run
@@ -105,7 +107,9 @@ def _empty_queries(obj: Mapping) -> list[str]:
 
 def _from_nested(obj: Mapping, source: str
                  ) -> tuple[list[str], list[str], list[Any], list[str]]:
-    """Flat query, doc and value columns, and the queries given with no document."""
+    """Flat query, doc and value columns, and the queries given with no document. Ids are
+    strings or integers (as their decimal strings), values numbers; a None value is a missing
+    one, refused as NaN is."""
     queries: list[str] = []
     docs: list[str] = []
     values: list[Any] = []
@@ -114,15 +118,35 @@ def _from_nested(obj: Mapping, source: str
             raise InputError("expected {query: {doc: value}}; this query maps to a "
                              f"{type(inner).__name__}", source=source, line=qid, unit="key",
                              value=repr(inner)[:80])
+        _check_key(qid, "query", source, repr(qid))
+        if not ID_TYPES.issuperset(map(type, inner)):
+            for doc in inner:
+                _check_key(doc, "doc", source, f"{str(qid)!r}/{doc!r}")
         queries.extend([str(qid)] * len(inner))
         docs.extend(map(str, inner.keys()))
         values.extend(inner.values())
     empty = _empty_queries(obj)
     for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+        if v is not None and (isinstance(v, (bool, np.bool_)) or not isinstance(
+                v, (int, float)) and not hasattr(v, "__float__")):
             raise InputError("expected a number", source=source,
                              line=f"{queries[i]!r}/{docs[i]!r}", unit="key", value=repr(v))
     return queries, docs, values, empty
+
+
+#: The types of dict keys read as ids without a closer look.
+ID_TYPES = frozenset({str, int})
+
+
+def _check_key(key: Any, what: str, source: str, location: str) -> None:
+    """Raise unless a dict key is an id: a string or an integer (a boolean is not one, and
+    None or NaN is a missing id), as a frame's id column must hold."""
+    if isinstance(key, (str, int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        return
+    if key is None or key != key:
+        raise InputError(f"missing {what} id", source=source, line=location, unit="key")
+    raise InputError(f"{what} ids must be strings or integers", source=source, line=location,
+                     unit="key", value=type(key).__name__)
 
 
 def _columns(obj: Any, names: tuple[str, str, str], what: str, optional: tuple[str, ...] = ()):

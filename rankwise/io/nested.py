@@ -16,6 +16,10 @@ import numpy as np
 from ..core.arrow import string_array
 
 
+#: Value types the general reader refuses that numpy turns into numbers beside numbers.
+BOOLEANS = frozenset({bool, np.bool_})
+
+
 def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] | None:
     """(query code per row, distinct query ids, doc ids, values), or None when the dict needs
     the general reader (non-string ids, non-numeric values, inner values that are not dicts)."""
@@ -36,10 +40,12 @@ def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] |
         return None
     try:
         docs = string_array(list(chain.from_iterable(inner)))
-        values = np.array(list(chain.from_iterable(d.values() for d in inner)))
+        flat = list(chain.from_iterable(d.values() for d in inner))
+        values = np.array(flat)
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, TypeError):
         return None
-    if values.dtype.kind not in "fiu" or values.shape != (total,):
+    if values.dtype.kind not in "fiu" or values.shape != (total,) \
+            or not BOOLEANS.isdisjoint(map(type, flat)):  # numpy makes numbers of them
         return None
     codes = np.repeat(np.arange(len(qids), dtype=np.int32), sizes)
     return codes, string_array(qids), docs, values.astype(np.float64, copy=False)

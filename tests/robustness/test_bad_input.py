@@ -171,6 +171,25 @@ def test_dict_keys_and_values():
         rankwise.to_run({"q1": [("d1", 1.0)]})
 
 
+@pytest.mark.parametrize("run, message", [
+    ({None: {"d1": 1.0}}, r"^run dict, key None: missing query id$"),
+    ({"q1": {None: 1.0}}, r"^run dict, key 'q1'/None: missing doc id$"),
+    ({"q1": {math.nan: 1.0}}, r"^run dict, key 'q1'/nan: missing doc id$"),
+    ({"q1": {1.5: 1.0}}, r"key 'q1'/1.5: doc ids must be strings or integers \(got 'float'\)"),
+    ({"q1": {True: 1.0}}, r"key 'q1'/True: doc ids must be strings or integers \(got 'bool'\)"),
+    ({("q", 1): {"d1": 1.0}}, r"key \('q', 1\): query ids must be strings or integers"),
+    ({"q1": {"d1": True, "d2": 0.5}}, r"key 'q1'/'d1': expected a number \(got 'True'\)"),
+    ({"q1": {"d1": 0.5, "d2": np.True_, 3: "x"}}, r"key 'q1'/'d2': expected a number"),
+    ({"q1": {"d1": None, "d2": 0.5}}, r"key 'q1'/'d1': score must be a finite number"),
+], ids=["None query", "None doc", "NaN doc", "float doc", "bool doc", "tuple query",
+        "bool among numbers", "numpy bool", "None value"])
+def test_dict_keys_are_ids_and_values_numbers(run, message):
+    """Keys were taken as their strings ('None', 'nan', '1.5', 'True'), a boolean among numbers
+    as 1, and None was refused as no number where NaN is a missing value."""
+    with pytest.raises(InputError, match=message):
+        rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
+
+
 def test_empty_inputs_are_named():
     with pytest.raises(InputError, match=r"qrels dict: no judgments: the judgments hold no rows"):
         rankwise.evaluate({}, {"q1": {"d1": 1.0}}, ["AP"])
@@ -201,9 +220,8 @@ def test_an_empty_frame_is_empty_whatever_its_columns_types():
 def test_missing_or_infinite_grades_are_refused(tmp_path, grade):
     """A text file's grades are integers by their parse; the other inputs may hold anything."""
     pattern = r"relevance grade must be a finite number"
-    if grade is not None:
-        with pytest.raises(InputError, match=r"qrels dict, key 'q1'/'d2': " + pattern):
-            rankwise.evaluate({"q1": {"d1": 1, "d2": grade}}, {"q1": {"d1": 1.0}}, ["AP"])
+    with pytest.raises(InputError, match=r"qrels dict, key 'q1'/'d2': " + pattern):
+        rankwise.evaluate({"q1": {"d1": 1, "d2": grade}}, {"q1": {"d1": 1.0}}, ["AP"])
     frame = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"],
                           "relevance": pd.array([1, grade], dtype="Float64")})
     with pytest.raises(InputError, match=r"qrels DataFrame, row 1: " + pattern):
