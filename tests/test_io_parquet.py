@@ -112,6 +112,8 @@ def test_other_column_names_through_to_run_and_to_qrels(tmp_path):
     ({"query": ["q", None], "doc": ["a", "b"], "score": [1.0, 2.0]}, "missing query id"),
     ({"query": ["q", "q"], "doc": ["a", "b"], "score": [1.0, float("nan")]},
      "score must be a finite number"),
+    ({"query": [["q"], ["q"]], "doc": ["a", "b"], "score": [1.0, 2.0]},  # was a KeyError
+     "query ids must be strings or integers (got 'list<element: string>')"),
 ])
 def test_bad_parquet_runs_name_the_file(tmp_path, table, message):
     pq.write_table(pa.table({"query": ["q"], "doc": ["a"], "relevance": [1]}),

@@ -133,10 +133,14 @@ def _read_file(path: str, columns: list[str], query: str):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    def open_file():
-        return pq.ParquetFile(path, memory_map=True, read_dictionary=[query])
+    opened = pq.ParquetFile(path, memory_map=True)
+    groups = opened.metadata.num_row_groups
+    # a nested column (a list of ids: refused once read) has no dictionary to read it as
+    dictionary = None if pa.types.is_nested(opened.schema_arrow.field(query).type) else [query]
 
-    groups = open_file().metadata.num_row_groups
+    def open_file():
+        return pq.ParquetFile(path, memory_map=True, read_dictionary=dictionary)
+
     workers = min(pa.cpu_count(), groups)  # Arrow's own thread count (pa.set_cpu_count)
     if workers <= 1:
         return open_file().read(columns=columns)
