@@ -124,6 +124,29 @@ def test_bad_parquet_runs_name_the_file(tmp_path, table, message):
     assert error.value.source == str(tmp_path / "bad.parquet")
 
 
+@pytest.mark.parametrize("doc, second, message", [
+    ("a", {"doc": ["b"], "score": [True]}, "column 'score' holds bool here but numbers in "),
+    ("a", {"doc": ["b"], "score": ["1.5"]}, "column 'score' holds strings here but numbers in"),
+    ("a", {"doc": ["b"]}, "no column 'score' (columns: query, doc), which "),
+    (1, {"doc": [2.0], "score": [1.0]}, "column 'doc' holds floats here but integers in "),
+], ids=["bool", "string", "missing", "float ids"])
+def test_the_files_of_a_parquet_folder_must_agree(tmp_path, doc, second, message):
+    """A folder is read as its first file's schema: another file's booleans and numbers
+    written as text were taken as numbers, its integral float ids as integers, a column it
+    lacks as nulls (refused as missing scores at its first row)."""
+    from rankwise.stream import evaluate_stream
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    pq.write_table(pa.table({"query": ["q1"], "doc": [doc], "score": [2.0]}),
+                   folder / "part-0.parquet")
+    pq.write_table(pa.table({"query": ["q2"], **second}), folder / "part-1.parquet")
+    for evaluate in (rankwise.evaluate, evaluate_stream):
+        with pytest.raises(InputError, match=re.escape(message)) as error:
+            evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, str(folder), ["AP"])
+        assert error.value.source == str(folder / "part-1.parquet")
+
+
 def test_unreadable_and_missing_parquet_files(tmp_path):
     (tmp_path / "broken.parquet").write_bytes(b"PAR1 not really")
     with pytest.raises(InputError, match="cannot read as Parquet"):

@@ -84,16 +84,21 @@ def parquet_rows(path: str | os.PathLike[str]) -> int:
 def parquet_columns(path, needed: tuple[str, ...], optional: tuple[str, ...], what: str,
                     hint: str) -> list[str]:
     """The columns to read: the needed ones (an InputError naming the file and the columns
-    it has when one is missing) and the optional ones present."""
+    it has when one is missing) and the optional ones present; every file of a folder must
+    hold them, each column with one kind of value (see ``_same_kinds``)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     source = str(path)
     if not os.path.exists(source):
         raise InputError("file not found", source=source)
+    files = [source]
     try:
-        schema = pq.read_schema(source) if os.path.isfile(source) else \
-            pq.ParquetDataset(source).schema
+        if os.path.isfile(source):
+            schema = pq.read_schema(source)
+        else:
+            dataset = pq.ParquetDataset(source)
+            schema, files = dataset.schema, dataset.files
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"cannot read as Parquet ({exc})", source=source) from None
     available = list(schema.names)
@@ -103,7 +108,63 @@ def parquet_columns(path, needed: tuple[str, ...], optional: tuple[str, ...], wh
                          f"{', '.join(available)}); name the columns with query=, doc= and "
                          f"{hint} (on the command line: --query-column, --doc-column, "
                          f"--{hint.rstrip('=')}-column)", source=source)
-    return [*needed, *(c for c in optional if c in available)]
+    columns = [*needed, *(c for c in optional if c in available)]
+    if len(files) > 1:
+        _same_kinds(files, columns, needed)
+    return columns
+
+
+def _schema(file: str):
+    """The Arrow schema of one Parquet file; an InputError naming it when unreadable."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_schema(file)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"cannot read as Parquet ({exc})", source=file) from None
+
+
+def _same_kinds(files: list[str], columns: list[str], needed: tuple[str, ...]) -> None:
+    """Raise naming the file where a folder's file lacks a needed column or holds another
+    kind of value in a column than the first file (strings, integers, floats; any other type
+    by name): the folder is read as the first file's schema, which fills a missing column
+    with nulls and casts the others' columns (booleans and numbers written as strings to
+    numbers, integral float ids to integers), or fails on them."""
+    first = _schema(files[0])
+    ids = needed[:2]
+    kinds = {c: _kind(first.field(c).type, c in ids) for c in columns}
+    for file in files[1:]:
+        schema = _schema(file)
+        for c in columns:
+            if c not in schema.names:
+                if c in needed:
+                    raise InputError(f"no column {c!r} (columns: {', '.join(schema.names)}), "
+                                     f"which {files[0]} has: the files of a folder must hold "
+                                     "the same columns", source=file)
+                continue
+            kind = _kind(schema.field(c).type, c in ids)
+            if kind != kinds[c]:
+                raise InputError(f"column {c!r} holds {kind} here but {kinds[c]} in "
+                                 f"{files[0]}: the files of a folder must hold the same "
+                                 "kinds of values", source=file)
+
+
+def _kind(arrow_type, ids: bool) -> str:
+    """What a column of ``arrow_type`` holds, as far as reading it goes: strings (of any
+    Arrow string type, dictionary-encoded or not), integers, floats (for ids; for values,
+    integers and floats are numbers), or the type itself."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "strings"
+    if pa.types.is_integer(arrow_type):
+        return "integers" if ids else "numbers"
+    if pa.types.is_floating(arrow_type) or pa.types.is_decimal(arrow_type):
+        return "floats" if ids else "numbers"
+    return str(arrow_type)
 
 
 def _read(path, columns: list[str], query: str):
