@@ -319,6 +319,28 @@ def test_a_null_score_is_reported_at_the_same_row_streamed_or_not(tmp_path):
     assert messages[0] == messages[1] and "row 1" in messages[0]
 
 
+@pytest.mark.parametrize("column", ["user", "item"])
+def test_a_missing_id_is_reported_at_the_same_row_streamed_or_not(tmp_path, column):
+    """Streamed, a missing id was named at its row within its batch (row 0 of a one-row
+    batch) and after its column ('missing user id'), unlike in memory."""
+    from rankwise.stream import evaluate_stream
+
+    table = {"user": ["a", "a", "a", "b"], "item": ["x", "y", "z", "w"],
+             "value": [3.0, 2.0, 1.0, 0.5]}
+    table[column][3] = None
+    path = str(tmp_path / "run.parquet")
+    pq.write_table(pa.table(table), path)
+    names = {"query": "user", "doc": "item", "score": "value"}
+    messages = []
+    for evaluate in (rankwise.evaluate, evaluate_stream):
+        with pytest.raises(InputError) as error:
+            evaluate({"a": {"x": 1}}, path, ["AP"], **names,
+                     **({"chunk_bytes": 40} if evaluate is evaluate_stream else {}))
+        messages.append(str(error.value))
+    what = "query" if column == "user" else "doc"
+    assert messages == [f"{path}, row 3: missing {what} id"] * 2
+
+
 @pytest.mark.parametrize("cores", [1, 2, 3, 16])
 def test_row_groups_read_side_by_side_keep_the_file_order(tmp_path, monkeypatch, cores):
     """A file's row groups are split into contiguous ranges, one thread each: the columns are

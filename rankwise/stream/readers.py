@@ -304,9 +304,15 @@ class ParquetRunReader:
             query, doc, score = self.columns[:3]
             for batch in batches:
                 n = batch.num_rows
-                yield Rows(pa.chunked_array([_strings(batch.column(query), self.path, query)]),
-                           pa.chunked_array([_doc_ids(batch.column(doc), self.path)]),
-                           _numeric(batch.column(score), self.path, score, "row"),
+                try:  # the errors of the in-memory reader, rows counted from the file's start
+                    qid = _strings(batch.column(query), self.path, "query")
+                    docs = _doc_ids(batch.column(doc), self.path)
+                    scores = _numeric(batch.column(score), self.path, "score", "row")
+                except InputError as error:
+                    raise InputError(error.reason, source=error.source, value=error.value,
+                                     line=None if error.line is None else error.line + first,
+                                     unit=error.unit) from None
+                yield Rows(pa.chunked_array([qid]), pa.chunked_array([docs]), scores,
                            rank_values(batch.column("rank")) if "rank" in self.columns
                            else None, np.arange(first, first + n, dtype=np.int64), "row")
                 first += n
