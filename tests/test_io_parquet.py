@@ -341,6 +341,30 @@ def test_a_missing_id_is_reported_at_the_same_row_streamed_or_not(tmp_path, colu
     assert messages == [f"{path}, row 3: missing {what} id"] * 2
 
 
+@pytest.mark.parametrize("doc, query, score", [
+    (["a", "b", "c", "d", None], ["q", "q", "r", "s", "s"], [3.0, np.nan, 1.0, 1.0, 0.5]),
+    (["a", None, "c", "d", "e"], ["q", "q", "r", None, "s"], [3.0, 2.0, 1.0, 1.0, 0.5]),
+    (["a", "b", "c", "d", "e"], ["q", "q", "r", "s", None], [3.0, np.inf, 1.0, 1.0, 0.5]),
+], ids=["score then doc id", "doc id then query id", "score then query id"])
+def test_a_parquet_run_with_two_problems_reports_the_one_of_one_pass(tmp_path, doc, query,
+                                                                      score):
+    """One pass reads every query id, then every doc id, then every score, and checks the
+    scores finite last; streamed batch by batch, the first problem of the file was raised."""
+    from rankwise.stream import evaluate_stream
+
+    path = str(tmp_path / "run.parquet")
+    pq.write_table(pa.table({"query": query, "doc": doc, "score": score}), path)
+    messages = []
+    for chunk_bytes in (None, 40, 80):
+        with pytest.raises(InputError) as error:
+            if chunk_bytes is None:
+                rankwise.evaluate({"q": {"a": 1}}, path, ["AP"])
+            else:
+                evaluate_stream({"q": {"a": 1}}, path, ["AP"], chunk_bytes=chunk_bytes)
+        messages.append(str(error.value))
+    assert messages[1:] == messages[:1] * 2
+
+
 @pytest.mark.parametrize("cores", [1, 2, 3, 16])
 def test_row_groups_read_side_by_side_keep_the_file_order(tmp_path, monkeypatch, cores):
     """A file's row groups are split into contiguous ranges, one thread each: the columns are

@@ -291,33 +291,59 @@ class ParquetRunReader:
         return InputError("no rows", source=self.path)
 
     def _batches(self) -> Iterator[Rows]:
+        """The batches' rows, checked as the in-memory reader checks the whole run: once a
+        batch is refused, no more rows; the rest is still read, and the problem one pass
+        reports raised: the first of the earliest of its checks (every query id, then every
+        doc id, then every score, then the scores finite)."""
         import pyarrow as pa
         import pyarrow.dataset as ds
 
-        from ..io.parquet import rank_values
-        from ..io.tables import _doc_ids, _numeric, _strings
-
+        refused: tuple[int, InputError] | None = None
         first = 0
         try:
             batches = ds.dataset(self.path, format="parquet").to_batches(
                 columns=self.columns, batch_size=self.batch_rows)
-            query, doc, score = self.columns[:3]
             for batch in batches:
-                n = batch.num_rows
-                try:  # the errors of the in-memory reader, rows counted from the file's start
-                    qid = _strings(batch.column(query), self.path, "query")
-                    docs = _doc_ids(batch.column(doc), self.path)
-                    scores = _numeric(batch.column(score), self.path, "score", "row")
-                except InputError as error:
-                    raise InputError(error.reason, source=error.source, value=error.value,
-                                     line=None if error.line is None else error.line + first,
-                                     unit=error.unit) from None
-                yield Rows(pa.chunked_array([qid]), pa.chunked_array([docs]), scores,
-                           rank_values(batch.column("rank")) if "rank" in self.columns
-                           else None, np.arange(first, first + n, dtype=np.int64), "row")
-                first += n
+                rows, problem = self._read(batch, first)
+                if problem is not None and (refused is None or problem[0] < refused[0]):
+                    refused = problem
+                elif refused is None:
+                    yield rows
+                first += batch.num_rows
         except (pa.ArrowException, OSError) as exc:
             raise InputError(f"cannot read as Parquet ({exc})", source=self.path) from None
+        if refused is not None:
+            raise refused[1]
+
+    def _read(self, batch, first: int) -> tuple[Rows | None, tuple[int, InputError] | None]:
+        """A batch's rows (``first``: the file's row of its first), or the first problem of
+        the in-memory reader's checks, with the check's place in their order."""
+        import pyarrow as pa
+
+        from ..io.parquet import rank_values
+        from ..io.tables import _doc_ids, _numeric, _strings
+
+        query, doc, score = self.columns[:3]
+        check = 0
+        try:
+            qid = _strings(batch.column(query), self.path, "query")
+            check = 1
+            docs = _doc_ids(batch.column(doc), self.path)
+            check = 2
+            scores = _numeric(batch.column(score), self.path, "score", "row")
+        except InputError as error:  # its row counted from the file's start
+            return None, (check, InputError(
+                error.reason, source=error.source, value=error.value, unit=error.unit,
+                line=None if error.line is None else error.line + first))
+        rows = Rows(pa.chunked_array([qid]), pa.chunked_array([docs]), scores,
+                    rank_values(batch.column("rank")) if "rank" in self.columns else None,
+                    np.arange(first, first + batch.num_rows, dtype=np.int64), "row")
+        try:
+            if not np.isfinite(scores).all():
+                check_finite_scores(rows.to_run(self.path, ""))
+        except InputError as error:
+            return None, (3, error)
+        return rows, None
 
 
 def run_blocks(run: Run, block_rows: int) -> Iterator[Rows]:
