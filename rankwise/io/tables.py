@@ -318,7 +318,9 @@ def _numeric(values: Any, source: str, what: str, unit: str) -> np.ndarray:
             return to_numpy(values, np.float64)  # on the buffers: no copy through pandas
         if not (pa.types.is_floating(kind) or pa.types.is_integer(kind)
                 or pa.types.is_decimal(kind) or pa.types.is_null(kind)):
-            raise InputError(f"{what} must be a number (got a column of {kind})",
+            hint = "; cast booleans to 0 and 1 to use them as numbers" \
+                if pa.types.is_boolean(kind) else ""
+            raise InputError(f"{what} must be a number (got a column of {kind}{hint})",
                              source=source)
     return as_floats(values, source, what, unit).reshape(-1)
 
