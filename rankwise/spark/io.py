@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..io.parquet import is_parquet_path, run_file_name
-from ..io.trec import FLOAT_TEXT, INTEGER_TEXT, QRELS_FIELDS, RUN_FIELDS
+from ..io.trec import FLOAT_TEXT, INTEGER_TEXT, QRELS_FIELDS, READ_FIELDS, RUN_FIELDS
 
 #: Column a reader fills, on lines it refuses, with ``order reason \x00 text``: ``order``, one
 #: of the digits below, ranks a file's problems as the in-memory reader meets them (the whole
@@ -80,7 +80,7 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
     quoted = (n > 6) & line.rlike('^(?:[^ \t]+[ \t]+){0,2}[^ \t]*"')
     bad = (F.when(line.contains("\x00"), _problem(NUL_BYTE, F.lit(NOT_TEXT), line))
            .when(quoted, _problem(QUOTED_ID, F.lit(QUOTED), line))
-           .when(_not_utf8(line, fields, (0, 2, 3, 4), n >= 6),
+           .when(_not_utf8(line, fields, READ_FIELDS["run"], n >= 6),
                  _problem(BAD_LINE, F.lit(NOT_UTF8), line))
            .when(n < 6, _problem(BAD_LINE, wrong_count, line))
            .when(score.isNull(), _problem(BAD_LINE, F.lit(
@@ -115,7 +115,7 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
                            F.when(n == 6, F.lit("; this looks like a run file passed as qrels"))
                            .otherwise(F.lit("")))
     bad = (F.when(line.contains("\x00"), _problem(NUL_BYTE, F.lit(NOT_TEXT), line))
-           .when(_not_utf8(line, fields, (0, 2, 3), n == 4),
+           .when(_not_utf8(line, fields, READ_FIELDS["qrels"], n == 4),
                  _problem(BAD_LINE, F.lit(NOT_UTF8), line))
            .when(n != 4, _problem(BAD_LINE, wrong_count, line))
            .when(grade.isNull(), _problem(BAD_LINE, F.lit(
