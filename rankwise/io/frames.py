@@ -176,7 +176,7 @@ def table_columns(obj: Any, source: str
     if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
         names, get = [str(c) for c in obj.columns], lambda c: _pandas_column(obj[c], c, source)
     elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
-        names, get = list(obj.columns), lambda c: _polars_column(obj[c])
+        names, get = list(obj.columns), lambda c: _polars_column(obj[c], c, source)
     elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
         names, get = obj.column_names, obj.column
     else:
@@ -190,7 +190,7 @@ def table_columns(obj: Any, source: str
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"column {name!r} must hold one kind of value (all strings or "
                              f"all numbers): {exc}", source=source) from None
-        except pa.ArrowNotImplementedError as exc:
+        except pa.ArrowException as exc:  # a type Arrow has no conversion for (complex)
             raise InputError(f"column {name!r} is of a type rankwise cannot read: {exc}",
                              source=source) from None
         except OverflowError:
@@ -225,12 +225,11 @@ def _pandas_column(series: Any, name: str, source: str):
         raise
 
 
-def _polars_column(series: Any):
-    """A polars column as Arrow; an Object column (Python objects) raises
-    ArrowNotImplementedError: Arrow would hold the objects' addresses."""
-    import pyarrow as pa
-
+def _polars_column(series: Any, name: str, source: str):
+    """A polars column as Arrow; an Object column (Python objects) is refused: Arrow would
+    hold the objects' addresses."""
     if str(series.dtype) == "Object":
-        raise pa.ArrowNotImplementedError("a polars Object column holds Python objects; "
-                                          "give ids as strings or integers")
+        raise InputError(f"column {name!r} is of a type rankwise cannot read: a polars Object "
+                         "column holds Python objects; give ids as strings or integers",
+                         source=source)
     return series.to_arrow()

@@ -87,9 +87,7 @@ class Rows:
         run = Run(query_code=codes, query_dict=query_dict, docs=self.doc, source=source,
                   row_lines=self.line, row_unit=self.unit, score=self.score, name=name,
                   rank=self.rank)
-        if self.unit == "line":
-            check_finite_file_scores(run)
-        else:
+        if self.unit != "line":  # (a text file's rows: checked by RunReader as it reads)
             check_finite_scores(run)
         return run
 
