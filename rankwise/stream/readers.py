@@ -83,13 +83,11 @@ class Rows:
         return int(other[-1]) + 1 if len(other) else 0
 
     def to_run(self, source: str, name: str) -> Run:
+        """The rows as a Run (their scores checked finite by the reader that read them)."""
         codes, query_dict = encode_queries(self.qid)
-        run = Run(query_code=codes, query_dict=query_dict, docs=self.doc, source=source,
-                  row_lines=self.line, row_unit=self.unit, score=self.score, name=name,
-                  rank=self.rank)
-        if self.unit != "line":  # (a text file's rows: checked by RunReader as it reads)
-            check_finite_scores(run)
-        return run
+        return Run(query_code=codes, query_dict=query_dict, docs=self.doc, source=source,
+                   row_lines=self.line, row_unit=self.unit, score=self.score, name=name,
+                   rank=self.rank)
 
 
 class RunReader:
