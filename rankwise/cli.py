@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from typing import Sequence
 
@@ -33,7 +34,8 @@ def command() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_attach_values_with_minus(
+        parser, sys.argv[1:] if argv is None else list(argv)))
     _refuse_options_left_empty(parser, args)
     try:
         return args.handler(args)
@@ -46,12 +48,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+_STARTS_LIKE_A_NUMBER = re.compile(r"-[0-9.]")
+
+
+def _attach_values_with_minus(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``--gain -1=5`` as ``--gain=-1=5``: argparse takes a value beginning with a minus for
+    an option unless it is a plain number (``-1``, ``-0.5``: not ``-1e3`` nor ``-1=5``). A
+    token beginning with a minus and a digit or a point, after an option taking one value,
+    is that option's value (no option of the command begins so)."""
+    one_value = {option for command in _commands(parser).choices.values()
+                 for action in command._actions if action.nargs is None
+                 for option in action.option_strings}
+    out: list[str] = []
+    for i, token in enumerate(argv):
+        if token == "--":
+            return out + argv[i:]
+        if out and out[-1] in one_value and _STARTS_LIKE_A_NUMBER.match(token):
+            out[-1] += "=" + token
+        else:
+            out.append(token)
+    return out
+
+
+def _commands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return commands
+
+
 def _refuse_options_left_empty(parser: argparse.ArgumentParser,
                                args: argparse.Namespace) -> None:
     """A usage error for ``--option=--``: argparse before Python 3.13 drops the ``--`` and
     leaves the option an empty list, past its type and choices (3.13 reads the value ``--``)."""
-    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    command = commands.choices[args.command]
+    command = _commands(parser).choices[args.command]
     for action in command._actions:
         value = getattr(args, action.dest, None)
         given = value or () if isinstance(action, argparse._AppendAction) else [value]

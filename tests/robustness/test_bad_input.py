@@ -354,6 +354,30 @@ def test_bad_command_line(tmp_path, capsys, args, usage, fragment):
         assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("option, value", [
+    ("--gain", "-1=5,1=1,2=3"), ("--gain", "0=0,-1=-2,1=1"), ("-l", "-1e0"), ("-l", "-.5"),
+    ("--relevance-threshold", "-2E0"),
+])
+def test_option_value_beginning_with_a_minus(tmp_path, capsys, option, value):
+    """argparse reads a value beginning with a minus as an option unless it is a plain
+    number: ``--gain -1=5`` and ``-l -1e0`` stopped with 'expected one argument'."""
+    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+    line = ["evaluate", qrels, run, "-m", "nDCG", "P@5", "-f", "json", "-q"]
+    assert main(line + [f"{option}={value}"]) == 0
+    joined = capsys.readouterr().out
+    assert main(line + [option, value]) == 0
+    assert capsys.readouterr().out == joined
+    conventions = json.loads(joined)["conventions"]
+    assert ("-1" in str(conventions["gain"])) if option == "--gain" else \
+        conventions["relevance_threshold"] == float(value)
+
+
+def test_tokens_after_double_dash_are_left_as_they_are(tmp_path, capsys):
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    assert main(["evaluate", qrels, "--", "-l", "-1"]) == 2  # a run file named "-l"
+    assert capsys.readouterr().err == "rankwise: error: -l: file not found\n"
+
+
 # legal input that is reported rather than refused
 def test_rank_column_contradicting_scores_is_reported(tmp_path):
     run = write(tmp_path, "run.txt", "q1 Q0 d1 2 2.0 sys\nq1 Q0 d2 1 1.0 sys\nq2 Q0 d3 1 1 sys\n")
