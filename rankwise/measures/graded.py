@@ -76,24 +76,50 @@ def _gaining_rows(lists, cutoff: int | None, gain
 
 
 def ideal_dcg_at(lists, cutoff, gain, base: float) -> np.ndarray:
-    """DCG of the ideal ranking of all the query's judgments, from per-grade counts, per query:
-    within ``cutoff`` (a number, one per query, or None for all).
+    """DCG of the ideal ranking of all the query's judgments, per query: within ``cutoff`` (a
+    number, one per query, or None for all).
+
+    The ideal ranking's gaining rows (grades by gain descending, each as many times as the
+    query has judgments of it, cut at K) are summed as :func:`dcg_at` sums a run's, row by
+    row in rank order (``np.bincount``): a ranking in the ideal order has nDCG exactly 1, as
+    in trec_eval, where a sum from prefix sums of the discounts was off by an ulp or two.
+    """
+    by_gain, level_gain = levels_by_gain(lists, gain)
+    size = lists.num_queries
+    if len(by_gain) == 0 or size == 0:
+        return np.zeros(size)
+    counts = lists.ideal_level_counts[:, by_gain]
+    if cutoff is not None:
+        cumulative = np.minimum(np.cumsum(counts, axis=1),
+                                cutoff if np.ndim(cutoff) == 0 else np.asarray(cutoff)[:, None])
+        counts = np.diff(cumulative, axis=1, prepend=0)
+    per_query = counts.sum(axis=1)
+    total = int(per_query.sum())
+    if total == 0:
+        return np.zeros(size)
+    row_gain = np.repeat(np.tile(level_gain, size), counts.ravel())
+    query = np.repeat(np.arange(size, dtype=np.int32), per_query)
+    position = np.arange(total, dtype=np.int64)
+    position -= np.repeat(np.cumsum(per_query) - per_query, per_query)
+    weight = row_gain * discounts(int(per_query.max()), base, lists.conventions.discount)[position]
+    return np.bincount(query, weights=weight, minlength=size)
+
+
+def ideal_dcg_of(lists, queries: np.ndarray, depth, gain, base: float) -> np.ndarray:
+    """:func:`ideal_dcg_at` for each of ``queries`` (repeated as needed), within ``depth``: a
+    number, or one per element of ``queries``; for the measures that ask for it at many
+    depths of one query (each relevant document's rank).
 
     With grades sorted by gain (descending, positive gains only) and C_j the cumulative count
     of judgments down to the j-th grade, IDCG@K = Σ_j gain_j · (S[min(C_j, K)] − S[min(C_{j-1}, K)])
-    where S[k] is the sum of the first k discounts: no per-query sort.
+    where S[k] is the sum of the first k discounts: no row per rank (the value may differ
+    from :func:`ideal_dcg_at`'s in the last bits).
     """
-    return ideal_dcg_of(lists, None, cutoff, gain, base)
-
-
-def ideal_dcg_of(lists, queries: np.ndarray | None, depth, gain, base: float) -> np.ndarray:
-    """:func:`ideal_dcg_at` for each of ``queries`` (None: every query, in order), within
-    ``depth``: a number, one per element of ``queries``, or None."""
     by_gain, level_gain = levels_by_gain(lists, gain)
-    size = lists.num_queries if queries is None else len(queries)
+    size = len(queries)
     if len(by_gain) == 0 or size == 0:
         return np.zeros(size)
-    counts = lists.ideal_level_counts if queries is None else lists.ideal_level_counts[queries]
+    counts = lists.ideal_level_counts[queries]
     cumulative = np.cumsum(counts[:, by_gain], axis=1)
     if depth is not None:
         cumulative = np.minimum(cumulative, depth if np.ndim(depth) == 0 else
