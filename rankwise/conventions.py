@@ -10,6 +10,7 @@ docs/conventions.md describes every field's effect on every measure.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -155,6 +156,8 @@ class Conventions:
         for name, choices in CHOICES.items():
             _check_choice(name, getattr(self, name), choices)
         object.__setattr__(self, "gain", _normalise_gain(self.gain))
+        for name in ("max_depth", "relevance_threshold", "discount_base"):
+            object.__setattr__(self, name, _plain_number(getattr(self, name)))
         if self.max_depth is not None and (isinstance(self.max_depth, bool)
                                            or not isinstance(self.max_depth, int)
                                            or not 1 <= self.max_depth <= LONGEST_LIST):
@@ -162,6 +165,9 @@ class Conventions:
                   self.max_depth)
         if not _finite_number(self.relevance_threshold):
             _fail("relevance_threshold must be a finite number", self.relevance_threshold)
+        if self.relevance_threshold < 0:
+            _fail("relevance_threshold must be 0 or more (grades below 0 mark documents "
+                  "judged but not pooled, unjudged for every measure)", self.relevance_threshold)
         if not _finite_number(self.discount_base) or not self.discount_base > 1:
             _fail("discount_base must be a finite number greater than 1", self.discount_base)
         object.__setattr__(self, "family_overrides", _check_overrides(self.family_overrides))
@@ -226,7 +232,22 @@ def _normalise_gain(gain: Any) -> Any:
         _fail("gain must be linear, exponential or a map {grade: gain}", gain)
     if not all(math.isfinite(k) and math.isfinite(v) for k, v in normalised):
         _fail("a gain map's grades and gains must be finite numbers", gain)
+    if normalised and normalised[0][0] < 0:
+        _fail("a gain map's grades must be 0 or more (unjudged documents and negative grades "
+              "gain 0)", gain)
     return normalised
+
+
+def _plain_number(value: Any) -> Any:
+    """numpy's scalars (``np.int64(5)``, ``np.float32(2)``) as Python's int and float, which
+    the checks below and the JSON output take; booleans and anything else as they are."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, float):
+        return float(value)
+    return value
 
 
 def _finite_number(value: Any) -> bool:
@@ -359,7 +380,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "ideal DCG from the given candidates only and use the grades as linear gains "
              "(dcg_score's log_base is discount_base). With ignore_ties=True ties follow "
              "numpy's unstable argsort, reversed: use a tie policy that matches your data. "
-             "scikit-learn refuses lists of one document and negative grades.",
+             "ndcg_score refuses lists of one document and negative grades (dcg_score takes "
+             "negative grades as negative gains; rankwise gives them gain 0).",
              aliases={"ndcg_score": "nDCG", "dcg_score": "DCG"},
              ties="expected", ideal="retrieved"),
     _profile("torchmetrics", "torchmetrics 1.9.0 retrieval metrics",
@@ -368,7 +390,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "given list; nDCG averages over ties. The other measures order ties with "
              "torch.topk / torch.argsort, whose order of equal scores is unspecified (not the "
              "input order): the profile keeps the input order, so tied lists can differ there. "
-             "empty_target_action='neg' is no_relevant='zero', 'skip' is 'skip'.",
+             "empty_target_action='neg' is no_relevant='zero', 'pos' is 'one', 'skip' is "
+             "'skip'.",
              aliases={"retrieval_normalized_dcg": "nDCG", "retrieval_precision": "P",
                       "retrieval_recall": "R", "retrieval_average_precision": "AP",
                       "retrieval_reciprocal_rank": "RR", "retrieval_hit_rate": "Success",

@@ -146,6 +146,38 @@ def test_numbers_that_are_not_finite_are_refused(field, bad, fragment):
         Conventions(**{field: bad})
 
 
+@pytest.mark.parametrize("changes, fragment", [
+    ({"relevance_threshold": -1}, "relevance_threshold must be 0 or more"),
+    ({"relevance_threshold": -0.5}, "relevance_threshold must be 0 or more"),
+    ({"gain": {-1: 5, 1: 1}}, "a gain map's grades must be 0 or more"),
+])
+def test_negative_grades_cannot_be_made_relevant_or_gaining(changes, fragment):
+    """A grade below 0 is judged but not pooled: unjudged for every measure. A threshold of
+    -1 counted such documents relevant in the ranking but not in R (AP 2.0, R@3 2.0; trec_eval's
+    ``-l -1`` is as inconsistent), and a gain map's -1 was ignored without a word."""
+    qrels, run = {"q": {"a": -1, "b": 0}}, {"q": {"a": 1.0, "b": 0.5, "c": 0.2}}
+    with pytest.raises(InputError, match=fragment):
+        rankwise.evaluate(qrels, run, ["AP", "R@3", "nDCG"], **changes)
+    with pytest.raises(rankwise.MeasureError, match="parameter rel must be 0 or more"):
+        rankwise.evaluate(qrels, run, ["AP(rel=-1)"])
+    assert rankwise.evaluate(qrels, run, ["AP(rel=0)"]).mean("AP(rel=0)") == 0.5
+
+
+def test_numpy_scalars_are_taken_as_numbers():
+    """As the drop-ins' and adapters' keyword overrides pass them: ``np.int64(2)`` was refused
+    as 'not a finite number', and a numpy value would have reached the JSON output."""
+    np = pytest.importorskip("numpy")
+    conv = Conventions(relevance_threshold=np.int64(2), max_depth=np.int32(5),
+                       discount_base=np.float32(10))
+    assert conv == Conventions(relevance_threshold=2, max_depth=5, discount_base=10.0)
+    assert type(conv.max_depth) is int and type(conv.discount_base) is float
+    json.dumps(conv.to_dict())
+    with pytest.raises(InputError, match="max_depth must be a positive integer"):
+        Conventions(max_depth=np.bool_(True))
+    with pytest.raises(InputError, match="relevance_threshold must be a finite number"):
+        Conventions(relevance_threshold=np.float64("nan"))
+
+
 def test_json_round_trip_keeps_every_field():
     conv = Conventions(gain={1: 1, 2: 3}, ties="optimistic", family_overrides=(("nDCG", "gain",
                                                                               "exponential"),))

@@ -277,6 +277,10 @@ def _check_param(name: str, key: str, value: Any, shown: str) -> Any:
     if not math.isfinite(number):
         raise MeasureError(f"{name} parameter {key} must be a finite number", source="measure",
                            value=shown)
+    if key == "rel" and number < 0:
+        raise MeasureError(f"{name} parameter rel must be 0 or more (grades below 0 mark "
+                           "documents judged but not pooled, unjudged for every measure)",
+                           source="measure", value=shown)
     if key == "p" and not 0 < number < 1:
         raise MeasureError(f"{name} parameter p (the persistence) must lie between 0 and 1",
                            source="measure", value=shown)
