@@ -1,11 +1,15 @@
 # Two commands do everything on a fresh machine with Python >= 3.10 and git:
 #   make demo   create .venv, install rankwise, evaluate the built-in example runs, write a report
 #   make test   create .venv, install rankwise with its test extras, run the whole suite
+#   make test-minimum   the suite but Spark, torch and the browser, on the oldest versions
+#               of the dependencies pyproject.toml allows (.ci/minimum-versions.txt)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench clean
+MINIMUM := .venv-minimum
+
+.PHONY: demo test test-minimum bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,9 +29,16 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
 
+test-minimum:
+	rm -rf $(MINIMUM)
+	$(PYTHON) -m venv $(MINIMUM)
+	$(MINIMUM)/bin/python -m pip install --quiet --upgrade pip
+	$(MINIMUM)/bin/python -m pip install --quiet -c .ci/minimum-versions.txt -e ".[test-core]"
+	RANKWISE_TEST_CORE_ONLY=1 $(MINIMUM)/bin/python -m pytest -q -m "not slow"
+
 bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) rankwise-demo .pytest_cache
+	rm -rf $(VENV) $(MINIMUM) rankwise-demo .pytest_cache

@@ -138,7 +138,7 @@ def _drop_batches(batches):
     import pyarrow as pa
 
     rows = sum(batch.num_rows for batch in batches)
-    yield pa.record_batch({"rows": pa.array([rows], pa.int64())})
+    yield pa.RecordBatch.from_pydict({"rows": pa.array([rows], pa.int64())})
 
 
 def time_scan(spark, folder: str):

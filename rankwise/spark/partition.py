@@ -146,7 +146,8 @@ def chunks(batches: Iterable[Any], chunk_rows: int) -> Iterator[Any]:
     last).
 
     >>> import pyarrow as pa
-    >>> batch = pa.record_batch({"q": ["a", "b", "c"], "n0": [2, 1, None], "n1": [None, None, 3]})
+    >>> batch = pa.RecordBatch.from_pydict({"q": ["a", "b", "c"], "n0": [2, 1, None],
+    ...                                     "n1": [None, None, 3]})
     >>> [t.column("q").to_pylist() for t in chunks([batch, batch.slice(2)], 3)]
     [['a', 'b'], ['c'], ['c']]
     """
@@ -514,7 +515,7 @@ def _per_query(name: str, lists, values: dict[str, np.ndarray], sentinel, plan: 
     for i, m in enumerate(plan.measures):
         columns[f"m{i}"] = pa.array(values[str(m)][keep], pa.float64())
     columns[SUMMARY] = pa.nulls(n, pa.string())
-    return pa.record_batch(columns)
+    return pa.RecordBatch.from_pydict(columns)
 
 
 def summary_batch(plan: Plan, text: str):
@@ -525,7 +526,7 @@ def summary_batch(plan: Plan, text: str):
     for i in range(len(plan.measures)):
         columns[f"m{i}"] = pa.nulls(1, pa.float64())
     columns[SUMMARY] = pa.array([text], pa.string())
-    return pa.record_batch(columns)
+    return pa.RecordBatch.from_pydict(columns)
 
 
 # ---------------------------------------------------------------------------- summaries

@@ -11,6 +11,7 @@ from rankwise.spark.session import java_available
 
 @pytest.fixture(scope="session")
 def spark():
+    pytest.importorskip("pyspark")  # (make test-minimum installs no Spark)
     if not java_available():
         pytest.skip("the Spark engine's tests need a Java runtime (Java 17 or 21): no 'java' "
                     "on the PATH or under JAVA_HOME")

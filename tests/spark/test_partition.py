@@ -125,8 +125,9 @@ def test_aggregates_do_not_depend_on_the_partitioning():
 def test_chunks_hold_whole_queries():
     import pyarrow as pa
 
-    batches = [pa.record_batch({"q": ["a", "b"], "n0": [7, None], "n1": [None, 1]}),
-               pa.record_batch({"q": ["c", "d", "e"], "n0": [1, 1, None], "n1": [None, 1, 1]})]
+    batches = [pa.RecordBatch.from_pydict({"q": ["a", "b"], "n0": [7, None], "n1": [None, 1]}),
+               pa.RecordBatch.from_pydict({"q": ["c", "d", "e"], "n0": [1, 1, None],
+                                           "n1": [None, 1, 1]})]
     got = [t.column("q").to_pylist() for t in chunks(batches, 2)]
     assert got == [["a"], ["b", "c"], ["d"], ["e"]]  # a query longer than a chunk is one chunk
     assert [len(t) for t in chunks(batches, 100)] == [5]
