@@ -299,11 +299,15 @@ def _divide(numerator, denominator):
 
 
 def _undefined(values, undefined, policy: str | None):
+    """``values`` with the undefined queries set as the ``no_relevant`` / ``idcg_zero``
+    policy says (0, 1 or NaN), as the numpy engine does."""
     import torch
+
+    from ..measures.registry import undefined_value
 
     if policy is None:
         return values
-    fill = 0.0 if policy == "zero" else math.nan
+    fill = undefined_value(policy)
     return torch.where(undefined, torch.full_like(values, fill), values)
 
 
