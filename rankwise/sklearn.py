@@ -25,6 +25,8 @@ The value is that of :func:`rankwise.evaluate` on the fold's candidates (every r
 label, the ideal ranking built from them) under the conventions given, trec_eval's by default;
 ``conventions="sklearn"`` averages over tied scores and so equals ``sklearn.metrics.ndcg_score``.
 Measures where lower is better (``RMSE``) are negated, as scikit-learn's scorers are.
+``sample_weight`` (equal for the rows of a query) weights the queries, as ``ndcg_score``
+weights its rows; with metadata routing, ``scorer.set_score_request(sample_weight=True)``.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class RankingScorer:
         self.conventions = conventions
         self.response_method = response_method
         self._sign = 1.0 if self.measure.spec.higher_is_better else -1.0
+        self._sample_weight_request: bool | None = None
 
     def __repr__(self) -> str:
         changed = self.conventions.differences()
@@ -58,24 +61,43 @@ class RankingScorer:
                 + (f", conventions={changed}" if changed else "") + ")")
 
     def __call__(self, estimator: Any, X: Any, y: Any, groups: Any = None,
-                 **kwargs: Any) -> float:
+                 sample_weight: Any = None, **kwargs: Any) -> float:
         scores = self._predict(estimator, X)
-        return self.score(y, scores, self._queries(X, groups))
+        return self.score(y, scores, self._queries(X, groups), sample_weight=sample_weight)
 
-    def score(self, y_true: Any, y_score: Any, groups: Any) -> float:
+    def score(self, y_true: Any, y_score: Any, groups: Any, sample_weight: Any = None) -> float:
         """The measure's mean over the queries ``groups`` (one id per row), signed so that
-        greater is better."""
+        greater is better.
+
+        ``sample_weight`` (one weight per row, the same for every row of a query) weights the
+        queries, as ``sklearn.metrics.ndcg_score(..., sample_weight=...)`` weights its rows:
+        the weighted mean over queries (weighted sum for counts).
+        """
         candidates = Candidates(y_true, query=np.asarray(groups), conventions=self.conventions)
-        value = candidates.means(y_score, [self.measure])[str(self.measure)]
+        if sample_weight is None:
+            value = candidates.means(y_score, [self.measure])[str(self.measure)]
+        else:
+            weights = _query_weights(sample_weight, candidates)
+            values = candidates.values(y_score, [self.measure])[str(self.measure)]
+            value = _weighted_aggregate(values, weights, self.measure.spec.aggregate,
+                                        self.measure.skips_undefined(self.conventions))
         return self._sign * value
+
+    def set_score_request(self, *, sample_weight: bool | None = None) -> RankingScorer:
+        """scikit-learn metadata routing: whether ``sample_weight`` routed to scorers should
+        reach this one (``True``), not (``False``), or raise (``None``, the default), as for
+        scikit-learn's own scorers."""
+        self._sample_weight_request = sample_weight
+        return self
 
     def get_metadata_routing(self):
         """scikit-learn metadata routing: the scorer asks for ``groups`` when it was made with
-        ``group=None``."""
+        ``group=None``, and for ``sample_weight`` as :meth:`set_score_request` says."""
         from sklearn.utils.metadata_routing import MetadataRequest
 
         request = MetadataRequest(owner=type(self).__name__)
         request.score.add_request(param="groups", alias=self.group is None)
+        request.score.add_request(param="sample_weight", alias=self._sample_weight_request)
         return request
 
     def _predict(self, estimator: Any, X: Any) -> np.ndarray:
@@ -136,6 +158,49 @@ def make_scorer(measure: str, group: Any = None, *, conventions: Conventions | s
     0.4353711100697945
     """
     return RankingScorer(measure, group, resolve(conventions, **overrides), response_method)
+
+
+def _query_weights(sample_weight: Any, candidates: Candidates) -> np.ndarray:
+    """One weight per query from one weight per row (rows of a query must agree)."""
+    weights = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    if len(weights) != candidates.num_rows:
+        raise InputError(f"sample_weight has {len(weights)} weights for {candidates.num_rows} "
+                         "rows", source="sample_weight")
+    bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+    if len(bad):
+        raise InputError("sample weights must be finite and non-negative",
+                         source="sample_weight", line=int(bad[0]), unit="row",
+                         value=str(weights[bad[0]]))
+    by_query = weights if candidates._perm is None else weights[candidates._perm]
+    first = by_query[candidates.offsets[:-1]]
+    differs = np.flatnonzero(np.repeat(first, np.diff(candidates.offsets)) != by_query)
+    if len(differs):
+        query = np.searchsorted(candidates.offsets, differs[0], side="right") - 1
+        raise InputError("sample_weight must be the same for every row of a query: ranking "
+                         "measures weight queries, as ndcg_score weights its rows "
+                         f"(query {candidates.query_ids[query]} has several weights)",
+                         source="sample_weight")
+    return first
+
+
+def _weighted_aggregate(values: np.ndarray, weights: np.ndarray, kind: str,
+                        skip_undefined: bool) -> float:
+    """:func:`rankwise.results.aggregate` with query weights."""
+    undefined = np.isnan(values)
+    if undefined.any():
+        if not skip_undefined:
+            return float("nan")
+        values, weights = values[~undefined], weights[~undefined]
+    if kind == "sum":
+        return float(np.sum(weights * values))
+    if not weights.sum() > 0:
+        return float("nan")
+    if kind == "gmean":
+        from .results import MIN_GEO_MEAN
+
+        logs = np.log(np.maximum(values, MIN_GEO_MEAN))
+        return float(np.exp(np.average(logs, weights=weights)))
+    return float(np.average(values, weights=weights))
 
 
 def _describe(group: Any) -> str:
