@@ -29,7 +29,11 @@ nicknames ``official``, ``set`` and ``all_trec`` are computed, with pytrec_eval'
 
 What differs, on purpose: bad input raises :class:`rankwise.InputError` (a ``ValueError``)
 naming the query and document instead of pytrec_eval's ``TypeError`` or bare
-``AssertionError``; integer ids and float grades are accepted (as their strings and values).
+``AssertionError``; integer ids and float grades are accepted (as their strings and values),
+booleans as scores or grades are not. ``relevance_level=0`` (refused by pytrec_eval) is
+trec_eval's ``-l0``; a negative level is refused. A query judged only with negative grades,
+which trec_eval cannot size its grade table for (pytrec_eval reports zeros or crashes), is a
+query without relevant documents.
 These measure names raise ``ValueError`` (a :class:`rankwise.MeasureError`):
 
 * parameters pytrec_eval would pass to trec_eval malformed, which crash the interpreter there
@@ -145,8 +149,8 @@ class RelevanceEvaluator:
         from ._nested import nested_qrels
 
         self._columns = _plan(measures)
-        self.relevance_level = relevance_level
-        self.judged_docs_only_flag = bool(judged_docs_only_flag)
+        self.relevance_level = relevance_level = _relevance_level(relevance_level)
+        self.judged_docs_only_flag = _flag(judged_docs_only_flag)
         self._conventions = resolve("pytrec_eval", relevance_threshold=relevance_level,
                                     unjudged="remove" if judged_docs_only_flag else "nonrelevant")
         self._qrels = nested_qrels(query_relevance)
@@ -225,6 +229,42 @@ class RelevanceEvaluator:
                                            lists.conventions.relevance_threshold)
             table[:, j] = values
         return table
+
+
+def _relevance_level(value: Any) -> float:
+    """An integer as pytrec_eval takes it (``int``, ``bool``, NumPy integers), or a finite
+    float (compared with float grades), 0 or more; otherwise :class:`~rankwise.InputError`.
+    pytrec_eval refuses 0 (trec_eval ``-l0``: every judged grade relevant), which is kept."""
+    import operator
+
+    from ..errors import InputError
+
+    try:
+        level: float = operator.index(value)
+    except TypeError:
+        if not (isinstance(value, (float, np.floating)) and np.isfinite(value)):
+            raise InputError("relevance_level must be an integer (grades >= it are relevant)",
+                             source="relevance_level", value=repr(value)) from None
+        level = float(value)
+    if level < 0:  # negative grades mean "unjudged": a negative level would count them
+        raise InputError("relevance_level must be 0 or more (grades >= it are relevant; "
+                         "negative grades are unjudged)", source="relevance_level",
+                         value=repr(value))
+    return level
+
+
+def _flag(value: Any) -> bool:
+    """``judged_docs_only_flag``: a bool or an integer, as pytrec_eval takes it (a string such
+    as ``"False"`` would otherwise read as true)."""
+    import operator
+
+    from ..errors import InputError
+
+    try:
+        return bool(operator.index(value))
+    except TypeError:
+        raise InputError("judged_docs_only_flag must be True or False",
+                         source="judged_docs_only_flag", value=repr(value)) from None
 
 
 def empty_ranking_nan(lists, values: np.ndarray, levels: tuple[float, ...],
