@@ -59,8 +59,10 @@ _PEER_CONVENTIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "msmarco": ("trec_eval", {"ties": "docid_asc", "duplicates": "last"}),
     "gdeval": ("trec_eval", {"duplicates": "last"}),
     # ir_measures' own Judged: float64 scores, ties by doc id ascending, the share of the
-    # documents ranked within k (fewer in a short list)
-    "judged": ("trec_eval", {"ties": "docid_asc", "short_lists": "length"}),
+    # documents ranked within k (fewer in a short list); a document listed twice (DataFrame,
+    # tuples) keeps its last score, as ir_measures' conversion to dicts keeps it
+    "judged": ("trec_eval", {"ties": "docid_asc", "short_lists": "length",
+                             "duplicates": "last"}),
 }
 _GDEVAL_MAX_GRADE = 4  # gdeval.pl's MAX_JUDGMENT: ERR's stopping probability is (2^g − 1) / 2^4
 
@@ -266,14 +268,17 @@ def _qrels(qrels):
     from ..io.tables import Qrels
     from ._nested import nested_qrels
 
-    kind, error = ir_measures.util.QrelsConverter(qrels).predict_type()
+    # one converter: predicting the type of an iterator peeks at its first item, and the
+    # converter keeps that item (a second converter on the same iterator would lose it)
+    converter = ir_measures.util.QrelsConverter(qrels)
+    kind, error = converter.predict_type()
     if kind == "dict_of_dict":
         return nested_qrels(qrels), set(qrels.keys())
     if kind == "pd_dataframe":
         judged = to_qrels(qrels, query="query_id", doc="doc_id", relevance="relevance")
         return judged, set(judged.query_ids())
     if kind == "namedtuple_iter":
-        rows = list(ir_measures.util.QrelsConverter(qrels).as_namedtuple_iter())
+        rows = list(converter.as_namedtuple_iter())
         judged = Qrels.from_columns([r.query_id for r in rows], [r.doc_id for r in rows],
                                     [r.relevance for r in rows], source="qrels tuples")
         return judged, set(judged.query_ids())
