@@ -20,9 +20,9 @@ LightGBM's own ``ndcg@k`` and ``map@k`` differ from rankwise's defaults in four 
 exponential gain 2^label − 1 (``gain="exponential"``), ties kept in input order (its sort is
 stable: ``ties="input_order"``), AP@k divided by min(relevant, k)
 (``ap_denominator="min_relevant_cutoff"``), and a query without a relevant candidate counts 1
-in both (rankwise: 0, ``no_relevant``/``idcg_zero`` can make it NaN or skip it, not 1). With the
-first three set, the numbers are LightGBM's on every query that has a relevant candidate;
-tests/compat checks it round by round.
+in both (rankwise: 0; ``no_relevant="one", idcg_zero="one"`` count it 1). The profile
+``conventions="lightgbm"`` sets all four (and the ideal from the candidates): the numbers are
+then LightGBM's, checked round by round in tests/compat on random data sets.
 """
 
 from __future__ import annotations

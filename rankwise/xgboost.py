@@ -19,15 +19,20 @@ XGBoost's own ``ndcg@k`` and ``map@k`` differ from rankwise's defaults in four w
 exponential gain 2^label − 1 (``gain="exponential"``), ties kept in input order
 (``ties="input_order"``), AP@k divided by min(relevant, k)
 (``ap_denominator="min_relevant_cutoff"``), and a query without a relevant candidate counts 1
-(``ndcg@k-`` and ``map@k-`` count it 0, as rankwise does). Without ``@k``, XGBoost's ``ndcg``
-and ``map`` stop at rank 32: they are rankwise's ``nDCG@32`` and ``AP@32``. With those
-conventions, the numbers are XGBoost's; tests/compat checks it round by round (XGBoost
-records a custom metric in ``evals_result`` as text with 6 significant digits). XGBoost's
-``map`` needs 0/1 labels.
+(``ndcg@k-`` and ``map@k-`` count it 0, as rankwise does; ``no_relevant="one",
+idcg_zero="one"`` count it 1). Without ``@k``, XGBoost's ``ndcg`` and ``map`` stop at rank 32:
+they are rankwise's ``nDCG@32`` and ``AP@32``. With those conventions (the profile
+``conventions="xgboost"`` sets them all), the numbers are XGBoost's; tests/compat checks it
+round by round (XGBoost records a custom metric in ``evals_result`` as text with 6
+significant digits). XGBoost's ``map`` needs 0/1 labels.
 
 With the scikit-learn ``XGBRanker``, a callable ``eval_metric`` is called once per query with
-that query's labels and scores; this metric accepts that call too (one list), but the native
-``xgb.train(custom_metric=...)`` evaluates all queries in one pass.
+that query's labels and scores; a metric of one measure accepts that call too (a metric of
+several raises :class:`~rankwise.InputError`: XGBRanker takes one value). XGBRanker then
+averages the queries weighted by their number of candidates (XGBoost 3 passes the query
+sizes, ``DMatrix.get_group()``, as weights) and counts a one-candidate query 1.0 without
+calling the metric, so its number is not the mean over queries; the native
+``xgb.train(custom_metric=...)`` gives that mean and evaluates all queries in one pass.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ class XGBoostMetric(RankingMetric):
 
     ``metric(predt, dmatrix)`` returns ``[(name, value), ...]`` (one pair when there is one
     measure); ``metric(y_true, y_score)`` with arrays evaluates them as one query, as
-    ``XGBRanker`` calls it.
+    ``XGBRanker`` calls it (one measure only: XGBRanker takes one value per query).
     """
 
     def __call__(self, predt: Any, data: Any) -> Any:
@@ -58,6 +63,14 @@ class XGBoostMetric(RankingMetric):
             scores = predt
             weighted = data.get_weight().size > 0
         else:  # XGBRanker: (y_true, y_score) of one query
+            if len(self.names) > 1:
+                from .errors import InputError
+
+                raise InputError(
+                    f"called with (y_true, y_score), as XGBRanker calls a callable eval_metric "
+                    f"once per query, the metric gives {len(self.names)} values where "
+                    "XGBRanker takes one: make it with one measure (metric('nDCG@10')), or "
+                    "pass several to xgboost.train(custom_metric=...)", source="xgboost")
             labels, scores = predt, data
             sizes = np.array([len(np.asarray(labels).reshape(-1))])
         values = self.values(labels, scores, sizes, weighted)
