@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -420,9 +421,11 @@ def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
     """``{query: {doc: score}}`` from the lines of a TREC run (``qid Q0 doc rank score tag``).
 
     A document listed twice for one query raises :class:`~rankwise.InputError` naming both lines.
+    As pytrec_eval's, the result is a ``collections.defaultdict(dict)``.
 
-    >>> parse_run(["q1 Q0 d1 1 2.5 bm25", "q1 Q0 d2 2 1.5 bm25"])
-    {'q1': {'d1': 2.5, 'd2': 1.5}}
+    >>> run = parse_run(["q1 Q0 d1 1 2.5 bm25", "q1 Q0 d2 2 1.5 bm25"])
+    >>> dict(run), run["q9"]
+    ({'q1': {'d1': 2.5, 'd2': 1.5}}, {})
     """
     return _parse_lines(f_run, 6, "run", lambda fields: float(fields[4]))
 
@@ -430,7 +433,7 @@ def parse_run(f_run: Iterable[str]) -> dict[str, dict[str, float]]:
 def parse_qrel(f_qrel: Iterable[str]) -> dict[str, dict[str, int]]:
     """``{query: {doc: grade}}`` from the lines of a TREC qrels file (``qid 0 doc grade``).
 
-    >>> parse_qrel(["q1 0 d1 2", "q1 0 d2 0"])
+    >>> dict(parse_qrel(["q1 0 d1 2", "q1 0 d2 0"]))
     {'q1': {'d1': 2, 'd2': 0}}
     """
     return _parse_lines(f_qrel, 4, "qrels", lambda fields: int(fields[3]))
@@ -441,7 +444,8 @@ def _parse_lines(lines: Iterable[str], width: int, what: str,
     from ..errors import InputError
 
     source = getattr(lines, "name", f"{what} lines")
-    out: dict[str, dict[str, Any]] = {}
+    # a defaultdict, as pytrec_eval returns: reading a query absent from the file gives {}
+    out: defaultdict[str, dict[str, Any]] = defaultdict(dict)
     first_line: dict[tuple[str, str], int] = {}
     expected = "'qid Q0 docid rank score tag'" if what == "run" else "'qid iter docid grade'"
     for number, line in enumerate(lines, start=1):
@@ -460,7 +464,7 @@ def _parse_lines(lines: Iterable[str], width: int, what: str,
             raise InputError(f"expected a number as the {kind}", source=source, line=number,
                              value=line.strip()) from None
         qid, doc = fields[0], fields[2]
-        docs = out.setdefault(qid, {})
+        docs = out[qid]
         if doc in docs:
             raise InputError(f"document {doc!r} appears twice for query {qid!r} (first at line "
                              f"{first_line[(qid, doc)]})", source=source, line=number, value=doc)

@@ -247,3 +247,51 @@ def test_inputs_refused_on_purpose():
     assert real.RelevanceEvaluator(qrels, {"map"}).evaluate({"q": {"a": True, "b": False}})
     with pytest.raises(InputError):
         ours.RelevanceEvaluator({"q": {"a": True, "b": False}}, {"map"})
+
+
+SCORE_TEXTS = ["1", "1.5", "-0", "+5", ".5", "5.", "1e-3", "-1E3", "1_0", "inf", "nan"]
+GRADE_TEXTS = ["0", "1", "-1", "+2", "007", "1_0", "3"]
+LINE_IDS = ["d1", "é", "日本", "01", "1", "-1", "x-y", "😀", "a,b", "#1"]
+
+
+def random_lines(seed: int) -> tuple[list[str], list[str]]:
+    """Run and qrels lines: non-ASCII and number-like ids, tabs and repeated blanks between
+    fields, CRLF and missing line ends, scores and grades in every spelling Python reads."""
+    rng = np.random.default_rng(seed)
+    run, qrels, seen = [], [], set()
+    for rank in range(1, int(rng.integers(1, 30)) + 1):
+        qid = str(rng.choice(["q1", "1", "é", "01"]))
+        doc = str(rng.choice(LINE_IDS)) + str(rng.integers(0, 5))
+        if (qid, doc) in seen:
+            continue
+        seen.add((qid, doc))
+        blank = str(rng.choice([" ", "\t", "  ", " \t "]))
+        end = str(rng.choice(["\n", "\r\n", "", "  \n"]))
+        run.append(blank.join([qid, "Q0", doc, str(rank), str(rng.choice(SCORE_TEXTS)),
+                               "tag"]) + end)
+        qrels.append(blank.join([qid, "0", doc, str(rng.choice(GRADE_TEXTS))]) + end)
+    return run, qrels
+
+
+def test_parse_run_and_parse_qrel_on_random_lines():
+    for seed in range(200):
+        run, qrels = random_lines(seed)
+        for parse, lines in (("parse_run", run), ("parse_qrel", qrels)):
+            expected, got = getattr(real, parse)(lines), getattr(ours, parse)(lines)
+            assert repr(dict(got)) == repr(dict(expected)), (seed, parse)  # NaN, order
+    # both split on any Unicode white space: an id holding a no-break space is two fields
+    with pytest.raises(ValueError):
+        real.parse_run(["q1 Q0 x\u00a0y 1 1.0 tag"])
+    with pytest.raises(InputError, match="expected 6 fields"):
+        ours.parse_run(["q1 Q0 x\u00a0y 1 1.0 tag"])
+
+
+def test_parsed_dicts_are_defaultdicts_as_pytrec_eval_returns():
+    """Regression: the parsers returned plain dicts, so code reading a query absent from
+    the file (``run[qid]`` for every judged query) raised KeyError where pytrec_eval's
+    ``defaultdict(dict)`` gives ``{}``."""
+    run, qrels = random_lines(1)
+    for parse, lines in (("parse_run", run), ("parse_qrel", qrels)):
+        expected, got = getattr(real, parse)(lines), getattr(ours, parse)(lines)
+        assert type(got) is type(expected) and got.default_factory is dict
+        assert got["not in the file"] == expected["not in the file"] == {}
