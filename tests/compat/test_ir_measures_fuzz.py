@@ -58,7 +58,8 @@ from tests.compat.fuzz_collections import as_pytrec_eval_can_take_it, collection
 from tests.peers import ir_measures_pipeline as pipeline  # noqa: E402
 
 MEASURES = [
-    nDCG, nDCG@5, nDCG@10, nDCG(gains={0: 0, 1: 2, 2: 5, 3: 9, 4: 12})@5, P@3,
+    nDCG, nDCG@5, nDCG@10, nDCG(gains={0: 0, 1: 2, 2: 5, 3: 9, 4: 12})@5,
+    nDCG(gains={1: 3, 2: 1}), P@3,
     P(rel=2)@5, R@5, R(rel=2)@10, AP, AP@5, AP(rel=2), RR, RR(rel=2), RR@3, RR(rel=2)@10,
     Bpref, Bpref(rel=2), SetP, SetP(rel=2), SetP(relative=True), SetR, SetF, SetF(beta=0.5),
     SetAP, Rprec, Rprec(rel=2), infAP, Success@1, Success@5, IPrec@0.0, IPrec@0.3,
@@ -204,6 +205,18 @@ def test_documents_listed_twice_in_a_run_frame_keep_the_last_score():
     expected = per_query(ir_measures.iter_calc(measures, qrels, run))
     assert expected[("q", "P@1")] == 1.0 and expected[("q", "Judged@2")] == 1.0
     assert per_query(rw.provider.iter_calc(measures, qrels, run)) == pytest.approx(expected)
+
+
+def test_gain_maps_with_negative_grades_are_refused():
+    # ir_measures re-grades the judgments with the map, so a document judged -1 (unjudged for
+    # trec_eval and rankwise) gains 5 here; rankwise refuses a map of a negative grade
+    # (docs/conformance.md, "Gain maps with negative grades")
+    qrels, run = {"q": {"a": 1, "c": -1}}, {"q": {"a": 1.0, "b": 2.0, "c": 3.0}}
+    measure = nDCG(gains={-1: 5, 1: 1})
+    assert ir_measures.calc_aggregate([measure], qrels, run)[measure] == pytest.approx(0.97675,
+                                                                                      abs=1e-5)
+    with pytest.raises(ValueError, match="0 or more"):
+        rw.provider.calc_aggregate([measure], qrels, run)
 
 
 def test_documents_judged_twice_with_different_grades_are_refused():

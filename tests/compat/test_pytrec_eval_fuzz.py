@@ -295,3 +295,12 @@ def test_parsed_dicts_are_defaultdicts_as_pytrec_eval_returns():
         expected, got = getattr(real, parse)(lines), getattr(ours, parse)(lines)
         assert type(got) is type(expected) and got.default_factory is dict
         assert got["not in the file"] == expected["not in the file"] == {}
+
+
+def test_compute_aggregated_measure_on_random_values():
+    rng = np.random.default_rng(0)
+    for measure in ("map", "P_10", "num_ret", "num_rel_ret", "gm_map", "gm_bpref", "ndcg"):
+        for size in (1, 2, 7, 100):
+            values = list(rng.normal(size=size) * 3)
+            assert ours.compute_aggregated_measure(measure, values) == pytest.approx(
+                real.compute_aggregated_measure(measure, values), rel=1e-12), (measure, size)
