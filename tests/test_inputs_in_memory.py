@@ -213,3 +213,113 @@ def test_python_integers_beyond_int64_are_the_ids_of_uint64():
     as_objects = as_uint64.assign(doc=pd.Series(ids, dtype=object))
     expected = rankwise.evaluate(qrels, as_uint64, MEASURES, per_query=True).to_json()
     assert rankwise.evaluate(qrels, as_objects, MEASURES, per_query=True).to_json() == expected
+
+
+#: Integer ids beyond 64 bits, negative ones and small ones among them.
+BIG = [1 << 70, -(1 << 65), 5, (1 << 64) + 1]
+
+
+def _big_ids_forms():
+    """The same run, its doc and query ids integers beyond 64 bits, in each frame that can
+    hold them: a pandas object column of Python integers, polars Int128 and Decimal columns,
+    Arrow decimal128 and decimal256 columns."""
+    docs, queries = BIG, [BIG[0], BIG[0], BIG[1], BIG[1]]
+    scores = [4.0, 3.0, 2.0, 1.0]
+    columns = {"query": queries, "doc": docs, "score": scores}
+    decimal = pa.decimal128(38, 0)
+    return {
+        "pandas-object": pd.DataFrame({k: pd.Series(v, dtype=object if k != "score" else None)
+                                       for k, v in columns.items()}),
+        "polars-int128": pl.DataFrame({"query": pl.Series(queries, dtype=pl.Int128),
+                                       "doc": pl.Series(docs, dtype=pl.Int128),
+                                       "score": scores}),
+        "polars-decimal": pl.DataFrame({"query": pl.Series(queries, dtype=pl.Int128),
+                                        "doc": pl.Series(docs, dtype=pl.Int128),
+                                        "score": scores}).with_columns(
+            pl.col(pl.Int128).cast(pl.Decimal(38, 0))),
+        "arrow-decimal": pa.table({"query": pa.array(queries, decimal),
+                                   "doc": pa.array(docs, decimal), "score": scores}),
+        "arrow-decimal256": pa.table({"query": pa.array(queries, pa.decimal256(50, 0)),
+                                      "doc": pa.array(docs, pa.decimal256(50, 0)),
+                                      "score": scores}),
+    }
+
+
+@pytest.mark.parametrize("name", list(_big_ids_forms()))
+def test_integer_ids_beyond_64_bits_are_their_decimal_strings_in_every_form(name, tmp_path):
+    """A dict key 2**70 was read as "1180591620717411303424" but a pandas object column
+    holding it was refused, a polars Int128 column with Arrow's message about a format string
+    and a decimal column as not integers. Each is now read as a dict's keys are: the ids'
+    decimal strings, the numbers and output of the same ids as strings (and as TREC text)."""
+    form = _big_ids_forms()[name]
+    nested = {}
+    for q, d, s in zip([BIG[0], BIG[0], BIG[1], BIG[1]], BIG, [4.0, 3.0, 2.0, 1.0]):
+        nested.setdefault(q, {})[d] = s
+    strings = {str(q): {str(d): s for d, s in docs.items()} for q, docs in nested.items()}
+    qrels = {str(BIG[0]): {str(BIG[1]): 1, "5": 2}, str(BIG[1]): {str(BIG[3]): 1}}
+    expected = rankwise.evaluate(qrels, {"sys": strings}, MEASURES, per_query=True).to_json()
+    assert rankwise.evaluate(qrels, {"sys": nested}, MEASURES, per_query=True).to_json() == \
+        expected
+    assert rankwise.evaluate(qrels, {"sys": form}, MEASURES, per_query=True).to_json() == \
+        expected
+    run = rankwise.to_run(form)
+    assert run.query_ids() == [str(BIG[0]), str(BIG[1])]
+    assert [str(d) for d in run.docs.to_pylist()] == [str(d) for d in BIG]
+    if name.startswith("arrow"):
+        import pyarrow.parquet as pq
+
+        pq.write_table(form, tmp_path / "run.parquet")
+        assert rankwise.evaluate(qrels, {"sys": str(tmp_path / "run.parquet")}, MEASURES,
+                                 per_query=True).to_json() == expected
+
+
+def test_python_integers_beyond_64_bits_are_ids_in_lists_too():
+    run = rankwise.Run.from_columns(["q1", "q1"], [1 << 70, 5], [2.0, 1.0])
+    assert run.docs.to_pylist() == [str(1 << 70), "5"]
+
+
+@pytest.mark.parametrize("values", [[1 << 63, 1.5, 2], [1 << 70, 0.5, 2], [2, 1 << 70, 1]])
+def test_score_and_grade_columns_of_python_numbers_beyond_int64_are_numbers(values):
+    """Scores and grades beyond int64 in an object column (beside floats or not) are read as
+    float64, as a dict's values are (a column [2**63, 1.5] was refused as "one kind of value
+    (all strings or all numbers)", which it is; 2**70 as "integers beyond 64 bits ... give
+    such ids as strings")."""
+    rows = {"query": ["q1"] * 3, "doc": ["a", "b", "c"]}
+    frame = pd.DataFrame({**rows, "score": pd.Series(values, dtype=object)})
+    assert rankwise.to_run(frame).score.tolist() == [float(v) for v in values]
+    assert rankwise.to_run({"q1": dict(zip(rows["doc"], values))}).score.tolist() == \
+        [float(v) for v in values]
+    qrels = pd.DataFrame({**rows, "relevance": pd.Series(values, dtype=object)})
+    assert rankwise.to_qrels(qrels).grade.tolist() == [float(v) for v in values]
+    int128 = pl.DataFrame({**rows, "score": pl.Series([int(v) for v in values],
+                                                      dtype=pl.Int128)})
+    assert rankwise.to_run(int128).score.tolist() == [float(int(v)) for v in values]
+
+
+@pytest.mark.parametrize("frame, message", [
+    (pd.DataFrame({"query": ["q1", "q1"], "doc": pd.Series([1 << 63, 1.5], dtype=object),
+                   "score": [1.0, 2.0]}),
+     r"^run DataFrame, row 1: doc ids must be strings or integers \(got a column of double, "
+     r"holding 1.5 here\)$"),
+    (pd.DataFrame({"query": pd.Series([1.5, 1 << 63], dtype=object), "doc": ["a", "b"],
+                   "score": [1.0, 2.0]}),
+     r"^run DataFrame, row 0: query ids must be strings or integers \(got a column of double, "
+     r"holding 1.5 here\)$"),
+    (pd.DataFrame({"query": ["q1", "q1"], "doc": [1.0, 2.0], "score": [1.0, 2.0]}),
+     r"^run DataFrame: doc ids must be strings or integers \(got a column of double\); cast "
+     r"the column to integers \(or strings\) to use it as ids$"),
+    (pd.DataFrame({"query": ["q1", "q1"], "doc": pd.Series([5, 10 ** 80], dtype=object),
+                   "score": [1.0, 2.0]}),
+     r"^run DataFrame, row 1: an integer of more than 76 digits in column 'doc', beyond "
+     r"Arrow's widest decimal: give such ids as strings \(got '1000"),
+    (pa.table({"query": ["q1", "q1"], "doc": pa.array([1, 2], pa.decimal128(5, 2)),
+               "score": [1.0, 2.0]}),
+     r"^run Table: doc ids must be strings or integers \(got a column of decimal128\(5, 2\)\); "
+     r"cast the column to integers"),
+], ids=["integers beside a float", "a float beside integers", "integral floats",
+        "beyond 76 digits", "decimal of scale 2"])
+def test_id_columns_of_numbers_that_are_no_ids_say_what_they_hold(frame, message):
+    """Each said "must hold one kind of value (all strings or all numbers): PyLong is too
+    large to fit int64", or "(got 'double')" without the row."""
+    with pytest.raises(InputError, match=message):
+        rankwise.to_run(frame)

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from .nested import nested_columns
 from .parquet import is_parquet_path, rank_values, read_parquet_qrels, read_parquet_run
-from .tables import Qrels, Run, check_finite_scores, check_grades
+from .tables import Qrels, Run, check_finite_scores, check_grades, python_integers
 from .trec import read_qrels, read_run
 
 
@@ -193,43 +193,75 @@ def table_columns(obj: Any, source: str
         except pa.ArrowException as exc:  # a type Arrow has no conversion for (complex)
             raise InputError(f"column {name!r} is of a type rankwise cannot read: {exc}",
                              source=source) from None
-        except OverflowError:
-            raise InputError(f"column {name!r} holds integers beyond 64 bits (or negative "
-                             "ones with ones beyond int64); give such ids as strings",
+        except OverflowError as exc:  # none known: object columns' integers are read
+            raise InputError(f"column {name!r} holds a number rankwise cannot read ({exc})",
                              source=source) from None
 
     return names, column
 
 
 def _pandas_column(series: Any, name: str, source: str):
-    """A pandas column as Arrow; an object column of Python integers beyond int64 (64-bit
-    hashes) as uint64 where they all fit one, as a numpy uint64 column reads. Raises
+    """A pandas column as Arrow. An object column Arrow cannot convert is read as a dict's
+    keys and values are: Python integers beyond int64 as uint64 where they all fit one (as a
+    numpy uint64 column reads), else as a decimal column of scale 0 (ids: their decimal
+    strings; values: numbers, see :func:`~.tables.python_integers`); integers and floats
+    together (``[2**63, 1.5]``) as float64, as pandas itself makes such a list. Raises
     InputError naming the row where an object column goes from strings to numbers or back,
-    and OverflowError for integers that fit no 64-bit type."""
+    or holds an integer of more than 76 digits."""
     import pyarrow as pa
 
     try:
         return pa.Array.from_pandas(series)
     except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         values = series.tolist()
-        strings = [(i, isinstance(v, str)) for i, (v, missing) in
-                   enumerate(zip(values, series.isna().tolist())) if not missing]
+        missing = series.isna().tolist()
+        strings = [(i, isinstance(v, str)) for i, (v, gone) in enumerate(zip(values, missing))
+                   if not gone]
         row = next((i for i, string in strings if string != strings[0][1]), None)
         if row is not None:
             raise InputError(f"column {name!r} must hold one kind of value (all strings or "
                              f"all numbers): {exc}", source=source, line=row, unit="row",
                              value=repr(values[row])) from None
-        if isinstance(exc, OverflowError) and all(type(v) is int for v in values
-                                                  if v is not None):
+        present = [v for v, gone in zip(values, missing) if not gone]
+        if not all(map(_is_number, present)):
+            raise
+        values = [None if gone else v for v, gone in zip(values, missing)]
+        if not all(map(_is_integer, present)):
+            return pa.array([None if v is None else float(v) for v in values], pa.float64())
+        values = [None if v is None else int(v) for v in values]
+        if all(0 <= v < 1 << 64 for v in present):
             return pa.array(values, pa.uint64())
-        raise
+        return python_integers(values, source, f"column {name!r}")
+
+
+def _is_number(value: Any) -> bool:
+    """Whether a value is an integer or a float (of Python or numpy), not a boolean."""
+    return isinstance(value, (int, float, np.integer, np.floating)) \
+        and not isinstance(value, (bool, np.bool_))
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+#: polars' integer types wider than Arrow's (polars' Arrow export fails on them).
+WIDE_POLARS_INTEGERS = ("Int128", "UInt128")
 
 
 def _polars_column(series: Any, name: str, source: str):
     """A polars column as Arrow; an Object column (Python objects) is refused: Arrow would
-    hold the objects' addresses."""
+    hold the objects' addresses. An Int128 or UInt128 column, which Arrow has no type for, is
+    read as a decimal column of scale 0 (ids: their decimal strings; values: numbers), as
+    an object column of Python integers is."""
     if str(series.dtype) == "Object":
         raise InputError(f"column {name!r} is of a type rankwise cannot read: a polars Object "
                          "column holds Python objects; give ids as strings or integers",
                          source=source)
+    if str(series.dtype) in WIDE_POLARS_INTEGERS:
+        import polars as pl
+
+        try:  # up to 38 digits: on the buffers
+            return series.cast(pl.Decimal(38, 0)).to_arrow()
+        except pl.exceptions.PolarsError:
+            return python_integers(series.to_list(), source, f"column {name!r}")
     return series.to_arrow()

@@ -173,22 +173,51 @@ def _doc_ids(values: Any, source: str):
 
 
 def _arrow(values: Any, source: str, what: str):
-    """``values`` as an Arrow array (Arrow arrays and chunked arrays as they are)."""
+    """``values`` as an Arrow array (Arrow arrays and chunked arrays as they are); Python
+    integers beyond 64 bits as :func:`python_integers` makes them."""
     import pyarrow as pa
 
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         return values
     try:
         return to_arrow(values)  # strings and numbers on their buffers, the rest as Arrow does
+    except OverflowError:  # Python integers beyond 64 bits
+        values = list(values)
+        if all(v is None or type(v) is int for v in values):
+            return python_integers(values, source, f"the {what} ids")
+        raise InputError(f"{what} ids must be strings or integers, of one kind",
+                         source=source) from None
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(f"{what} ids must be strings or integers ({exc})", source=source) from None
 
 
+#: Digits of the widest integer an Arrow decimal column holds (decimal256).
+DECIMAL_DIGITS = 76
+
+
+def python_integers(values: list, source: str, where: str):
+    """Python integers (None: missing), some beyond 64 bits, as an Arrow decimal column of
+    scale 0 (decimal128 where they fit, else decimal256), which ids read as their decimal
+    strings (as a dict's integer keys are) and values as numbers. An integer of more than
+    76 digits raises :class:`InputError` naming its row."""
+    import pyarrow as pa
+
+    widest = max((abs(v) for v in values if v is not None), default=0)
+    if widest >= 10 ** DECIMAL_DIGITS:
+        row = next(i for i, v in enumerate(values) if v is not None
+                   and abs(v) >= 10 ** DECIMAL_DIGITS)
+        raise InputError(f"an integer of more than {DECIMAL_DIGITS} digits in {where}, "
+                         "beyond Arrow's widest decimal: give such ids as strings",
+                         source=source, line=row, unit="row", value=str(values[row]))
+    kind = pa.decimal128(38, 0) if widest < 10 ** 38 else pa.decimal256(DECIMAL_DIGITS, 0)
+    return pa.array(values, kind)
+
+
 def _strings(values: Any, source: str, what: str, dictionary: bool = False):
     """A column of ids as an Arrow string array, or chunked array when given one (its chunks
-    kept: no copy); integers become their decimal strings. With ``dictionary``, a column
-    dictionary-encoded in every chunk (as Parquet's string columns read) stays encoded, for
-    :func:`encode_queries`."""
+    kept: no copy); integers (decimals of scale 0 too) become their decimal strings. With
+    ``dictionary``, a column dictionary-encoded in every chunk (as Parquet's string columns
+    read) stays encoded, for :func:`encode_queries`."""
     import pyarrow as pa
 
     values = _arrow(values, source, what)
@@ -215,14 +244,35 @@ def _string_chunk(values, source: str, what: str, first_row: int):
     if values.null_count:
         row = first_row + int(np.flatnonzero(to_numpy(values.is_null(), bool))[0])
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
-    if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type) \
-            or _is_string_view(values.type) \
-            or pa.types.is_null(values.type):  # no row at all: an empty string column
+    kind = values.type
+    if pa.types.is_integer(kind) or pa.types.is_decimal(kind) and kind.scale == 0 \
+            or pa.types.is_large_string(kind) or _is_string_view(kind):
         values = cast(values, pa.string())
-    elif not pa.types.is_string(values.type):
-        raise InputError(f"{what} ids must be strings or integers", source=source,
-                         value=str(values.type))
+    elif not pa.types.is_string(kind):
+        raise _not_ids(values, source, what, first_row)
     return values
+
+
+def _not_ids(values, source: str, what: str, first_row: int) -> InputError:
+    """The refusal of an id column of another type than strings and integers: for floats,
+    the first row that holds no integer, or how to use integral ones."""
+    import pyarrow as pa
+
+    kind = values.type
+    if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        if pa.types.is_floating(kind):
+            numbers = to_numpy(values, np.float64)
+            fraction = np.flatnonzero(~np.isfinite(numbers) | (numbers != np.trunc(numbers)))
+            if len(fraction):
+                row = int(fraction[0])
+                return InputError(f"{what} ids must be strings or integers (got a column of "
+                                  f"{kind}, holding {float(numbers[row])!r} here)",
+                                  source=source, line=first_row + row, unit="row")
+        return InputError(f"{what} ids must be strings or integers (got a column of {kind}); "
+                          "cast the column to integers (or strings) to use it as ids",
+                          source=source)
+    return InputError(f"{what} ids must be strings or integers", source=source,
+                      value=str(kind))
 
 
 def _is_string_view(kind) -> bool:

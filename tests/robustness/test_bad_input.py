@@ -261,12 +261,15 @@ def test_columns_of_mixed_kinds_and_bad_arrays():
     (["d1", None, 3], [2.0, 1.0, 0.5],
      r"run DataFrame, row 2: column 'doc' must hold one kind of value .* \(got '3'\)"),
     ([1 << 64, 2, "d3"], [2.0, 1.0, 0.5], r"run DataFrame, row 2: column 'doc' must hold one"),
-    ([1 << 64, 2, 3], [2.0, 1.0, 0.5],
-     r"run DataFrame: column 'doc' holds integers beyond 64 bits .*give such ids as strings"),
-    ([-1, 2, 1 << 63], [2.0, 1.0, 0.5], r"run DataFrame: column 'doc' holds integers beyond"),
+    ([2, 10 ** 80, 3], [2.0, 1.0, 0.5],  # beyond 64 bits: read as a dict's keys are
+     r"run DataFrame, row 1: an integer of more than 76 digits in column 'doc'.*as strings"),
+    ([1 << 63, 1.5, 3], [2.0, 1.0, 0.5],
+     r"run DataFrame, row 1: doc ids must be strings or integers \(got a column of double, "
+     r"holding 1.5 here\)"),
     (["d1", "d2", "d3"], np.array([2, 1, 0], dtype=complex),
      r"run DataFrame: column 'score' is of a type rankwise cannot read"),
-], ids=["mixed", "mixed beyond int64", "beyond 64 bits", "beyond int64 and negative", "complex"])
+], ids=["mixed", "mixed beyond int64", "beyond 76 digits", "beyond int64 and a float",
+        "complex"])
 def test_frame_columns_arrow_cannot_type(doc, score, message):
     """Each escaped as pyarrow's OverflowError or ArrowNotImplementedError, or named no row."""
     run = pd.DataFrame({"query": ["q1"] * 3, "doc": pd.Series(doc, dtype=object),
