@@ -215,6 +215,65 @@ def test_python_integers_beyond_int64_are_the_ids_of_uint64():
     assert rankwise.evaluate(qrels, as_objects, MEASURES, per_query=True).to_json() == expected
 
 
+def _with(rows: list[dict], column: str, row: int, value) -> list[dict]:
+    changed = [dict(r) for r in rows]
+    changed[row][column] = value
+    return changed
+
+
+EMPTY_ID_FORMS = {
+    "pandas-object": lambda rows: pd.DataFrame(rows).astype({"query": object, "doc": object}),
+    "pandas-str": lambda rows: pd.DataFrame(rows).astype({"query": "str", "doc": "str"}),
+    "pandas-category": lambda rows: pd.DataFrame(rows).astype({"query": "category",
+                                                               "doc": "category"}),
+    "polars": lambda rows: pl.DataFrame(rows),
+    "polars-categorical": lambda rows: pl.DataFrame(rows).with_columns(
+        pl.col(pl.String).cast(pl.Categorical)),
+    "arrow": lambda rows: pa.Table.from_pylist(rows),
+    "arrow-dictionary": lambda rows: pa.Table.from_pylist(rows).set_column(
+        0, "query", pa.Table.from_pylist(rows).column("query").dictionary_encode()
+    ).set_column(1, "doc", pa.Table.from_pylist(rows).column("doc").dictionary_encode()),
+    "arrow-large-string": lambda rows: pa.Table.from_pylist(rows).cast(pa.schema(
+        [("query", pa.large_string()), ("doc", pa.large_string()), ("score", pa.float64())])),
+}
+
+
+@pytest.mark.parametrize("column", ["query", "doc"])
+@pytest.mark.parametrize("form", EMPTY_ID_FORMS.values(), ids=EMPTY_ID_FORMS)
+def test_an_empty_id_in_a_frame_is_refused_at_its_row(form, column):
+    """An empty id, which a TREC file cannot hold, was read from a frame as an id; refused
+    naming the frame and the row, in every kind of string column."""
+    rows = _with(long_rows(RUN, "score"), column, 3, "")
+    frame = form(rows)
+    with pytest.raises(InputError, match=rf"^run {type(frame).__name__}, row 3: empty {column} "
+                                         "id: an id must hold at least one character"):
+        rankwise.evaluate(QRELS, frame, MEASURES)
+    qrels = form([{"query": r["query"], "doc": r["doc"], "score": 1.0} for r in rows])
+    with pytest.raises(InputError, match=rf"^qrels {type(qrels).__name__}, row 3: empty "):
+        rankwise.to_qrels(qrels, relevance="score")
+
+
+@pytest.mark.parametrize("nested, key", [
+    ({"q1": {"d1": 1.0, "": 2.0}}, "'q1'/''"),
+    ({"q1": {"d1": 1.0}, "": {"d1": 2.0}}, "''"),
+    ({"q1": {"d1": 1.0}, "": {}}, "''"),  # a query given with no document
+    ({"q1": {7: 1.0, "": 2.0}}, "'q1'/''"),  # integer keys: the general reader
+    ({"": {7: 1.0}}, "''"),
+], ids=["doc", "query", "query without documents", "doc beside integers", "query, integers"])
+def test_an_empty_id_in_a_dict_is_refused_at_its_key(nested, key):
+    what = "doc" if "/" in key else "query"
+    for read in (rankwise.to_run, rankwise.to_qrels):
+        with pytest.raises(InputError, match=rf"dict, key {key}: empty {what} id"):
+            read(nested)
+
+
+def test_an_empty_query_id_given_to_arrays_is_refused_at_its_row():
+    with pytest.raises(InputError, match=r"^query, row 2: empty query id"):
+        rankwise.from_arrays([1, 0, 1], [0.3, 0.2, 0.1], query=["a", "a", ""])
+    with pytest.raises(InputError, match=r"^query, row 1: empty query id"):
+        rankwise.from_arrays([1, 0, 1], [0.3, 0.2, 0.1], query=np.array([1, "", 2], object))
+
+
 #: Integer ids beyond 64 bits, negative ones and small ones among them.
 BIG = [1 << 70, -(1 << 65), 5, (1 << 64) + 1]
 

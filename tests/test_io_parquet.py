@@ -384,3 +384,20 @@ def test_row_groups_read_side_by_side_keep_the_file_order(tmp_path, monkeypatch,
     for name in columns:
         assert table.column(name).cast(expected.column(name).type).to_pylist() == \
             expected.column(name).to_pylist(), name
+
+
+@pytest.mark.parametrize("column", ["query", "doc"])
+def test_an_empty_id_in_parquet_is_refused_at_its_row_streamed_or_not(tmp_path, column):
+    """A Parquet file, like a frame, may hold an empty id, which a TREC file cannot: refused
+    naming the file and the row, in one pass and streamed (it was read as an id)."""
+    from rankwise.stream import evaluate_stream
+
+    table = {"query": ["a", "a", "b", "b"], "doc": ["x", "y", "x", "z"],
+             "score": [2.0, 1.0, 2.0, 1.0]}
+    table[column][2] = ""
+    run = tmp_path / "run.parquet"
+    pq.write_table(pa.table(table), run, row_group_size=1)
+    for evaluate in (rankwise.evaluate, evaluate_stream):
+        with pytest.raises(InputError, match=f"^{re.escape(str(run))}, row 2: empty {column} "
+                                             "id: an id must hold at least one character"):
+            evaluate({"a": {"x": 1}}, str(run), ["AP"])

@@ -96,7 +96,8 @@ def _dictionary_column(code: np.ndarray, names):
 
 def _given_queries(queries: np.ndarray, n: int):
     """(query ids, doc positions) for one query id per row, ids as their strings (integers
-    and strings encoded by value, one string per query; other kinds through their strings)."""
+    and strings encoded by value, one string per query; other kinds through their strings).
+    A missing or empty id raises :class:`InputError` naming its row."""
     if queries.ndim != 1:
         raise InputError(f"query must be a 1-D array of ids, one per row (got shape "
                          f"{queries.shape})", source="arrays")
@@ -110,6 +111,10 @@ def _given_queries(queries: np.ndarray, n: int):
         queries = queries.astype(str)
     names, code = np.unique(queries, return_inverse=True)
     code = code.astype(np.int32)
+    if queries.dtype.kind == "U" and len(names) and names[0] == "":  # sorted: "" comes first
+        raise InputError("empty query id: an id must hold at least one character, as in a "
+                         "TREC file", source="query", line=int(np.argmax(code == 0)),
+                         unit="row")
     return (_dictionary_column(code, to_arrow(names.astype(str))),
             _position_in_query(code, len(names)))
 

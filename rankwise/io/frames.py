@@ -119,7 +119,7 @@ def _from_nested(obj: Mapping, source: str
                              f"{type(inner).__name__}", source=source, line=qid, unit="key",
                              value=repr(inner)[:80])
         _check_key(qid, "query", source, repr(qid))
-        if not ID_TYPES.issuperset(map(type, inner)):
+        if not ID_TYPES.issuperset(map(type, inner)) or "" in inner:
             for doc in inner:
                 _check_key(doc, "doc", source, f"{str(qid)!r}/{doc!r}")
         queries.extend([str(qid)] * len(inner))
@@ -139,8 +139,11 @@ ID_TYPES = frozenset({str, int})
 
 
 def _check_key(key: Any, what: str, source: str, location: str) -> None:
-    """Raise unless a dict key is an id: a string or an integer (a boolean is not one, and
-    None or NaN is a missing id), as a frame's id column must hold."""
+    """Raise unless a dict key is an id: a non-empty string or an integer (a boolean is not
+    one, and None or NaN is a missing id), as a frame's id column must hold."""
+    if isinstance(key, str) and not key:
+        raise InputError(f"empty {what} id: an id must hold at least one character, as in a "
+                         "TREC file", source=source, line=location, unit="key")
     if isinstance(key, (str, int, np.integer)) and not isinstance(key, (bool, np.bool_)):
         return
     if key is None or key != key:

@@ -1,8 +1,9 @@
 """Dict-of-dicts ``{query: {doc: value}}`` to columns in a few C-level passes
 (``itertools.chain``, ``np.array``, one joined string buffer) instead of a Python loop over
 every value: the fast path of :func:`rankwise.to_run` / :func:`rankwise.to_qrels` for dicts.
-Anything unusual (ids that are not strings, values that are not numbers) returns ``None`` and
-goes to the general reader, which accepts what it can and names the offending key otherwise.
+Anything unusual (ids that are not strings or empty, values that are not numbers) returns
+``None`` and goes to the general reader, which accepts what it can and names the offending key
+otherwise.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ BOOLEANS = frozenset({bool, np.bool_})
 
 def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] | None:
     """(query code per row, distinct query ids, doc ids, values), or None when the dict needs
-    the general reader (non-string ids, non-numeric values, inner values that are not dicts)."""
+    the general reader (non-string or empty ids, non-numeric values, inner values that are
+    not dicts)."""
     import pyarrow as pa
 
     if not isinstance(nested, Mapping):
@@ -36,8 +38,8 @@ def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] |
     inner = [inner[i] for i in keep]
     sizes = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
     total = int(sizes.sum())
-    if not all(type(q) is str for q in qids):
-        return None
+    if not all(type(q) is str for q in qids) or "" in nested or any("" in d for d in inner):
+        return None  # an empty id is refused there, naming its key (one lookup per dict)
     try:
         docs = string_array(list(chain.from_iterable(inner)))
         flat = list(chain.from_iterable(d.values() for d in inner))

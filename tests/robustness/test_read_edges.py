@@ -294,3 +294,48 @@ def test_explain_decimals_are_checked(tmp_path, capsys):
 
     with pytest.raises(ValueError, match="digits must be a whole number"):
         explain(qrels, run, "q1", "AP").to_text(digits=-1)
+
+
+@pytest.mark.parametrize("column", ["query", "doc"])
+def test_an_empty_id_is_refused_on_every_path(tmp_path, capsys, column):
+    """A TREC file cannot hold an empty id (its line has a field less); a frame, an Arrow
+    table, a Parquet file or a dict can, and read it as an id. Every path now refuses it at
+    its row, line or key: in one pass and streamed, from the API and the command line."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [("q1", "d1", 2.0), ("q1", "d2", 1.0), ("q2", "d3", 1.0)]
+    broken = [(q, "" if column == "doc" else d, s) if i == 2 else (q, d, s)
+              for i, (q, d, s) in enumerate(rows)]
+    if column == "query":
+        broken[2] = ("", *broken[2][1:])
+    text = write(tmp_path, "run.txt", "".join(f"{q} Q0 {d} 1 {s} sys\n" for q, d, s in broken))
+    table = pa.table(dict(zip(("query", "doc", "score"), map(list, zip(*broken)))))
+    parquet = str(tmp_path / "run.parquet")
+    pq.write_table(table, parquet)
+    nested: dict = {}
+    for q, d, s in broken:
+        nested.setdefault(q, {})[d] = s
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    expected = {text: ("expected 6 fields", text, 3, "line"),
+                parquet: (f"empty {column} id", parquet, 2, "row")}
+    forms = {**expected, "frame": (f"empty {column} id", "run DataFrame", 2, "row"),
+             "table": (f"empty {column} id", "run Table", 2, "row"),
+             "dict": (f"empty {column} id", "run dict",
+                      "'q2'/''" if column == "doc" else "''", "key")}
+    given = {"frame": table.to_pandas(), "table": table, "dict": nested}
+    for name, (reason, source, line, unit) in forms.items():
+        run = given.get(name, name)
+        calls = [lambda: rankwise.evaluate(qrels, run, ["AP"])]
+        if name in expected:
+            calls.append(lambda: evaluate_stream(qrels, run, ["AP"], chunk_bytes=40))
+        for call in calls:
+            with pytest.raises(InputError) as error:
+                call()
+            got = error.value
+            assert (got.reason.startswith(reason), got.source, got.line, got.unit) == \
+                (True, source, line, unit), str(got)
+    for run in expected:
+        assert main(["evaluate", qrels, run, "-m", "AP"]) == 2
+        message = capsys.readouterr().err.strip()
+        assert message.startswith("rankwise: error: ") and "\n" not in message
