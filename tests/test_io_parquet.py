@@ -386,6 +386,138 @@ def test_row_groups_read_side_by_side_keep_the_file_order(tmp_path, monkeypatch,
             expected.column(name).to_pylist(), name
 
 
+def _folder(tmp_path, name: str, *tables: pa.Table) -> str:
+    folder = tmp_path / name
+    folder.mkdir()
+    for i, table in enumerate(tables):
+        pq.write_table(table, folder / f"part-{i}.parquet")
+    return str(folder)
+
+
+#: Score columns of a folder's two files, and the scores read: the files held them as
+#: different types, each refused with Arrow's cast message or (float32 and float64, decimal
+#: and float) silently changed.
+MIXED_SCORES = {
+    "int64, float64": (pa.array([3, 2], pa.int64()), pa.array([1.5, 0.5])),
+    "float64, int64": (pa.array([3.5, 2.0]), pa.array([1, 0], pa.int64())),
+    "int64 beyond 2^53, float64": (pa.array([(1 << 60) + 1, 2]), pa.array([1.5, 0.5])),
+    "float64, int64 beyond 2^53": (pa.array([1.5, 0.5]), pa.array([(1 << 60) + 1, 2])),
+    "int8, int64": (pa.array([3, 2], pa.int8()), pa.array([300, 5])),
+    "float32, float64": (pa.array([2.5, 1.5], pa.float32()),
+                         pa.array([0.1234567891, 0.1234567892])),
+    "decimal, float64": (pa.array([3, 2], pa.decimal128(5, 0)), pa.array([1.5, 0.5])),
+}
+
+
+@pytest.mark.parametrize("first, second", MIXED_SCORES.values(), ids=MIXED_SCORES)
+def test_a_folder_whose_files_hold_scores_as_different_numbers_reads_them_all(tmp_path, first,
+                                                                               second):
+    """A folder was read as its first file's schema: the others' scores cast to it, which
+    refused a float beside integers (Arrow's cast message) and rounded float64 scores beside
+    float32 ones, a 1.5 beside decimal(5, 0) ones to 2. Each file's scores are now read as
+    float64, as one file's are: the same numbers, in memory, streamed and on the command
+    line, as the folder's rows in one float64 file."""
+    from rankwise.stream import evaluate_stream
+
+    queries, docs = [["q1", "q1"], ["q2", "q2"]], [["a", "b"], ["c", "d"]]
+    folder = _folder(tmp_path, "run", *(pa.table({"query": q, "doc": d, "score": s})
+                                        for q, d, s in zip(queries, docs, (first, second))))
+    scores = [float(v) for v in first.to_pylist() + second.to_pylist()]
+    one = tmp_path / "one.parquet"
+    pq.write_table(pa.table({"query": sum(queries, []), "doc": sum(docs, []),
+                             "score": scores}), one)
+    assert rankwise.to_run(folder).score.tolist() == scores
+    qrels = {"q1": {"a": 1, "b": 2}, "q2": {"c": 0, "d": 1}}
+    expected = rankwise.evaluate(qrels, {"sys": str(one)}, MEASURES, per_query=True).to_json()
+    assert rankwise.evaluate(qrels, {"sys": folder}, MEASURES, per_query=True).to_json() == \
+        expected
+    for chunk_bytes in (40, 1 << 20):
+        assert evaluate_stream(qrels, {"sys": folder}, MEASURES, per_query=True,
+                               chunk_bytes=chunk_bytes).to_json() == expected
+
+
+def test_a_folder_whose_files_hold_grades_as_integers_and_floats_reads_them_all(tmp_path):
+    """Integer grades in one file, fractional ones in another: read as one file of either
+    is (they were refused with Arrow's cast message)."""
+    first = pa.table({"query": ["q1", "q1"], "doc": ["a", "b"],
+                      "relevance": pa.array([2, 0], pa.int32())})
+    second = pa.table({"query": ["q2", "q2"], "doc": ["c", "d"], "relevance": [0.5, 1.0]})
+    folder = _folder(tmp_path, "qrels", first, second)
+    assert rankwise.to_qrels(folder).grade.tolist() == [2.0, 0.0, 0.5, 1.0]
+    one = _folder(tmp_path, "one", pa.concat_tables([first.cast(second.schema), second]))
+    run = {"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": 2.0, "d": 1.0}}
+    assert rankwise.evaluate(folder, run, MEASURES).to_json() == \
+        rankwise.evaluate(one, run, MEASURES).to_json()
+
+
+@pytest.mark.parametrize("first, second, docs", [
+    (pa.array([1, 2], pa.int32()), pa.array([1 << 40, 5]), [1, 2, 1 << 40, 5]),
+    (pa.array([1, 2]), pa.array([(1 << 64) - 1, 5], pa.uint64()),
+     ["1", "2", str((1 << 64) - 1), "5"]),
+    (pa.array([1, 2]), pa.array([1 << 70, 5], pa.decimal128(38, 0)),
+     ["1", "2", str(1 << 70), "5"]),
+], ids=["int32, int64", "int64, uint64", "int64, decimal"])
+def test_a_folder_whose_files_hold_integer_ids_as_different_types_reads_them(tmp_path, first,
+                                                                           second, docs):
+    """Integer doc ids of different types in a folder's files (refused with Arrow's cast
+    message where the first file's type could not hold the others'): int64, or their
+    decimal strings beside uint64 or decimal ones, as one file of each reads; with a
+    string column of another string type and a score column of another number type, read
+    file by file as well."""
+    from rankwise.stream import evaluate_stream
+
+    folder = _folder(
+        tmp_path, "run",
+        pa.table({"query": ["q1", "q1"], "doc": first, "score": pa.array([2, 1])}),
+        pa.table({"query": pa.array(["q2", "q2"], pa.large_string()), "doc": second,
+                  "score": [2.0, 1.0]}))
+    run = rankwise.to_run(folder)
+    assert run.docs.to_pylist() == docs and run.query_ids() == ["q1", "q2"]
+    qrels = {"q1": {"2": 1}, "q2": {str(docs[3]): 1}}
+    expected = rankwise.evaluate(qrels, {"sys": {"q1": {str(d): s for d, s in zip(
+        docs[:2], (2.0, 1.0))}, "q2": {str(d): s for d, s in zip(docs[2:], (2.0, 1.0))}}},
+        MEASURES, per_query=True)
+    for got in (rankwise.evaluate(qrels, {"sys": folder}, MEASURES, per_query=True),
+                evaluate_stream(qrels, {"sys": folder}, MEASURES, per_query=True,
+                                chunk_bytes=40)):
+        assert got.per_query() == expected.per_query()
+
+
+def test_a_folder_of_mixed_score_types_keeps_the_rank_column(tmp_path):
+    """Read file by file, a rank column (int32 here, int64 there) is still checked, and a
+    file without one leaves it unread, as a folder read as one dataset does."""
+    first = pa.table({"query": ["q1", "q1"], "doc": ["a", "b"], "score": pa.array([1, 2]),
+                      "rank": pa.array([1, 2], pa.int32())})
+    second = pa.table({"query": ["q2"], "doc": ["c"], "score": [0.5],
+                       "rank": pa.array([1], pa.int64())})
+    qrels = {"q1": {"a": 1}, "q2": {"c": 1}}
+    result = rankwise.evaluate(qrels, _folder(tmp_path, "ranked", first, second), ["AP"])
+    assert result.systems["ranked"].diagnostics["queries_rank_contradicts_score"] == 1
+    assert rankwise.to_run(_folder(tmp_path, "unranked", first, second.drop(["rank"]))
+                           ).rank is None
+
+
+def test_cli_reads_a_folder_mixing_integer_and_float_scores(tmp_path):
+    """``rankwise evaluate`` with such a folder, in one pass and streamed: the numbers of the
+    same rows as TREC text (the command refused the folder with Arrow's cast message)."""
+    folder = _folder(tmp_path, "sys",
+                     pa.table({"query": ["q1", "q1"], "doc": ["a", "b"], "score": [3, 2]}),
+                     pa.table({"query": ["q2", "q2"], "doc": ["c", "d"], "score": [1.5, 0.5]}))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 2\nq2 0 d 1\n")
+    text = tmp_path / "sys.txt"
+    text.write_text("q1 Q0 a 1 3 sys\nq1 Q0 b 2 2 sys\nq2 Q0 c 1 1.5 sys\nq2 Q0 d 2 0.5 sys\n")
+
+    def cli(run, *options):
+        out = subprocess.run([sys.executable, "-m", "rankwise", "evaluate", str(qrels), run,
+                              "-m", *MEASURES, "--per-query", "--format", "trec", *options],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    assert cli(folder) == cli(folder, "--stream") == cli(str(text))
+
+
 @pytest.mark.parametrize("column", ["query", "doc"])
 def test_an_empty_id_in_parquet_is_refused_at_its_row_streamed_or_not(tmp_path, column):
     """A Parquet file, like a frame, may hold an empty id, which a TREC file cannot: refused

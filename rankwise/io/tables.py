@@ -329,6 +329,13 @@ def _not_ids(values, source: str, what: str, first_row: int) -> InputError:
                       value=str(kind))
 
 
+def is_string_type(kind) -> bool:
+    """Whether an Arrow type is one of strings: string, large_string or string_view."""
+    import pyarrow as pa
+
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_string_view(kind)
+
+
 def _is_string_view(kind) -> bool:
     """Whether an Arrow type is string_view (pyarrow 16 on; polars may give it)."""
     import pyarrow as pa

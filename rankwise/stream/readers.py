@@ -292,13 +292,13 @@ class ParquetRunReader:
         reports raised: the first of the earliest of its checks (every query id, then every
         doc id, then every score, then the scores finite)."""
         import pyarrow as pa
-        import pyarrow.dataset as ds
+
+        from ..io.parquet import parquet_batches
 
         refused: tuple[int, InputError] | None = None
         first = 0
         try:
-            batches = ds.dataset(self.path, format="parquet").to_batches(
-                columns=self.columns, batch_size=self.batch_rows)
+            batches = parquet_batches(self.path, self.columns, self.batch_rows)
             for batch in batches:
                 rows, problem = self._read(batch, first)
                 if problem is not None and (refused is None or problem[0] < refused[0]):
