@@ -6,30 +6,35 @@ queries on one side only, identical duplicate judgments, documents twice in a ru
 convention that keeps one, rank columns that contradict the scores; odd ids: Unicode (blanks
 other than space and tab, control characters and NEL included), long, numeric-looking strings
 such as "007", integer doc ids small, huge and negative as int32, int64 and uint64, on both
-sides or one; integer query ids; float64, float32 and integer scores, grades as integers or
-floats) are written as TREC text, the reference, and as every other form: Parquet (one file,
-several row groups, plain and dictionary-encoded strings, large_string, a folder of several
-files), Arrow tables (one or several chunks, an empty one among them; dictionary-encoded ids,
-large_string and string_view columns), pandas DataFrames (object, str, string[pyarrow],
-categorical and nullable columns), polars DataFrames (string and categorical columns) and
-dict-of-dicts. Each form is evaluated with ``rankwise.evaluate`` as judgments and run, now and
-then beside another form or TREC text, and a Parquet run also with ``evaluate_stream`` (one
-row a batch, a few, or the whole file), under trec_eval's conventions or others (ties in input
-order, which checks that every form keeps the rows' order; a duplicate kept). Each must give
-the reference's ``Result.to_json()`` byte for byte. Integer doc ids need no exception: they
-are keyed as integers but give the numbers and output of their decimal strings, ties broken on
-those strings (README.md, "Python"). A dict holds no rank column: its reference is the TREC
-text with no integer in the rank field, which is then not read; a dict cannot hold a pair
-given twice, and is left out then.
+sides or one; integer ids beyond 64 bits; integer query ids; float64, float32 and integer
+scores, grades as integers or floats) are written as TREC text, the reference, and as every
+other form: Parquet (one file, several row groups, plain and dictionary-encoded strings,
+large_string, a folder of several files, a folder whose files hold a column as different types:
+integer and float scores or grades, float32 and float64, int32, int64 and uint64 ids, string
+and large_string ids), Arrow tables (one or several chunks, an empty one among them;
+dictionary-encoded ids, large_string and string_view columns; ids beyond 64 bits as
+decimal128(38, 0)), pandas DataFrames (object, str, string[pyarrow], categorical and nullable
+columns; ids beyond 64 bits as Python integers or Decimals), polars DataFrames (string and
+categorical columns; ids beyond 64 bits as Int128 and Decimal) and dict-of-dicts (ids beyond 64
+bits as integer keys). Each form is evaluated with ``rankwise.evaluate`` as judgments and run,
+now and then beside another form or TREC text, and a Parquet run also with ``evaluate_stream``
+(one row a batch, a few, or the whole file), under trec_eval's conventions or others (ties in
+input order, which checks that every form keeps the rows' order; a duplicate kept). Each must
+give the reference's ``Result.to_json()`` byte for byte. Integer doc ids need no exception:
+they are keyed as integers but give the numbers and output of their decimal strings, ties
+broken on those strings (README.md, "Python"). A dict holds no rank column: its reference is
+the TREC text with no integer in the rank field, which is then not read; a dict cannot hold a
+pair given twice, and is left out then.
 
-The second part breaks one thing at a time (a missing id; a null, NaN or infinite score or
-grade; a missing column; float, boolean or nested id columns; boolean, nested or string
-value columns; a row of another kind in a column; an empty table; a document twice in a run
-or judged twice with different grades; a Parquet folder whose files disagree) and gives the
-broken data in every form that can hold it, the other side as TREC text: each must raise an
-InputError whose reason matches the break's pattern, naming its own source (the file, the
-folder's file that disagrees, ``run DataFrame``, ``qrels dict``...) and the broken row
-(frames, Parquet: 0-based), line (TREC text) or key (dicts), and no other exception.
+The second part breaks one thing at a time (a missing id; an empty id, which a TREC file cannot
+hold; a null, NaN or infinite score or grade; a missing column; float, boolean or nested id
+columns; boolean, nested or string value columns; a row of another kind in a column; an empty
+table; a document twice in a run or judged twice with different grades; a Parquet folder whose
+files disagree) and gives the broken data in every form that can hold it, the other side as
+TREC text: each must raise an InputError whose reason matches the break's pattern, naming its
+own source (the file, the folder's file that disagrees, ``run DataFrame``, ``qrels dict``...)
+and the broken row (frames, Parquet: 0-based), line (TREC text) or key (dicts), and no other
+exception.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable
 
@@ -58,7 +64,7 @@ pytestmark = pytest.mark.slow
 
 SEED = 20240611
 COLLECTIONS = 24
-BROKEN_COLLECTIONS = 8
+BROKEN_COLLECTIONS = 12
 MEASURES = ["P@3", "AP", "nDCG@5", "RR", "Rprec", "Bpref", "ERR@5", "Judged@3", "NumRelRet"]
 #: Conventions a collection is evaluated under: trec_eval's; ties in input order (every form
 #: must keep the rows' order) with judged queries the run lacks scored 0; a threshold of 2
@@ -73,7 +79,9 @@ QUERY_STRINGS = ["q1", "007", "7", "-1", "é", "日本", "y" * 200, "1e5", "0", 
 INT_IDS = {"int64": [0, 1, 7, 9, 10, 11, 98, 105, -1, -7, -(1 << 63), (1 << 63) - 1, 1 << 40,
                      (1 << 62) + 3],
            "int32": [0, 3, 7, 9, 10, 100, -5, -(1 << 31), (1 << 31) - 1],
-           "uint64": [0, 2, 9, 10, (1 << 64) - 1, 1 << 63, (1 << 63) + 5]}
+           "uint64": [0, 2, 9, 10, (1 << 64) - 1, 1 << 63, (1 << 63) + 5],
+           "bigint": [0, 5, 10, -3, 1 << 64, (1 << 70) + 1, -(1 << 65), 10 ** 30, -(10 ** 37),
+                      (1 << 63) + 5]}
 #: Scores to draw from (few values: many ties), per score type.
 SCORES = {"float64": [[0.0, 1.0, 2.0, 3.0], [-2.5, 0.5, 0.5000001, 7.25], [-0.0, 0.0, 1.0],
                       [1e300, -1e300, 5e-324, 1.0]],
@@ -91,8 +99,8 @@ class Collection:
 
     qrels: list[tuple[Any, Any, int]]
     run: list[tuple[Any, Any, int, float]]
-    query_type: str  # "string", "int64" or "uint64"
-    doc_types: dict[str, str]  # per side: "string", "int64", "int32" or "uint64"
+    query_type: str  # "string", "int64", "uint64" or "bigint" (beyond 64 bits)
+    doc_types: dict[str, str]  # per side: "string", "int64", "int32", "uint64" or "bigint"
     score_type: str  # "float64", "float32" or "int64"
     grade_type: str  # "int64", "int8", "float64" or "float32"
     conventions: dict = field(default_factory=dict)
@@ -107,8 +115,8 @@ def draw_collection(rng: random.Random) -> Collection:
     """A small random collection with ties, unjudged documents, negative grades, queries on
     one side only, odd ids, identical duplicate judgments and (where the conventions keep one)
     documents twice in the run; see the module's docstring."""
-    query_type = rng.choice(["string", "string", "int64", "uint64"])
-    doc_type = rng.choice(["string", "string", "int64", "int32", "uint64"])
+    query_type = rng.choice(["string", "string", "int64", "uint64", "bigint"])
+    doc_type = rng.choice(["string", "string", "int64", "int32", "uint64", "bigint"])
     doc_types = {"qrels": doc_type, "run": doc_type}
     if doc_type != "string" and rng.random() < 0.5:  # integers on one side only
         doc_types[rng.choice(["qrels", "run"])] = "string"
@@ -171,12 +179,17 @@ def columns(c: Collection, side: str) -> dict[str, list]:
     return {"query": list(query), "doc": list(doc), "rank": list(rank), "score": list(score)}
 
 
+#: The Arrow type of integer ids beyond 64 bits.
+BIGINT = pa.decimal128(38, 0)
+
+
 def arrow_table(c: Collection, side: str) -> pa.Table:
-    """The side as an Arrow table of the collection's types."""
+    """The side as an Arrow table of the collection's types (ids beyond 64 bits as
+    decimal128(38, 0))."""
     types = {"query": {"string": pa.string(), "int64": pa.int64(),
-                       "uint64": pa.uint64()}[c.query_type],
+                       "uint64": pa.uint64(), "bigint": BIGINT}[c.query_type],
              "doc": {"string": pa.string(), "int64": pa.int64(), "int32": pa.int32(),
-                     "uint64": pa.uint64()}[c.doc_types[side]],
+                     "uint64": pa.uint64(), "bigint": BIGINT}[c.doc_types[side]],
              "relevance": {"int64": pa.int64(), "int8": pa.int8(), "float64": pa.float64(),
                            "float32": pa.float32()}[c.grade_type],
              "rank": pa.int32(),
@@ -229,6 +242,51 @@ def parquet_folder(table: pa.Table, folder: Path, name: str, rng: random.Random)
     return str(path)
 
 
+#: Types a folder's file may hold a column as, by the kind of the column's type: each file
+#: holds it as one of them that holds its values exactly (see :func:`mixed_folder`).
+OTHER_TYPES = {"integer": [pa.int64(), pa.int32(), pa.uint64(), pa.float64(), pa.float32()],
+               "floating": [pa.float64(), pa.float32(), pa.int64(), pa.int32()],
+               "string": [pa.string(), pa.large_string()]}
+
+
+def holds(values: pa.ChunkedArray, kind: pa.DataType) -> bool:
+    """Whether Arrow type ``kind`` holds ``values`` exactly (NaN as NaN)."""
+    try:
+        back = values.cast(kind).cast(values.type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    same = [a == b or a != a and b != b for a, b in zip(values.to_pylist(), back.to_pylist())]
+    return all(same)
+
+
+def mixed_folder(table: pa.Table, folder: Path, name: str, rng: random.Random) -> str:
+    """The table as a folder of Parquet files cut at random rows, each file holding each
+    column as a type drawn among those that hold its values (an integer score column as
+    float32 in one file, int64 in another; int64 doc ids as uint64 here, int32 there...; a
+    rank column as integers but uint64, with which it would be read as floats, not read)."""
+    path = folder / name
+    path.mkdir()
+    cuts = sorted({0, table.num_rows, *(rng.randint(0, table.num_rows) for _ in range(3))})
+    for i, (a, z) in enumerate(zip(cuts, cuts[1:] or [0])):
+        part = table.slice(a, z - a)
+        for column in part.column_names:
+            values = part.column(column)
+            kind = next((k for k, test in (("integer", pa.types.is_integer),
+                                           ("floating", pa.types.is_floating),
+                                           ("string", pa.types.is_string))
+                         if test(values.type)), None)
+            if kind is None or not len(values):
+                continue
+            integers = column in ("query", "doc", "rank")  # float ids are no ids, nor ranks
+            if integers and kind == "floating":
+                continue
+            choices = [t for t in OTHER_TYPES[kind] if holds(values, t) and not (
+                integers and pa.types.is_floating(t) or column == "rank" and t == pa.uint64())]
+            part = with_column(part, column, values.cast(rng.choice(choices)))
+        pq.write_table(part, path / f"part-{i:02d}.parquet")
+    return str(path)
+
+
 #: pandas' nullable dtypes of Arrow types (``kind="nullable"`` in :func:`pandas_frame`).
 NULLABLE = {pa.string(): pd.StringDtype(), pa.int64(): pd.Int64Dtype(),
             pa.int32(): pd.Int32Dtype(), pa.int8(): pd.Int8Dtype(), pa.uint64(): pd.UInt64Dtype(),
@@ -239,15 +297,18 @@ NULLABLE = {pa.string(): pd.StringDtype(), pa.int64(): pd.Int64Dtype(),
 def pandas_frame(table: pa.Table, kind: str) -> pd.DataFrame:
     """The table as pandas: string columns of dtype ``kind`` ("str", pandas' default;
     "string[pyarrow]"; "category"), or with ``kind="object"`` the id columns as Python objects
-    (integers beyond int64 included), or with ``kind="nullable"`` pandas' nullable dtypes;
-    other columns as pandas makes them of Arrow."""
+    (integers beyond int64 included, those beyond 64 bits too: a decimal column's as Python
+    integers), or with ``kind="nullable"`` pandas' nullable dtypes; other columns as pandas
+    makes them of Arrow (a decimal column: Decimal objects)."""
     frame = {}
     for name in table.column_names:
         column = table.column(name)
         if kind == "nullable":
             frame[name] = column.to_pandas(types_mapper=NULLABLE.get)
         elif kind == "object" and name in ("query", "doc"):
-            frame[name] = pd.Series(column.to_pylist(), dtype=object)
+            integers = pa.types.is_decimal(column.type)
+            frame[name] = pd.Series([int(v) if integers and v is not None else v
+                                     for v in column.to_pylist()], dtype=object)
         elif pa.types.is_string(column.type):
             frame[name] = pd.Series(column.to_pylist(), dtype=kind)
         else:
@@ -256,11 +317,12 @@ def pandas_frame(table: pa.Table, kind: str) -> pd.DataFrame:
 
 
 def polars_frame(table: pa.Table, categorical: bool) -> Any:
-    """The table as polars, string columns categorical when asked."""
+    """The table as polars, string columns categorical when asked; else decimal columns (ids
+    beyond 64 bits) as Int128."""
     frame = pl.from_arrow(table)
     if categorical:
-        frame = frame.with_columns(pl.col(pl.String).cast(pl.Categorical))
-    return frame
+        return frame.with_columns(pl.col(pl.String).cast(pl.Categorical))
+    return frame.with_columns(pl.col(pl.Decimal).cast(pl.Int128))
 
 
 def nested(c: Collection, side: str) -> dict:
@@ -289,6 +351,7 @@ def table_forms(table: pa.Table, folder: Path, rng: random.Random) -> dict[str, 
         "parquet-large-string": parquet_file(strings_as(table, lambda s: s.cast(
             pa.large_string())), folder, "large"),
         "parquet-folder": parquet_folder(table, folder, "parts", rng),
+        "parquet-folder-mixed-types": mixed_folder(table, folder, "mixed", rng),
         "arrow": table,
         "arrow-chunks": chunked(table, rng),
         "arrow-dictionary": chunked(dictionary_ids(table), rng),
@@ -372,6 +435,7 @@ def features(c: Collection) -> dict[str, bool]:
         "integer doc ids": "string" not in c.doc_types.values(),
         "integer doc ids on one side": len(set(c.doc_types.values())) == 2,
         "integer query ids": c.query_type != "string",
+        "ids beyond 64 bits": "bigint" in (c.query_type, *c.doc_types.values()),
         "float32 scores": c.score_type == "float32",
         "integer scores": c.score_type == "int64",
         "float grades": c.grade_type.startswith("float"),
@@ -492,6 +556,10 @@ def value_column(side: str) -> str:
 
 
 def hashable(value: Any) -> Any:
+    """A value as a dict key: a list as a tuple, a Decimal (an id beyond 64 bits) as its
+    integer."""
+    if isinstance(value, Decimal):
+        return int(value)
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -529,6 +597,18 @@ def break_missing_id(table: pa.Table, side: str, rng: random.Random) -> Broken:
     rows = broken.to_pylist()
     return Broken(f"missing {name} id", side, f"^missing {name} id$", broken, row,
                   nested=dict_of(rows, side), key=key_of(rows, row, name))
+
+
+def break_empty_id(table: pa.Table, side: str, rng: random.Random) -> Broken:
+    """An empty query or doc id (the column as strings), which a TREC file cannot hold: its
+    line has a field less."""
+    name, row = rng.choice(["query", "doc"]), rng.randrange(table.num_rows)
+    values = [str(v) for v in table.column(name).to_pylist()]
+    values[row] = ""
+    broken = with_column(table, name, pa.array(values))
+    rows = broken.to_pylist()
+    return Broken(f"empty {name} id", side, f"^empty {name} id|^expected [46] fields", broken,
+                  row, text=broken, nested=dict_of(rows, side), key=key_of(rows, row, name))
 
 
 def break_value(value: float | None) -> Callable[[pa.Table, str, random.Random], Broken]:
@@ -652,7 +732,8 @@ def break_folder(table: pa.Table, side: str, rng: random.Random) -> Broken | Non
                   None, parts=(table.slice(0, cut), second))
 
 
-BREAKS = {"missing id": break_missing_id, "null value": break_value(None),
+BREAKS = {"missing id": break_missing_id, "empty id": break_empty_id,
+          "null value": break_value(None),
           "NaN value": break_value(math.nan), "infinite value": break_value(math.inf),
           "-infinite value": break_value(-math.inf), "missing column": break_missing_column,
           "float ids": break_id_kind("float"), "bool ids": break_id_kind("bool"),
