@@ -4,7 +4,8 @@ small random collections with awkward inputs.
 Each collection has 1 to 7 queries whose ids look like numbers ("01", "1", "10", "-5"),
 are non-ASCII ("é", "日本", "😀") or hold a space; doc ids from one or two pools: ``d0``..,
 numbers, number-like strings ("007", "1.0", "1e3", "-1"), non-ASCII ids whose byte order
-differs from their code point order, and "", " ", tab, no-break space. Grades -2..3, 0/1 or
+differs from their code point order, and " ", tab, no-break space (an empty id is refused,
+see ``test_an_empty_id_is_refused``). Grades -2..3, 0/1 or
 0..4; scores integral (heavy ties, negative), rounded normals, normals scaled by 1e-3..1e3, all
 tied, extreme values (±0.0, ±1e-300, ±1e30, 5e-324) and values 1e-9 apart (tied in float32
 only). Queries only in the run, only in the judgments, judged with an empty dict, and run
@@ -194,6 +195,17 @@ def test_grades_too_large_for_trec_eval():
     if child.returncode == 0:
         assert json.loads(child.stdout) != usual  # pytrec_eval's values are not usable
     assert ours.RelevanceEvaluator(qrels, measures).evaluate(run) == usual
+
+
+def test_an_empty_id_is_refused():
+    """pytrec_eval evaluates an empty doc or query id; rankwise refuses it in every form, as
+    a TREC file cannot hold one (docs/switching/pytrec_eval.md)."""
+    qrels, run = {"q": {"": 1, "a": 0}}, {"q": {"": 0.5, "a": 0.9}}
+    assert real.RelevanceEvaluator(qrels, {"map"}).evaluate(run) == {"q": {"map": 0.5}}
+    with pytest.raises(InputError, match="empty doc id"):
+        ours.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    with pytest.raises(InputError, match="empty query id"):
+        ours.RelevanceEvaluator({"": {"a": 1}}, {"map"})
 
 
 @pytest.mark.parametrize("level", [1, True, np.int64(1), np.int32(2), 2, 3])
