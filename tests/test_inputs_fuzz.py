@@ -322,6 +322,8 @@ def polars_frame(table: pa.Table, categorical: bool) -> Any:
     frame = pl.from_arrow(table)
     if categorical:
         return frame.with_columns(pl.col(pl.String).cast(pl.Categorical))
+    if not hasattr(pl, "Int128"):  # (polars 1.0 has none: decimal columns as they are)
+        return frame
     return frame.with_columns(pl.col(pl.Decimal).cast(pl.Int128))
 
 
@@ -356,7 +358,8 @@ def table_forms(table: pa.Table, folder: Path, rng: random.Random) -> dict[str, 
         "arrow-chunks": chunked(table, rng),
         "arrow-dictionary": chunked(dictionary_ids(table), rng),
         "arrow-large-string": strings_as(table, lambda s: s.cast(pa.large_string())),
-        "arrow-string-view": strings_as(table, lambda s: s.cast(pa.string_view())),
+        **({"arrow-string-view": strings_as(table, lambda s: s.cast(pa.string_view()))}
+           if hasattr(pa, "string_view") else {}),  # (pyarrow 16 on)
         "pandas-object": pandas_frame(table, "object"),
         "pandas-str": pandas_frame(table, "str"),
         "pandas-string-pyarrow": pandas_frame(table, "string[pyarrow]"),
