@@ -611,7 +611,29 @@ def _errors(ctx: Context, lists: TopLists, name: str) -> tuple[np.ndarray, np.nd
     rows = _rows_in(ctx.lists, lists)
     rating = ctx.rating[rows]
     valid = ~np.isnan(rating)
-    return np.where(valid, lists.scores - np.where(valid, rating, 0.0), 0.0), valid
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.where(valid, lists.scores - np.where(valid, rating, 0.0), 0.0), valid
+
+
+def _rescued(ctx: Context, lists: TopLists, values: np.ndarray, valid: np.ndarray,
+             squared: bool, name: str, pooled: bool = False) -> np.ndarray:
+    """``values`` (per user, or the pooled value as one) with the ones that overflowed (or
+    an RMSE that may have underflowed) computed again from scaled errors
+    (:func:`rankwise.measures.rating.rescued_error_means`)."""
+    from ..measures.rating import rescued_error_means
+
+    rated = np.flatnonzero(valid)
+    if pooled:
+        counts = np.array([float(len(rated))])
+        segment = lambda: np.zeros(len(rated), dtype=np.int64)  # noqa: E731
+    else:
+        counts = np.bincount(lists.segment()[rated], minlength=lists.num_lists)
+        segment = lambda: lists.segment()[rated]  # noqa: E731
+    return rescued_error_means(
+        values, counts, segment,
+        lambda: (lists.scores[rated], ctx.rating[_rows_in(ctx.lists, lists)][rated]), squared,
+        name, (lambda q: "the pooled ratings") if pooled else
+        (lambda q: f"user {lists.users[q].as_py()!r}"), "recommendations", "ratings")
 
 
 @beyond("MAE", "Mean absolute error of the scores as predicted ratings, per user (rated "
@@ -623,7 +645,9 @@ def mean_absolute_error(ctx: Context, lists: TopLists, cutoff: int | None) -> np
     policy. Its mean is over users; ``GMAE`` pools every rating.
     """
     error, valid = _errors(ctx, lists, "MAE")
-    return _per_list_mean(lists, np.abs(error), valid)
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = _per_list_mean(lists, np.abs(error), valid)
+    return _rescued(ctx, lists, values, valid, False, "MAE")
 
 
 @beyond("RMSE", "Root mean squared error of the scores as predicted ratings, per user.",
@@ -632,7 +656,9 @@ def mean_absolute_error(ctx: Context, lists: TopLists, cutoff: int | None) -> np
 def root_mean_squared_error(ctx: Context, lists: TopLists, cutoff: int | None) -> np.ndarray:
     """RMSE(u) = sqrt((1/|S_u|) Σ_{i ∈ S_u} (r̂_ui − r_ui)²) over the user's rated items."""
     error, valid = _errors(ctx, lists, "RMSE")
-    return np.sqrt(_per_list_mean(lists, error * error, valid))
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = np.sqrt(_per_list_mean(lists, error * error, valid))
+    return _rescued(ctx, lists, values, valid, True, "RMSE")
 
 
 @beyond("GMAE", "Global mean absolute error: |predicted − actual| pooled over every rating.",
@@ -641,7 +667,11 @@ def root_mean_squared_error(ctx: Context, lists: TopLists, cutoff: int | None) -
 def global_mae(ctx: Context, lists: TopLists, cutoff: int | None) -> float:
     """GMAE = (1/|S|) Σ_{(u,i) ∈ S} |r̂_ui − r_ui| over every rated (user, item) of the lists."""
     error, valid = _errors(ctx, lists, "GMAE")
-    return float(np.abs(error[valid]).mean()) if valid.any() else math.nan
+    if not valid.any():
+        return math.nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = np.abs(error[valid]).mean()
+    return float(_rescued(ctx, lists, np.array([value]), valid, False, "GMAE", pooled=True)[0])
 
 
 @beyond("GRMSE", "Global root mean squared error, pooled over every rating.", per_user=False,
@@ -650,7 +680,11 @@ def global_mae(ctx: Context, lists: TopLists, cutoff: int | None) -> float:
 def global_rmse(ctx: Context, lists: TopLists, cutoff: int | None) -> float:
     """GRMSE = sqrt((1/|S|) Σ_{(u,i) ∈ S} (r̂_ui − r_ui)²)."""
     error, valid = _errors(ctx, lists, "GRMSE")
-    return float(np.sqrt((error[valid] ** 2).mean())) if valid.any() else math.nan
+    if not valid.any():
+        return math.nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = np.sqrt((error[valid] ** 2).mean())
+    return float(_rescued(ctx, lists, np.array([value]), valid, True, "GRMSE", pooled=True)[0])
 
 
 def _rows_in(full: TopLists, cut: TopLists) -> np.ndarray:

@@ -392,17 +392,21 @@ def test_rank_column_contradicting_scores_is_reported(tmp_path):
     assert diag["examples"]["queries_rank_contradicts_score"] == ["q1"]
 
 
-def test_values_beyond_float64_are_infinite_and_null_in_json(tmp_path, capsys):
-    """The squares of errors of 1e200 overflow float64: RMSE is infinite, which JSON has no
-    number for (to_json raised ValueError, and the command line printed its traceback)."""
+def test_huge_errors_are_finite_and_values_without_a_number_null_in_json(tmp_path, capsys):
+    """The squares of errors of 1e200 overflowed float64: RMSE was infinite, which JSON has no
+    number for (to_json raised ValueError, and the command line printed its traceback). RMSE is
+    now 1e200 (tests/robustness/test_number_edges.py); a value JSON has no number for, the NaN
+    of a query without a judged retrieved document, is null."""
     qrels = write(tmp_path, "qrels.txt", QRELS)
-    run = write(tmp_path, "run.txt", "q1 Q0 d1 1 1e200 sys\nq2 Q0 d3 1 2.0 sys\n")
-    with np.errstate(over="ignore"):
+    run = write(tmp_path, "run.txt", "q1 Q0 d1 1 1e200 sys\nq2 Q0 d9 1 2.0 sys\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         result = rankwise.evaluate(qrels, run, ["RMSE"], per_query=True)
         assert main(["evaluate", qrels, run, "-m", "RMSE", "-f", "json", "-q"]) == 0
-    assert result.per_query()["q1"]["RMSE"] == math.inf
+    assert result.per_query()["q1"]["RMSE"] == 1e200
     data = json.loads(result.to_json())["systems"]["sys"]
-    assert data["aggregates"]["RMSE"] is None and data["per_query"]["values"]["RMSE"] == [None, 0]
+    assert data["aggregates"]["RMSE"] == 1e200
+    assert data["per_query"]["values"]["RMSE"] == [1e200, None]
     assert json.loads(capsys.readouterr().out) == json.loads(result.to_json(indent=2))
 
 
