@@ -10,6 +10,10 @@ retrieved list only.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from ..core.segments import discounts, rank_within
@@ -17,6 +21,32 @@ from ..errors import InputError
 from .registry import EXP_GAIN_MAX_GRADE, family
 
 GAIN = {"gain": None, "base": None}  # None: the conventions' gain and discount_base
+
+#: A query whose largest |gain| lies outside [2^-SAFE, 2^SAFE] has its ratios (nDCG,
+#: ndcg_rel, Rndcg) computed with its gains scaled by a power of two: below 2^900 no sum of
+#: gains times discounts can overflow (2^31 documents, discounts up to 2^10, and the
+#: expected values' products of counts), above 2^-900 no gain times a discount is subnormal.
+GAIN_SAFE_EXPONENT = 900
+_LARGEST = np.finfo(np.float64).max
+_SMALLEST = np.finfo(np.float64).smallest_subnormal
+
+
+@dataclass(frozen=True)
+class ScaledGain:
+    """The gain ``gain`` (``"linear"``, ``"exp"`` or a map's pairs) times 2^-``exponent``,
+    which a query whose gains are too large or too small for float64 sums is computed with:
+    an exact rescaling (a power of two), so a ratio of two sums is unchanged. A gain that the
+    scaling takes below the smallest float keeps its sign (5e-324: it still counts as
+    gaining, in N+), one that it takes above the largest float (a grade of another query)
+    stays the largest float."""
+
+    gain: Any
+    exponent: int
+
+
+def unscaled(gain):
+    """The gain a :class:`ScaledGain` scales (``gain`` itself for the others)."""
+    return gain.gain if isinstance(gain, ScaledGain) else gain
 
 
 def check_exp_gain(top: float) -> None:
@@ -30,6 +60,13 @@ def check_exp_gain(top: float) -> None:
 
 def gains(grades: np.ndarray, gain) -> np.ndarray:
     """Gain of each grade; NaN (unjudged) and negative grades gain 0."""
+    if isinstance(gain, ScaledGain):
+        raw = gains(grades, gain.gain)
+        with np.errstate(over="ignore"):  # another query's grade: the largest float
+            scaled = np.clip(np.ldexp(raw, -gain.exponent), -_LARGEST, _LARGEST)
+        lost = (scaled == 0) & (raw != 0)
+        scaled[lost] = np.copysign(_SMALLEST, raw[lost])
+        return scaled
     g = np.where(grades >= 0, grades, 0.0)  # NaN >= 0 is False
     if gain == "linear":
         return g
@@ -145,6 +182,109 @@ def levels_by_gain(lists, gain) -> tuple[np.ndarray, np.ndarray]:
     return by_gain, level_gain[by_gain]
 
 
+def _level_gains(lists, gain) -> np.ndarray:
+    """The gain of every judged grade level; exponential gain: 0 for the levels above grade
+    1023 (whatever reads them refuses them)."""
+    levels = lists.levels
+    if unscaled(gain) == "exp":
+        levels = np.where(levels <= EXP_GAIN_MAX_GRADE, levels, 0.0)
+    return gains(levels, gain)
+
+
+def largest_gains(lists, gain) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, the largest |gain| and the largest positive gain (0 for none) among its
+    judgments: those the ideal ranks, which hold every judged row it retrieved."""
+    level_gain = _level_gains(lists, gain)
+    if lists.num_queries == 0 or len(level_gain) == 0:
+        return np.zeros(lists.num_queries), np.zeros(lists.num_queries)
+    present = lists.ideal_level_counts > 0
+    return (np.max(np.where(present, np.abs(level_gain), 0.0), axis=1),
+            np.max(np.where(present, level_gain, 0.0), axis=1))
+
+
+def with_gains_scaled(measure, lists, params: dict[str, Any], compute) -> np.ndarray:
+    """``compute(lists, params)`` (one value per query), where a query's gains would
+    overflow a sum (or, for a ratio, lose digits to subnormal numbers) computed with its
+    gains scaled by 2^-e, a power of two: exact, and a ratio of two sums is unchanged.
+
+    A sum (``gain_scaling="proportional"``: DCG, IDCG, CG, RWRR) is computed as usual and the
+    queries whose value overflowed (inf, or NaN from inf − inf) again, e the binary exponent
+    of their largest |gain|, the value then multiplied back by 2^e. A ratio (``"invariant"``:
+    nDCG, ndcg_rel, Rndcg, where NaN also means an ideal DCG of 0) is computed scaled for the
+    queries whose largest |gain| lies outside 2^±900 (found with one look at the grade
+    levels when no level's does, the usual case), e that of their largest positive gain, the
+    ideal's (else of their largest |gain|). A value still not finite (a sum beyond float64;
+    a ratio beyond it: negative gains some 2^1000 times larger than the positive ones)
+    raises :class:`~rankwise.InputError`. A query whose gains are in range is computed as
+    without this function, bit for bit; the others in groups of one exponent each (a few
+    hundred at most)."""
+    gain = params["gain"]
+    high = 2.0 ** GAIN_SAFE_EXPONENT
+    if measure.spec.gain_scaling == "proportional":
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = compute(lists, params)
+        rescue = ~np.isfinite(values)
+        if not rescue.any():
+            return values
+        largest, _ = largest_gains(lists, gain)
+        exponent = np.frexp(largest)[1]
+    else:
+        level_gain = np.abs(_level_gains(lists, gain))
+        level_gain = level_gain[level_gain > 0]
+        if len(level_gain) == 0 or (level_gain.max() <= high and level_gain.min() >= 1 / high):
+            return compute(lists, params)
+        largest, positive = largest_gains(lists, gain)
+        rescue = (largest > high) | ((largest > 0) & (largest < 1 / high))
+        if not rescue.any():
+            return compute(lists, params)
+        values = np.empty(lists.num_queries)
+        values[~rescue] = _on(lists, np.flatnonzero(~rescue), params, compute)
+        exponent = np.frexp(np.where(positive > 0, positive, largest))[1]
+    for e in np.unique(exponent[rescue]):
+        queries = np.flatnonzero(rescue & (exponent == e))
+        scaled_gain = {**params, "gain": ScaledGain(gain, int(e))}
+        with np.errstate(over="ignore", invalid="ignore"):
+            scaled = _on(lists, queries, scaled_gain, compute)
+        if measure.spec.gain_scaling == "proportional":
+            _check_in_range(measure, lists, queries, scaled, int(e), largest)
+            scaled = np.ldexp(scaled, int(e))
+        else:  # NaN only where the ideal is 0: no positive gain
+            _check_in_range(measure, lists, queries, np.where(positive[queries] > 0, scaled, 0.0),
+                            0, largest)
+        values[queries] = scaled
+    return values
+
+
+def _on(lists, queries: np.ndarray, params: dict[str, Any], compute) -> np.ndarray:
+    """``compute`` on the lists of ``queries`` only (ascending query indices)."""
+    if len(queries) == lists.num_queries:
+        return compute(lists, params)
+    return compute(lists.select_queries(queries), params)
+
+
+def _check_in_range(measure, lists, queries: np.ndarray, scaled: np.ndarray, exponent: int,
+                    largest: np.ndarray) -> None:
+    """Raise :class:`~rankwise.InputError` where ``scaled`` · 2^exponent (each query's value)
+    is not finite: beyond the largest float64."""
+    with np.errstate(over="ignore"):
+        beyond = np.flatnonzero(~np.isfinite(np.ldexp(scaled, exponent)))
+    if len(beyond) == 0:
+        return
+    q = queries[beyond[0]]
+    size = abs(scaled[beyond[0]])
+    about = " is"
+    if np.isfinite(size) and size > 0:
+        at = math.log10(size) + exponent * math.log10(2.0)
+        sign = "-" if scaled[beyond[0]] < 0 else ""
+        about = f" is about {sign}{10 ** (at % 1):.2f}e+{int(at // 1)},"
+    more = f" (and {len(beyond) - 1} more queries)" if len(beyond) > 1 else ""
+    raise InputError(f"{measure} of query {lists.query_ids[q]!r}{more}{about} beyond the "
+                     f"largest float64 (1.8e+308): its gains are too large (the largest "
+                     f"{largest[q]:.4g}); use smaller gains, or a ratio such as nDCG, which is "
+                     "computed whatever their size (unless negative gains outweigh the "
+                     "positive ones beyond float64)", source="judgments")
+
+
 def _ratio(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
     """DCG / IDCG, NaN where IDCG = 0 (the ``idcg_zero`` convention decides what it becomes)."""
     out = np.full(len(dcg), np.nan)
@@ -154,7 +294,7 @@ def _ratio(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
 
 @family("nDCG", "Normalised DCG: DCG / ideal DCG from all judgments, 0 when the ideal is 0 "
         "(trec_eval m_ndcg.c; with @K m_ndcg_cut.c).", cutoff="optional", params=GAIN, graded=True,
-        undefined_when="idcg_zero",
+        undefined_when="idcg_zero", gain_scaling="invariant",
         trec_name="ndcg", trec_cutoff_name="ndcg_cut_{cutoff}")
 def ndcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     """nDCG@K = DCG@K / IDCG@K (Järvelin & Kekäläinen 2002).
@@ -171,21 +311,22 @@ def ndcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
 
 
 @family("DCG", "Discounted cumulative gain Σ gain / log2(rank + 1).", cutoff="optional",
-        params=GAIN, graded=True, bounds=None)
+        params=GAIN, graded=True, bounds=None, gain_scaling="proportional")
 def dcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     """DCG@K = Σ_{i<=K} gain_i / log_base(i + 1)."""
     return dcg_at(lists, cutoff, gain, base)
 
 
 @family("IDCG", "Ideal DCG: the DCG of the best ordering of all judged documents.",
-        cutoff="optional", params=GAIN, graded=True, bounds=None, tie_invariant=True)
+        cutoff="optional", params=GAIN, graded=True, bounds=None, tie_invariant=True,
+        gain_scaling="proportional")
 def idcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     """IDCG@K, from all judgments of the query."""
     return ideal_dcg_at(lists, cutoff, gain, base)
 
 
 @family("CG", "Cumulative gain: Σ gain over the top K (no discount).", cutoff="optional",
-        params={"gain": None}, graded=True, bounds=None)
+        params={"gain": None}, graded=True, bounds=None, gain_scaling="proportional")
 def cumulative_gain(lists, cutoff: int | None, gain) -> np.ndarray:
     """CG@K = Σ_{i<=K} gain_i."""
     row_gain, _, segment = _gaining_rows(lists, cutoff, gain)

@@ -20,7 +20,8 @@ import numpy as np
 
 from ..core.segments import discounts, segmented_cumsum
 from .binary import _safe_divide
-from .graded import GAIN, _gaining_rows, _ratio, dcg_at, ideal_dcg_at, ideal_dcg_of, levels_by_gain
+from .graded import (GAIN, _gaining_rows, _ratio, dcg_at, ideal_dcg_at, ideal_dcg_of,
+                     levels_by_gain, unscaled)
 from .registry import family
 
 
@@ -32,7 +33,8 @@ def gaining_judged(lists, gain) -> np.ndarray:
 
 @family("ndcg_rel", "nDCG at every relevant document, averaged over the N+ judged documents "
         "with a positive gain (those not retrieved at the whole list's nDCG) (trec_eval 10 "
-        "m_ndcg_rel.c).", params=GAIN, undefined_when="idcg_zero", trec_name="ndcg_rel")
+        "m_ndcg_rel.c).", params=GAIN, undefined_when="idcg_zero", trec_name="ndcg_rel",
+        gain_scaling="invariant")
 def ndcg_at_relevant(lists, cutoff: None, gain, base: float) -> np.ndarray:
     """ndcg_rel = (1/N+) (Σ_{retrieved, gain > 0} DCG@k / IDCG@min(k, N+) + (N+ − n+)·nDCG),
     0 where that sum is not positive (negative gains of a gain map): trec_eval stores the value
@@ -63,6 +65,7 @@ def ndcg_at_relevant(lists, cutoff: None, gain, base: float) -> np.ndarray:
 
 def has_negative_gain(gain) -> bool:
     """Whether a gain (``linear``, ``exp`` or a map's pairs) gives some grade a negative gain."""
+    gain = unscaled(gain)
     return isinstance(gain, tuple) and min(value for _, value in gain) < 0
 
 
@@ -84,7 +87,7 @@ def gain_boundaries(lists, gain) -> list[tuple[np.ndarray, np.ndarray]]:
 
 @family("Rndcg", "nDCG averaged over the ranks where the ideal ranking's gain changes, plus "
         "the whole list's when longer than N+ + 1 (trec_eval 10 m_Rndcg.c).",
-        params={**GAIN, "rel": None}, trec_name="Rndcg")
+        params={**GAIN, "rel": None}, trec_name="Rndcg", gain_scaling="invariant")
 def rank_averaged_ndcg(lists, cutoff: None, gain, base: float, rel: float) -> np.ndarray:
     """Rndcg = mean of nDCG@C over the gain boundaries C (and nDCG of the list, see above).
 

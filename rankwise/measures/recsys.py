@@ -23,7 +23,8 @@ from .registry import family
 
 @family("RWRR", "Relevance-weighted reciprocal-rank sum: Σ over the top K of gain(grade) / rank "
         "(the fifth seed article's RR(u); gain from the conventions, linear by default).",
-        cutoff="optional", params={"gain": None}, graded=True, bounds=None)
+        cutoff="optional", params={"gain": None}, graded=True, bounds=None,
+        gain_scaling="proportional")
 def relevance_weighted_rr(lists, cutoff: int | None, gain) -> np.ndarray:
     """RWRR@K = Σ_{i <= K} gain(grade_i) / i, per user (query).
 

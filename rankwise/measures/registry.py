@@ -44,6 +44,10 @@ class Family:
     undefined_when: str | None = None  # "no_relevant" or "idcg_zero": the convention deciding
     tie_invariant: bool = False  # the same for every order of tied documents
     grade_monotone: bool = True  # tie groups ordered by grade give its best and worst values
+    #: how the value changes when every gain is multiplied by a constant: "invariant" (a
+    #: ratio: nDCG), "proportional" (a sum: DCG), None (neither, or no gain); the first two
+    #: let a query whose gains are too large for float64 sums be computed with scaled gains
+    gain_scaling: str | None = None
 
 
 FAMILIES: dict[str, Family] = {}
@@ -133,13 +137,27 @@ class Measure:
                               ("base", conv.discount_base)):
             if name in params and params[name] is None:
                 params[name] = default
-        if conv.ties == "expected" and self.spec.order_based and not self.spec.tie_invariant:
+        return self._undefined(lists, self.values(lists, params), params)
+
+    def values(self, lists, params: dict[str, Any]) -> np.ndarray:
+        """The family's value per query of ``lists`` (already under this measure's
+        conventions) with the filled ``params``, before the ``no_relevant`` / ``idcg_zero``
+        policies: the exact expected value over tie orders under ``ties="expected"``. A query
+        whose gains are too large (or, for a ratio, too small) for float64 sums is computed
+        with its gains scaled by a power of two (:func:`.graded.with_gains_scaled`)."""
+        if self.spec.gain_scaling is not None:
+            from .graded import with_gains_scaled
+
+            return with_gains_scaled(self, lists, params, self._plain_values)
+        return self._plain_values(lists, params)
+
+    def _plain_values(self, lists, params: dict[str, Any]) -> np.ndarray:
+        if lists.conventions.ties == "expected" and self.spec.order_based \
+                and not self.spec.tie_invariant:
             from .expected import expected_value
 
-            values = expected_value(self, lists, params)
-        else:
-            values = self.spec.compute(lists, self.cutoff, **params)
-        return self._undefined(lists, np.asarray(values, dtype=np.float64), params)
+            return np.asarray(expected_value(self, lists, params), dtype=np.float64)
+        return np.asarray(self.spec.compute(lists, self.cutoff, **params), dtype=np.float64)
 
     def skips_undefined(self, conventions) -> bool:
         """Whether queries without a value are left out of the mean (else the mean is NaN)."""

@@ -2,7 +2,8 @@
 finite values or refuse with rankwise's own error and a message that says why.
 
 Each test pins a defect found against values computed by hand or at high precision
-(``fractions``, ``math.fsum``, integer square roots): RMSE and MAE overflowing.
+(``fractions``, ``math.fsum``, integer square roots): RMSE and MAE overflowing,
+sums of gains overflowing to inf or to inf/inf.
 """
 
 from __future__ import annotations
@@ -131,3 +132,124 @@ def test_recommender_rmse_and_mae_at_the_edges():
         float(sum(abs(Fraction(e)) for e in pooled) / 5), rel=4e-16)
     with pytest.raises(InputError, match=r"RMSE of user 'u' is about 2\.40e\+308, beyond"):
         recsys.evaluate({"u": {"a": 1.7e308}}, {"u": {"a": -0.7e308}}, ["RMSE"])
+
+
+# ----------------------------------------------------------------------- gains
+
+
+GRADED = {"q": {"a": 3, "b": 1, "c": 0, "d": 2, "e": 1, "f": 3},
+          "r": {"x": 1, "y": 2}, "s": {"z": 0}}
+RANKED = {"q": {"a": 1.0, "b": 5.0, "c": 4.0, "d": 4.0, "e": 2.0, "g": 3.0},
+          "r": {"x": 2.0, "y": 1.0, "w": 3.0}, "s": {"z": 1.0}}
+GAINS = {0: 0.0, 1: 1.0, 2: 3.0, 3: 7.0}
+RATIOS = ["nDCG", "nDCG@3", "ndcg_rel", "Rndcg"]
+
+
+def scaled_gains(factor: float = 1.0, exponent: int = 0) -> dict[int, float]:
+    return {g: math.ldexp(v * factor, exponent) for g, v in GAINS.items()}
+
+
+@pytest.mark.parametrize("conventions", [{}, {"ties": "expected"}, {"ties": "optimistic"},
+                                         {"ideal": "retrieved"}, {"discount_base": 10.0}],
+                         ids=["default", "expected", "optimistic", "retrieved", "base10"])
+def test_ratios_of_gains_do_not_depend_on_their_size(conventions):
+    plain = per_query(GRADED, RANKED, RATIOS, gain=GAINS, **conventions)
+    # a power of two scales every sum exactly: the same ratio, bit for bit
+    for exponent in (1000, 1020, -1000, -1070):
+        assert per_query(GRADED, RANKED, RATIOS, gain=scaled_gains(1.0, exponent),
+                         **conventions) == plain, exponent
+    # a factor of 1e300: the gains are rounded once, the ratios agree to a few ulps
+    big = per_query(GRADED, RANKED, RATIOS, gain=scaled_gains(1e300), **conventions)
+    for q, row in plain.items():
+        for name, v in row.items():
+            assert big[q][name] == pytest.approx(v, rel=1e-14, abs=0), (q, name)
+
+
+def test_ndcg_with_a_gain_near_the_largest_float():
+    # gains of 1e308 summed to inf, and inf / inf was NaN, silently scored 0 (idcg_zero)
+    qrels = {"q": {f"d{i}": 1 for i in range(5)}}
+    run = {"q": {f"d{i}": float(i) for i in range(6)}}
+    got = value(qrels, run, "nDCG", gain={1: 1e308})
+    assert got == value(qrels, run, "nDCG", gain={1: 1})  # d5, unjudged, ranks first
+    by_hand = math.fsum(1 / math.log2(r + 1) for r in range(2, 7)) / \
+        math.fsum(1 / math.log2(r + 1) for r in range(1, 6))
+    assert got == pytest.approx(by_hand, rel=1e-15)
+
+
+def test_exponential_gain_of_large_grades():
+    # 2^1000 - 1 is 2^1000 in float64: nDCG(exp) on grades 1000, 999, 998 is nDCG with the
+    # gains 4, 2, 1
+    qrels = {"q": {"a": 998, "b": 1000, "c": 999, "d": 0}}
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    for name in ("nDCG", "ndcg_rel", "Rndcg", "nDCG@2"):
+        assert value(qrels, run, name, gain="exponential") == \
+            value(qrels, run, name, gain={998: 1, 999: 2, 1000: 4}), name
+    # 2^1024 overflows: a grade above 1023 is refused, naming the grade and the limit
+    with pytest.raises(InputError, match=r"grade 1100 is too large for exponential gain.*1023"):
+        value({"q": {"a": 1100}}, run, "nDCG", gain="exponential")
+
+
+def test_sums_of_gains_beyond_float64_are_refused():
+    qrels = {"q": {f"d{i}": 1 for i in range(5)}}
+    run = {"q": {f"d{i}": float(i) for i in range(5)}}
+    for name in ("DCG", "IDCG", "CG", "RWRR", "DCG@3"):
+        with pytest.raises(InputError, match=rf"{name} of query 'q' is about [0-9.]+e\+308, "
+                                             r"beyond the largest float64.*largest 1e\+308"):
+            value(qrels, run, name, gain={1: 1e308})
+        if name != "IDCG":  # the ideal ranks positive gains only
+            with pytest.raises(InputError, match=rf"{name} of query 'q' is about -"):
+                value(qrels, run, name, gain={1: -1e308}, ties="expected")
+
+
+def test_a_sum_of_gains_whose_partial_sums_overflow_is_computed():
+    # 1.5e308 + 1.5e308/log2(3) overflows; the two negative gains below bring it back
+    qrels = {"q": {"a": 1, "b": 1, "c": 2, "d": 2}}
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    gain = {1: 1.5e308, 2: -1.5e308}
+    terms = [1.5e308 / math.log2(2), 1.5e308 / math.log2(3), -1.5e308 / math.log2(4),
+             -1.5e308 / math.log2(5)]
+    expected = math.fsum(t / 4 for t in terms) * 4  # fsum of the quarters cannot overflow
+    assert value(qrels, run, "DCG", gain=gain) == pytest.approx(expected, rel=1e-15)
+    assert value(qrels, run, "CG", gain=gain) == 0.0
+
+
+def test_a_ratio_beyond_float64_is_refused():
+    # negative gains of -1e308 against positive ones of 1e-300: nDCG is about -1e608
+    qrels = {"q": {"a": 2, "b": 1}}
+    run = {"q": {"a": 2.0, "b": 1.0}}
+    with pytest.raises(InputError, match=r"nDCG of query 'q' is beyond the largest float64"):
+        value(qrels, run, "nDCG", gain={1: 1e-300, 2: -1e308})
+    # the same negative gain against a positive one of 1e300 is within range
+    by_hand = (-1e308 + 1e300 / math.log2(3)) / 1e300
+    assert value(qrels, run, "nDCG", gain={1: 1e300, 2: -1e308}) == \
+        pytest.approx(by_hand, rel=1e-15)
+
+
+def test_gains_of_tiny_size_keep_their_ratios():
+    # gains of 5e-324 (a gain map, or linear grades that small) were subnormal: nDCG rounded
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    qrels = {"q": {"a": 0, "b": 1, "c": 2}}
+    plain = value(qrels, run, "nDCG")
+    assert value(qrels, run, "nDCG", gain={1: TINIEST, 2: 2 * TINIEST}) == plain
+    assert value({"q": {"a": 0, "b": TINIEST, "c": 2 * TINIEST}}, run, "nDCG") == plain
+
+
+def test_queries_of_every_gain_size_in_one_evaluation():
+    # each query scaled by its own power of two: the same values as evaluated alone
+    qrels = {"huge": {"a": 1.5e308, "b": 5e307}, "plain": {"a": 3, "b": 1},
+             "tiny": {"a": 1e-320, "b": 3e-321}, "zero": {"a": 0}}
+    run = {q: {"a": 1.0, "b": 2.0} for q in qrels}
+    together = per_query(qrels, run, RATIOS)
+    for q in qrels:
+        assert per_query({q: qrels[q]}, {q: run[q]}, RATIOS)[q] == together[q]
+    assert together["huge"]["nDCG"] == pytest.approx(together["plain"]["nDCG"], rel=1e-15)
+
+
+def test_ordinary_gains_are_computed_as_before_bit_for_bit():
+    # the scaling never touches a query whose gains lie within 2^±900: a reference DCG
+    rng = np.random.default_rng(3)
+    grades = rng.integers(0, 4, 8)
+    qrels = {"q": {f"d{i}": int(g) for i, g in enumerate(grades)}}
+    run = {"q": {f"d{i}": float(8 - i) for i in range(8)}}
+    weights = [g * (1.0 / np.log2(i + 2.0)) for i, g in enumerate(grades.astype(float)) if g]
+    assert value(qrels, run, "DCG") == np.bincount(np.zeros(len(weights), int), weights)[0]

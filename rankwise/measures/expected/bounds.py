@@ -76,8 +76,7 @@ def tie_bound(measure, lists, best_first: bool, params: dict[str, Any] | None = 
     bound = reorder_ties(lists, best_first, _with_ties(measure.conventions(lists), policy))
     if params is None:
         return measure.compute(bound)
-    values = np.asarray(spec.compute(bound, measure.cutoff, **params), dtype=np.float64)
-    return measure._undefined(bound, values, params)
+    return measure._undefined(bound, measure.values(bound, params), params)
 
 
 @functools.lru_cache(maxsize=64)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...core.segments import discounts, rank_within
 from ..binary import _safe_divide
-from ..graded import _ratio, check_exp_gain, gains, ideal_dcg_at, ideal_dcg_of
+from ..graded import _ratio, check_exp_gain, gains, ideal_dcg_at, ideal_dcg_of, unscaled
 from ...errors import MeasureError
 from ..ndcg_averages import gaining_judged, has_negative_gain, rank_average
 from ..normalized_gain import cost_of_ideal, total_judged_gain
@@ -125,8 +125,8 @@ def ndcg_at_relevant(lists, groups: TieGroups, cutoff: None, gain, base: float) 
     if has_negative_gain(gain):
         raise MeasureError("ties='expected' is not available for ndcg_rel with negative gains "
                            "(each tie order's value is cut at 0)", source="measure",
-                           value="ndcg_rel(gain={" + ",".join(f"{g:g}:{v:g}" for g, v in gain)
-                           + "})")
+                           value="ndcg_rel(gain={" + ",".join(
+                               f"{g:g}:{v:g}" for g, v in unscaled(gain)) + "})")
     row_gain = gains(lists.grade, gain)
     total_gain = groups.count(np.arange(lists.num_rows), row_gain)
     gaining = groups.count(np.flatnonzero(row_gain > 0))
