@@ -20,8 +20,35 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.segments import segmented_cumsum
-from .graded import _gaining_rows, _ratio, levels_by_gain
+from ..errors import InputError
+from .graded import _gaining_rows, _ratio, gains, levels_by_gain
 from .registry import family
+
+#: G's sums of gains are exact below 2^52 (integer gains; plus one a rank, lists of at most
+#: 2^31): its discount log2(2 + cost − S) reads the lag cost − S in units, which float64
+#: sums of larger gains lose (a lag of 0 read as 2^11 or as −2: a term off by 10x, or NaN).
+MAX_TOTAL_GAIN = 2.0 ** 52
+
+
+def check_total_gain(lists, gain) -> None:
+    """Raise :class:`~rankwise.InputError` when a query's judgments hold more than
+    :data:`MAX_TOTAL_GAIN` of |gain| in all (G cannot be computed from float64 sums)."""
+    level_gain = np.abs(gains(lists.levels, gain))
+    if lists.num_queries == 0 or len(level_gain) == 0:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = lists.ideal_level_counts @ level_gain
+    beyond = np.flatnonzero(~(total <= MAX_TOTAL_GAIN))
+    if len(beyond):
+        q = beyond[0]
+        more = f" (and {len(beyond) - 1} more queries)" if len(beyond) > 1 else ""
+        total_text = f"{total[q]:.4g}" if np.isfinite(total[q]) else "more than 1.8e+308"
+        raise InputError(f"G of query {lists.query_ids[q]!r}{more}: its judgments' gains add "
+                         f"up to {total_text}, more than G can use (2^52 = "
+                         f"{MAX_TOTAL_GAIN:.4g}): its discount log2(2 + ideal gain so far - "
+                         "gain so far) needs that difference in units, which float64 sums of "
+                         "larger gains lose; use smaller grades or a gain map",
+                         source="judgments")
 
 
 def cost_of_ideal(lists, queries: np.ndarray, depth: np.ndarray, gain) -> np.ndarray:
@@ -58,6 +85,7 @@ def normalized_gain(lists, cutoff: None, gain) -> np.ndarray:
     >>> round(value, 12) == round((at_a + at_c) / 3, 12)
     True
     """
+    check_total_gain(lists, gain)
     row_gain, position, segment = _gaining_rows(lists, None, gain)
     so_far = segmented_cumsum(row_gain, segment)
     cost = cost_of_ideal(lists, segment, position + 1, gain)

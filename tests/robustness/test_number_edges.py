@@ -3,7 +3,7 @@ finite values or refuse with rankwise's own error and a message that says why.
 
 Each test pins a defect found against values computed by hand or at high precision
 (``fractions``, ``math.fsum``, integer square roots): RMSE and MAE overflowing,
-sums of gains overflowing to inf or to inf/inf.
+sums of gains overflowing to inf or to inf/inf, G losing its lag.
 """
 
 from __future__ import annotations
@@ -243,6 +243,22 @@ def test_queries_of_every_gain_size_in_one_evaluation():
     for q in qrels:
         assert per_query({q: qrels[q]}, {q: run[q]}, RATIOS)[q] == together[q]
     assert together["huge"]["nDCG"] == pytest.approx(together["plain"]["nDCG"], rel=1e-15)
+
+
+def test_g_refuses_gains_too_large_for_its_lag():
+    # G reads the lag (ideal gain so far - gain so far) in units: 2 + 9e18 - 9e18 was 0 in
+    # float64, log2(0) = -inf, and the document's term -0.0
+    qrels = {"q": {"a": 9_000_000_000_000_000_000, "b": 2}}
+    run = {"q": {"a": 3.0, "b": 2.0}}
+    with pytest.raises(InputError, match=r"G of query 'q'.*9e\+18.*2\^52"):
+        value(qrels, run, "G")
+    with pytest.raises(InputError, match=r"G of query 'q'.*2\^52"):
+        value({"q": {"a": 1, "b": 2}}, run, "G", gain={1: 1e308}, ties="expected")
+    # below the limit G is computed exactly: a lag of 0 at a, 2^50 - 1 at b
+    big = 2 ** 50
+    got = value({"q": {"a": big, "b": 3}}, {"q": {"b": 2.0, "a": 1.0}}, "G")
+    expected = (3 / math.log2(2 + big - 3) + big / math.log2(2)) / (big + 3)
+    assert got == pytest.approx(expected, rel=1e-15)
 
 
 def test_ordinary_gains_are_computed_as_before_bit_for_bit():

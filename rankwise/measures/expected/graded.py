@@ -12,7 +12,7 @@ from ..binary import _safe_divide
 from ..graded import _ratio, check_exp_gain, gains, ideal_dcg_at, ideal_dcg_of, unscaled
 from ...errors import MeasureError
 from ..ndcg_averages import gaining_judged, has_negative_gain, rank_average
-from ..normalized_gain import cost_of_ideal, total_judged_gain
+from ..normalized_gain import check_total_gain, cost_of_ideal, total_judged_gain
 from ..rbp import relevance_of_rows
 from .binary import hits_per_group, rows_of_groups
 from .dispatch import expected_for
@@ -160,6 +160,7 @@ def normalized_gain(lists, groups: TieGroups, cutoff: None, gain) -> np.ndarray:
     documents above one of them (k_l of the group's c'_l others with the l-th gain value,
     c'_l = c_l − [l = v]), probability Π C(c'_l, k_l) / C(n − 1, Σk) / n, at position
     t = Σk with S = (gain of the earlier groups) + v + Σ k_l·value_l above and including it."""
+    check_total_gain(lists, gain)
     row_gain = gains(lists.grade, gain)
     chosen = np.flatnonzero(groups.count(np.flatnonzero(row_gain != 0)) > 0)
     if len(chosen) == 0:
