@@ -12,6 +12,7 @@ import numpy as np
 
 from ..conventions import LONGEST_LIST
 from ..core.segments import count_within
+from ..errors import InputError
 from .registry import family
 
 REL = {"rel": None}
@@ -301,8 +302,43 @@ def utility(lists, cutoff: None, rel: float, rel_ret: float, nonrel_ret: float,
     found = hits_at(lists, None, rel)
     retrieved = lists.num_retrieved.astype(np.float64)
     num_rel = lists.num_relevant(rel).astype(np.float64)
-    return (rel_ret * found + nonrel_ret * (retrieved - found) + rel_missed * (num_rel - found)
-            + nonrel_missed * (docs + found - retrieved - num_rel))
+    counts = (found, retrieved - found, num_rel - found, docs + found - retrieved - num_rel)
+    weights = (rel_ret, nonrel_ret, rel_missed, nonrel_missed)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = (weights[0] * counts[0] + weights[1] * counts[1] + weights[2] * counts[2]
+                 + weights[3] * counts[3])
+    overflowed = np.flatnonzero(~np.isfinite(value))
+    if len(overflowed):
+        value[overflowed] = _scaled_utility(lists, overflowed, weights,
+                                            [c[overflowed] for c in counts])
+    return value
+
+
+def _scaled_utility(lists, queries: np.ndarray, weights: tuple[float, ...],
+                    counts: list[np.ndarray]) -> np.ndarray:
+    """Utility of ``queries`` whose weighted sum overflowed: the weights scaled by 2^-E (E the
+    exponent of the largest), each query's counts by 2^-F (F that of its largest), the sum
+    scaled back by 2^(E+F), exactly; a value beyond float64 raises
+    :class:`~rankwise.InputError`."""
+    w = np.array(weights, dtype=np.float64)
+    c = np.column_stack(counts)
+    e = int(np.frexp(np.abs(w).max())[1])
+    f = np.frexp(np.abs(c).max(axis=1))[1]
+    w = np.ldexp(w, -e)
+    c = np.ldexp(c, -f[:, None])
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = np.ldexp(w[0] * c[:, 0] + w[1] * c[:, 1] + w[2] * c[:, 2] + w[3] * c[:, 3],
+                         e + f)
+    beyond = np.flatnonzero(~np.isfinite(value))
+    if len(beyond):
+        q = queries[beyond[0]]
+        more = f" (and {len(beyond) - 1} more queries)" if len(beyond) > 1 else ""
+        raise InputError(f"Utility of query {lists.query_ids[q]!r}{more} is beyond the largest "
+                         "float64 (1.8e+308): its weights (rel_ret, nonrel_ret, rel_missed, "
+                         f"nonrel_missed = {', '.join(f'{x:g}' for x in weights)}) times its "
+                         "document counts are too large; use smaller weights",
+                         source="measure")
+    return value
 
 
 @family("NumNonRelJudgedRet", "Number of judged non-relevant documents retrieved "

@@ -3,7 +3,8 @@ finite values or refuse with rankwise's own error and a message that says why.
 
 Each test pins a defect found against values computed by hand or at high precision
 (``fractions``, ``math.fsum``, integer square roots): RMSE and MAE overflowing,
-sums of gains overflowing to inf or to inf/inf, G losing its lag.
+sums of gains overflowing to inf or to inf/inf, G losing its lag, Utility's weights
+overflowing.
 """
 
 from __future__ import annotations
@@ -259,6 +260,19 @@ def test_g_refuses_gains_too_large_for_its_lag():
     got = value({"q": {"a": big, "b": 3}}, {"q": {"b": 2.0, "a": 1.0}}, "G")
     expected = (3 / math.log2(2 + big - 3) + big / math.log2(2)) / (big + 3)
     assert got == pytest.approx(expected, rel=1e-15)
+
+
+def test_utility_weights_near_the_largest_float():
+    qrels = {"q": {"a": 1, "b": 1, "c": 0, "d": 0}}
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    # 2 · 1.5e308 - 2 · 1e308 = 1e308: the plain sum was inf - inf = NaN
+    got = value(qrels, run, "Utility(rel_ret=1.5e308,nonrel_ret=-1e308)")
+    assert got == pytest.approx(float(2 * Fraction(1.5e308) - 2 * Fraction(1e308)), rel=1e-15)
+    assert value(qrels, run, "Utility(rel_ret=1e308,nonrel_ret=-1e308)") == 0.0
+    assert value(qrels, run, "Utility(docs=1e308,nonrel_missed=1.5,nonrel_ret=-1e308)") == \
+        pytest.approx(float(Fraction(1e308 - 4) * Fraction(1.5) - 2 * Fraction(1e308)), rel=1e-15)
+    with pytest.raises(InputError, match=r"Utility of query 'q' is beyond the largest float64"):
+        value(qrels, run, "Utility(rel_ret=1.5e308)")
 
 
 def test_ordinary_gains_are_computed_as_before_bit_for_bit():
