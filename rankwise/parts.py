@@ -88,7 +88,7 @@ class Parts:
         out = [math.nan] * len(self.sizes)
         for size, which, table in self.by_size():
             for i, row, total in zip(which, table, np.add.reduce(values[table], axis=1).tolist()):
-                out[i] = total / size if not math.isnan(total) else aggregate(
+                out[i] = total / size if math.isfinite(total) else aggregate(
                     values[row], "mean", skip_undefined)
         return out
 

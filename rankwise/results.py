@@ -266,6 +266,8 @@ def aggregate(values: np.ndarray, kind: str, skip_undefined: bool = True) -> flo
         return float("nan")
     if kind == "gmean":
         return float(np.exp(np.mean(np.log(np.maximum(values, MIN_GEO_MEAN)))))
+    if not np.isfinite(total) and np.isfinite(values).all():  # the sum overflowed float64
+        return float(np.add.reduce(values / len(values)))  # each value over the count first
     return float(total) / len(values)  # numpy's mean (the same sum over the count), bit for bit
 
 
