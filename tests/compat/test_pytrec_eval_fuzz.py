@@ -44,6 +44,7 @@ real = pytest.importorskip("pytrec_eval")
 from rankwise import InputError  # noqa: E402
 from rankwise.compat import pytrec_eval as ours  # noqa: E402
 from tests.compat.fuzz_collections import as_pytrec_eval_can_take_it, collection  # noqa: E402
+from tests.compat.test_pytrec_eval_dropin import pytrec_eval_elsewhere  # noqa: E402
 
 MEASURES = sorted(ours.supported_measures) + [
     "P.3", "ndcg_cut.5,10", "map_cut.2,7", "recall.3", "iprec_at_recall.0.33,0.66",
@@ -111,20 +112,6 @@ def test_the_generator_covers_the_awkward_cases():
     assert not seen
 
 
-def pytrec_eval_elsewhere(calls: list) -> list:
-    """pytrec_eval's results for ``[(qrels, run, measures)]`` in a child process, one
-    evaluator per measure (a judged empty ranking with several measures can crash it)."""
-    code = ("import json, sys, pytrec_eval\n"
-            "out = [pytrec_eval.RelevanceEvaluator(q, m).evaluate(r)"
-            " for q, r, m in json.load(sys.stdin)]\n"
-            "json.dump(out, sys.stdout)")
-    child = subprocess.run([sys.executable, "-c", code], input=json.dumps(calls), text=True,
-                           capture_output=True, timeout=300)
-    if child.returncode != 0:
-        pytest.skip(f"pytrec_eval itself failed (exit status {child.returncode})")
-    return json.loads(child.stdout)
-
-
 def empty_ranking_value(key: str, r: int) -> float:
     """trec_eval 9's arithmetic for a judged query with nothing ranked and R relevant."""
     if key == "num_q":
@@ -148,7 +135,7 @@ def test_judged_queries_with_empty_rankings():
         if empty and all(max(v.values()) >= 0 for v in qrels.values() if v):
             cases.append((seed, qrels, run, empty))
     assert len(cases) >= 10
-    calls = [(qrels, run, [m]) for _, qrels, run, _ in cases for m in measures]
+    calls = [(qrels, run, [m], 1, False) for _, qrels, run, _ in cases for m in measures]
     theirs = iter(pytrec_eval_elsewhere(calls))
     for seed, qrels, run, empty in cases:
         got = ours.RelevanceEvaluator(qrels, measures).evaluate(run)
