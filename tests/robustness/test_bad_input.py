@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -328,14 +329,21 @@ def test_array_rows():
         rankwise.from_arrays([1, 0], [np.nan, 0.2])
 
 
+OLD_ARGPARSE = sys.version_info < (3, 13)
+
+
 @pytest.mark.parametrize("args, usage, fragment", [
     (["evaluate", "-l", "nan"], False, "relevance_threshold must be a finite number (got 'nan')"),
     (["evaluate", "--discount-base", "inf"], False, "discount_base must be a finite number"),
     (["evaluate", "--gain", "1=nan"], False, "gain map's grades and gains must be finite numbers"),
     (["evaluate", "--gain", "1=2,1=3"], True, "argument --gain: grade 1 given twice"),
     (["compare", "--seed", "-1"], True, "argument --seed: expected a non-negative integer"),
-    (["compare", "--correction=--"], True, "argument --correction: expected one argument"),
-    (["evaluate", "--format=--"], True, "argument -f/--format: expected one argument"),
+    # argparse before Python 3.13 reads ``--option=--`` as no value; 3.13 reads the value "--",
+    # which the option's own check then refuses
+    (["compare", "--correction=--"], OLD_ARGPARSE, "argument --correction: expected one "
+     "argument" if OLD_ARGPARSE else "correction: unknown correction"),
+    (["evaluate", "--format=--"], True, "argument -f/--format: expected one argument"
+     if OLD_ARGPARSE else "argument -f/--format: invalid choice: '--'"),
 ])
 def test_bad_command_line(tmp_path, capsys, args, usage, fragment):
     """Each was accepted (a NaN threshold made nothing relevant, a gain map kept the last of a
@@ -353,7 +361,7 @@ def test_bad_command_line(tmp_path, capsys, args, usage, fragment):
     else:
         assert main(line) == 2
         err = capsys.readouterr().err
-        assert err.startswith("rankwise: error: conventions: ") and fragment in err
+        assert err.startswith("rankwise: error: ") and fragment in err
         assert err.count("\n") == 1
 
 
