@@ -388,3 +388,48 @@ def test_integer_user_ids_are_matched_as_numbers_or_strings_alike():
     shuffled = rs.evaluate(frame, test2, measures, train=train2, missing_queries="zero")
     assert _same({relabel[int(u)]: v for u, v in by_number.per_user().items()},
                  {int(u): v for u, v in shuffled.per_user().items()})
+
+
+BIG = 2 ** 70  # beyond every 64-bit integer type
+
+
+@pytest.mark.parametrize("form", ["dict", "list", "pandas-object", "arrow-decimal"])
+def test_user_and_item_ids_beyond_64_bits_are_their_decimal_strings(form):
+    """As on the TREC side: a dict keyed by 2**70 or a list of such items raised a bare
+    OverflowError, a pandas object column of them was refused as 'decimal128(38, 0)'."""
+    recs = {BIG: [BIG + 1, 5, BIG + 2]}
+    test = {BIG: [BIG + 1, BIG + 2], 7: [5]}
+    if form == "list":
+        recs, test = {"u": [BIG + 1, 5]}, {"u": [BIG + 1]}
+    elif form in ("pandas-object", "arrow-decimal"):
+        rows = [(u, i, 3.0 - r) for u, items in recs.items() for r, i in enumerate(items)]
+        held = [(u, i) for u, items in test.items() for i in items]
+        if form == "pandas-object":
+            recs = pd.DataFrame({"user": pd.Series([r[0] for r in rows], dtype=object),
+                                 "item": pd.Series([r[1] for r in rows], dtype=object),
+                                 "score": [r[2] for r in rows]})
+            test = pd.DataFrame({"user": pd.Series([h[0] for h in held], dtype=object),
+                                 "item": pd.Series([h[1] for h in held], dtype=object)})
+        else:
+            decimal = pa.decimal128(38, 0)
+            recs = pa.table({"user": pa.array([r[0] for r in rows], decimal),
+                             "item": pa.array([r[1] for r in rows], decimal),
+                             "score": [r[2] for r in rows]})
+            test = pa.table({"user": pa.array([h[0] for h in held], decimal),
+                             "item": pa.array([h[1] for h in held], decimal)})
+    as_text = ({str(u): [str(i) for i in items] for u, items in recs.items()}
+               if isinstance(recs, dict) else None)
+    got = rs.evaluate(recs, test, ["P@2", "nDCG@3", "HR@1"])
+    if as_text is None:  # the frames: the dict form's values
+        as_text = {str(BIG): [str(BIG + 1), "5", str(BIG + 2)]}
+    expected_test = ({str(u): [str(i) for i in items] for u, items in test.items()}
+                     if isinstance(test, dict) else
+                     {str(BIG): [str(BIG + 1), str(BIG + 2)], "7": ["5"]})
+    expected = rs.evaluate(as_text, expected_test, ["P@2", "nDCG@3", "HR@1"])
+    assert got.aggregates["recs"] == expected.aggregates["recs"]
+    assert got.aggregates["recs"]["P@2"] > 0
+
+
+def test_item_ids_of_big_integers_and_strings_together_are_refused():
+    with pytest.raises(InputError, match="item ids must be strings or integers, of one kind"):
+        rs.evaluate({"u": [BIG, "x"]}, {"u": [BIG]}, ["P@2"])
