@@ -398,9 +398,10 @@ def _dcg(lists: _Lists, cutoff: int | None, gain, base: float, expected: bool, r
 def _ideal_dcg(lists: _Lists, cutoff: int | None, gain, base: float, conv: Conventions):
     """DCG of the candidates sorted by gain: all of them, or (``ideal="retrieved"``) the ranked.
 
-    From per-query counts of each distinct gain, as the numpy engine does: with gains g_1 >
-    g_2 > ... and C_j the number of candidates with gain >= g_j, IDCG@K = Σ_j g_j ·
-    (S[min(C_j, K)] − S[min(C_{j-1}, K)]), S[k] the sum of the first k discounts. No sort.
+    The positive gains of each query, best first, weighted by their discounts and summed as
+    :func:`_dcg` sums a ranking's (``index_add_`` in rank order): a ranking in the ideal order
+    has nDCG exactly 1 on the CPU, as in the numpy engine (a sum from prefix sums of the
+    discounts was off by an ulp or two).
     """
     import torch
 
@@ -413,20 +414,18 @@ def _ideal_dcg(lists: _Lists, cutoff: int | None, gain, base: float, conv: Conve
     out = torch.zeros(lists.num_queries, dtype=torch.float64, device=seg.device)
     if not bool(positive.any()):
         return out
-    levels, level = torch.unique(-row_gain[positive], return_inverse=True)  # best gain first
-    counts = torch.bincount(seg[positive] * len(levels) + level,
-                            minlength=lists.num_queries * len(levels))
-    cumulative = torch.cumsum(counts.reshape(lists.num_queries, len(levels)), dim=1)
+    seg, row_gain = seg[positive], row_gain[positive]
+    by_gain = torch.argsort(-row_gain, stable=True)
+    seg, row_gain = seg[by_gain], row_gain[by_gain]
+    by_query = torch.argsort(seg, stable=True)  # each query's gains, best first
+    seg, row_gain = seg[by_query], row_gain[by_query]
+    counts = torch.bincount(seg, minlength=lists.num_queries)
+    starts = torch.cumsum(counts, 0) - counts
+    position = torch.arange(len(seg), device=seg.device) - starts[seg]
+    weight = row_gain * _discount(position, base, conv.discount)
     if cutoff is not None:
-        cumulative = torch.clamp(cumulative, max=cutoff)
-    longest = int(cumulative[:, -1].max())
-    prefix = torch.zeros(longest + 1, dtype=torch.float64, device=seg.device)
-    prefix[1:] = torch.cumsum(_discount(torch.arange(longest, device=seg.device), base,
-                                        conv.discount), 0)
-    upper = prefix[cumulative]
-    lower = torch.zeros_like(upper)
-    lower[:, 1:] = upper[:, :-1]
-    return ((upper - lower) * -levels).sum(dim=1)
+        weight = torch.where(position < cutoff, weight, 0.0)
+    return out.index_add_(0, seg, weight)
 
 
 def _on_host(measure, lists: _Lists, conv: Conventions):
