@@ -414,14 +414,14 @@ def _ideal_dcg(lists: _Lists, cutoff: int | None, gain, base: float, conv: Conve
     out = torch.zeros(lists.num_queries, dtype=torch.float64, device=seg.device)
     if not bool(positive.any()):
         return out
-    seg, row_gain = seg[positive], row_gain[positive]
-    by_gain = torch.argsort(-row_gain, stable=True)
-    seg, row_gain = seg[by_gain], row_gain[by_gain]
-    by_query = torch.argsort(seg, stable=True)  # each query's gains, best first
-    seg, row_gain = seg[by_query], row_gain[by_query]
-    counts = torch.bincount(seg, minlength=lists.num_queries)
-    starts = torch.cumsum(counts, 0) - counts
-    position = torch.arange(len(seg), device=seg.device) - starts[seg]
+    levels, level = torch.unique(-row_gain[positive], return_inverse=True)  # best gain first
+    counts = torch.bincount(seg[positive] * len(levels) + level,
+                            minlength=lists.num_queries * len(levels))
+    per_query = counts.reshape(lists.num_queries, len(levels)).sum(dim=1)
+    row_gain = torch.repeat_interleave(-levels.repeat(lists.num_queries), counts)
+    seg = torch.repeat_interleave(torch.arange(lists.num_queries, device=seg.device), per_query)
+    position = torch.arange(len(seg), device=seg.device) - torch.repeat_interleave(
+        torch.cumsum(per_query, 0) - per_query, per_query)
     weight = row_gain * _discount(position, base, conv.discount)
     if cutoff is not None:
         weight = torch.where(position < cutoff, weight, 0.0)
