@@ -42,7 +42,8 @@ def is_parquet_path(path: Any) -> bool:
 def read_parquet_qrels(path: str | os.PathLike[str], query: str = "query", doc: str = "doc",
                        relevance: str = "relevance") -> Qrels:
     """Judgments from Parquet: columns ``query``, ``doc``, ``relevance``."""
-    columns, files, promoted = _layout(path, (query, doc, relevance), (), "qrels", "relevance=")
+    columns, files, promoted = parquet_layout(path, (query, doc, relevance), (), "qrels",
+                                               "relevance=")
     table = _read(path, columns, query, files, promoted)
     return Qrels.from_columns(table.column(query), table.column(doc), table.column(relevance),
                               source=str(path))
@@ -56,7 +57,8 @@ def read_parquet_run(path: str | os.PathLike[str], name: str | None = None,
     reader does). The run is named ``name``, else after the file."""
     from dataclasses import replace
 
-    columns, files, promoted = _layout(path, (query, doc, score), (rank,), "run", "score=")
+    columns, files, promoted = parquet_layout(path, (query, doc, score), (rank,), "run",
+                                               "score=")
     table = _read(path, columns, query, files, promoted)
     run = Run.from_columns(table.column(query), table.column(doc), table.column(score),
                            name=name or run_file_name(path), source=str(path))
@@ -85,19 +87,12 @@ def parquet_rows(path: str | os.PathLike[str]) -> int:
         return 0
 
 
-def parquet_columns(path, needed: tuple[str, ...], optional: tuple[str, ...], what: str,
-                    hint: str) -> list[str]:
-    """The columns to read: the needed ones (an InputError naming the file and the columns
-    it has when one is missing) and the optional ones present; every file of a folder must
-    hold them, each column with one kind of value (see ``_same_kinds``)."""
-    return _layout(path, needed, optional, what, hint)[0]
-
-
-def _layout(path, needed: tuple[str, ...], optional: tuple[str, ...], what: str,
-            hint: str) -> tuple[list[str], list[str], dict[str, Any]]:
-    """(the columns to read, as :func:`parquet_columns` gives them; the Parquet files; the
-    type each column of a folder is read as where its files hold different types of it, see
-    ``_same_kinds``)."""
+def parquet_layout(path, needed: tuple[str, ...], optional: tuple[str, ...], what: str,
+                   hint: str) -> tuple[list[str], list[str], dict[str, Any]]:
+    """(the columns to read: the needed ones, an InputError naming the file and the columns
+    it has when one is missing, and the optional ones present; the Parquet files; the type
+    each column of a folder is read as where its files hold different types of it). Every
+    file of a folder must hold the columns, each with one kind of value (``_same_kinds``)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -292,21 +287,17 @@ def promote(table, columns: list[str], promoted: dict[str, Any]):
     return kind.from_arrays(out, names=columns)
 
 
-def parquet_batches(path, columns: list[str], batch_rows: int) -> Iterator[Any]:
+def parquet_batches(path, columns: list[str], files: list[str], promoted: dict[str, Any],
+                    batch_rows: int) -> Iterator[Any]:
     """The record batches of Parquet data (a file, or a folder's files in order) of about
-    ``batch_rows`` rows, with the columns ``columns`` (of :func:`parquet_columns`). A folder
-    whose files hold different types of a column is read file by file, each batch's columns
-    read as :func:`promote` makes them (see ``_same_kinds``)."""
+    ``batch_rows`` rows, with the ``columns``, ``files`` and ``promoted`` types of
+    :func:`parquet_layout`. A folder whose files hold different types of a column is read
+    file by file, each batch's columns read as :func:`promote` makes them."""
     import pyarrow.dataset as ds
 
-    source = str(path)
-    promoted: dict[str, Any] = {}
-    if os.path.isdir(source):
-        needed = tuple(columns[:3])
-        _, files, promoted = _layout(source, needed, tuple(columns[3:]), "", "")
     if not promoted:
-        yield from ds.dataset(source, format="parquet").to_batches(columns=columns,
-                                                                   batch_size=batch_rows)
+        yield from ds.dataset(str(path), format="parquet").to_batches(columns=columns,
+                                                                      batch_size=batch_rows)
         return
     for file in files:
         present = [c for c in columns if c in _schema(file).names]

@@ -274,11 +274,12 @@ class ParquetRunReader:
     LINE_BYTES = 40
 
     def __init__(self, path: str, chunk_bytes: int, columns: tuple[str, str, str]) -> None:
-        from ..io.parquet import parquet_columns
+        from ..io.parquet import parquet_layout
 
         self.path = path
         self.batch_rows = max(1, chunk_bytes // self.LINE_BYTES)
-        self.columns = parquet_columns(path, columns, ("rank",), "run", "score=")
+        self.columns, self._files, self._promoted = parquet_layout(path, columns, ("rank",),
+                                                                   "run", "score=")
 
     def __iter__(self) -> Iterator[Rows]:
         return whole_queries(prefetched(self._batches()))
@@ -298,7 +299,8 @@ class ParquetRunReader:
         refused: tuple[int, InputError] | None = None
         first = 0
         try:
-            batches = parquet_batches(self.path, self.columns, self.batch_rows)
+            batches = parquet_batches(self.path, self.columns, self._files, self._promoted,
+                                      self.batch_rows)
             for batch in batches:
                 rows, problem = self._read(batch, first)
                 if problem is not None and (refused is None or problem[0] < refused[0]):
