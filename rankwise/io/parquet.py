@@ -207,13 +207,12 @@ def _kind(arrow_type, ids: bool) -> str:
     type itself."""
     import pyarrow as pa
 
-    from .tables import is_string_type
+    from .tables import is_string_type, is_whole_decimal
 
     arrow_type = _decoded(arrow_type)
     if is_string_type(arrow_type):
         return "strings"
-    if pa.types.is_integer(arrow_type) or ids and pa.types.is_decimal(arrow_type) \
-            and arrow_type.scale == 0:
+    if pa.types.is_integer(arrow_type) or ids and is_whole_decimal(arrow_type):
         return "integers" if ids else "numbers"
     if pa.types.is_floating(arrow_type) or pa.types.is_decimal(arrow_type):
         return "floats" if ids else "numbers"

@@ -184,15 +184,15 @@ def _doc_ids(values: Any, source: str):
     ones may not fit and become strings), else as :func:`_strings` makes it."""
     import pyarrow as pa
 
-    values = _arrow(values, source, "doc")
+    values = id_arrow(values, source, "doc")
     kind = values.type
     if pa.types.is_integer(kind) and not pa.types.is_uint64(kind) and not values.null_count:
         return values if pa.types.is_int64(kind) else cast(values, pa.int64())
     return _strings(values, source, "doc")
 
 
-def _arrow(values: Any, source: str, what: str):
-    """``values`` as an Arrow array (Arrow arrays and chunked arrays as they are); Python
+def id_arrow(values: Any, source: str, what: str):
+    """Ids ``values`` as an Arrow array (Arrow arrays and chunked arrays as they are); Python
     integers beyond 64 bits as :func:`python_integers` makes them."""
     import pyarrow as pa
 
@@ -243,7 +243,7 @@ def _strings(values: Any, source: str, what: str, dictionary: bool = False,
     :func:`encode_queries`."""
     import pyarrow as pa
 
-    values = _arrow(values, source, what)
+    values = id_arrow(values, source, what)
     if dictionary and pa.types.is_dictionary(values.type) and \
             pa.types.is_string(values.type.value_type) and not values.null_count \
             and not check_empty:
@@ -269,7 +269,7 @@ def _string_chunk(values, source: str, what: str, first_row: int, check_empty: b
         row = first_row + int(np.flatnonzero(to_numpy(values.is_null(), bool))[0])
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
     kind = values.type
-    if pa.types.is_integer(kind) or pa.types.is_decimal(kind) and kind.scale == 0:
+    if pa.types.is_integer(kind) or is_whole_decimal(kind):
         return cast(values, pa.string())  # never empty
     if pa.types.is_large_string(kind) or _is_string_view(kind):
         values = cast(values, pa.string())
@@ -334,6 +334,15 @@ def is_string_type(kind) -> bool:
     import pyarrow as pa
 
     return pa.types.is_string(kind) or pa.types.is_large_string(kind) or _is_string_view(kind)
+
+
+def is_whole_decimal(kind) -> bool:
+    """Whether an Arrow type is a decimal of scale 0: integers beyond 64 bits (Python's
+    integers, pandas object columns and polars Int128 are read so), ids as their decimal
+    strings."""
+    import pyarrow as pa
+
+    return pa.types.is_decimal(kind) and kind.scale == 0
 
 
 def _is_string_view(kind) -> bool:

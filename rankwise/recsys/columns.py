@@ -11,7 +11,7 @@ from ..core.arrow import cast, compute, starts_of_equal_runs, take, to_arrow, to
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from ..io.frames import table_columns
-from ..io.tables import python_integers
+from ..io.tables import id_arrow, is_whole_decimal
 
 
 def frame_columns(obj: Any, what: str, user: str, item: str, value: str | None,
@@ -61,7 +61,7 @@ def user_strings(values: Any, source: str):
 
     values = id_array(values, source, "user")
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type) \
-            or _whole_decimals(values.type):
+            or is_whole_decimal(values.type):
         values = cast(values, pa.string())
     elif not pa.types.is_string(values.type):
         raise InputError("user ids must be strings or integers", source=source,
@@ -78,7 +78,7 @@ def item_values(values: Any, source: str):
     values = id_array(values, source, "item")
     if pa.types.is_integer(values.type):
         return to_numpy(values, np.int64, null=0)
-    if pa.types.is_large_string(values.type) or _whole_decimals(values.type):
+    if pa.types.is_large_string(values.type) or is_whole_decimal(values.type):
         values = cast(values, pa.string())
     if not pa.types.is_string(values.type):
         raise InputError("item ids must be strings or integers", source=source,
@@ -94,31 +94,14 @@ def id_array(values: Any, source: str, what: str):
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if not isinstance(values, pa.Array):
-        values = values if isinstance(values, np.ndarray) else list(values)
-        try:
-            values = to_arrow(values)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(f"{what} ids must be strings or integers ({exc})",
-                             source=source) from None
-        except OverflowError:  # Python integers beyond 64 bits: their decimal strings
-            if not all(type(v) is int for v in values):
-                raise InputError(f"{what} ids must be strings or integers, of one kind",
-                                 source=source) from None
-            values = python_integers(values, source, f"the {what} ids")
+        values = id_arrow(values if isinstance(values, np.ndarray) else list(values), source,
+                          what)
     if pa.types.is_dictionary(values.type):
         values = take(values.dictionary, values.indices)
     if values.null_count:
         row = int(np.flatnonzero(to_numpy(compute("is_null", values), bool))[0])
         raise InputError(f"missing {what} id", source=source, line=row, unit="row")
     return values
-
-
-def _whole_decimals(kind) -> bool:
-    """Whether an Arrow type is a decimal of scale 0: integers beyond 64 bits (pandas object
-    columns and Python lists of them are read so), which are ids as their decimal strings."""
-    import pyarrow as pa
-
-    return pa.types.is_decimal(kind) and kind.scale == 0
 
 
 def as_strings(values: Any):
