@@ -247,9 +247,13 @@ class Result:
         return f"{value:.{digits}f}"
 
 
-def aggregate(values: np.ndarray, kind: str, skip_undefined: bool = True) -> float:
+def aggregate(values: np.ndarray, kind: str, skip_undefined: bool = True,
+              weights: np.ndarray | None = None) -> float:
     """Mean, sum, or trec_eval's geometric mean (values floored at 1e-5), over the queries
-    with a value (``skip_undefined``), else NaN as soon as one query has none."""
+    with a value (``skip_undefined``), else NaN as soon as one query has none; with
+    ``weights`` (one per query), the weighted mean or sum (``ndcg_score``'s sample_weight)."""
+    if weights is not None:
+        return _weighted(values, weights, kind, skip_undefined)
     # one pass when every value is defined (the usual case); np.add.reduce is ndarray.sum
     # without its Python wrapper (1,000 small runs aggregate some 20,000 arrays)
     total = np.add.reduce(values)
@@ -269,6 +273,24 @@ def aggregate(values: np.ndarray, kind: str, skip_undefined: bool = True) -> flo
     if not np.isfinite(total) and np.isfinite(values).all():  # the sum overflowed float64
         return float(np.add.reduce(values / len(values)))  # each value over the count first
     return float(total) / len(values)  # numpy's mean (the same sum over the count), bit for bit
+
+
+def _weighted(values: np.ndarray, weights: np.ndarray, kind: str,
+              skip_undefined: bool) -> float:
+    """:func:`aggregate` with query weights."""
+    undefined = np.isnan(values)
+    if undefined.any():
+        if not skip_undefined:
+            return float("nan")
+        values, weights = values[~undefined], weights[~undefined]
+    if kind == "sum":
+        return float(np.sum(weights * values))
+    if not weights.sum() > 0:
+        return float("nan")
+    if kind == "gmean":
+        return float(np.exp(np.average(np.log(np.maximum(values, MIN_GEO_MEAN)),
+                                       weights=weights)))
+    return float(np.average(values, weights=weights))
 
 
 def _printed_per_query(measure: str) -> bool:

@@ -38,6 +38,7 @@ import numpy as np
 from .compat.candidates import Candidates, check_measures
 from .conventions import Conventions, resolve
 from .errors import InputError
+from .results import aggregate
 
 __all__ = ["RankingScorer", "make_scorer"]
 
@@ -79,8 +80,8 @@ class RankingScorer:
         else:
             weights = _query_weights(sample_weight, candidates)
             values = candidates.values(y_score, [self.measure])[str(self.measure)]
-            value = _weighted_aggregate(values, weights, self.measure.spec.aggregate,
-                                        self.measure.skips_undefined(self.conventions))
+            value = aggregate(values, self.measure.spec.aggregate,
+                              self.measure.skips_undefined(self.conventions), weights=weights)
         return self._sign * value
 
     def set_score_request(self, *, sample_weight: bool | None = None) -> RankingScorer:
@@ -181,26 +182,6 @@ def _query_weights(sample_weight: Any, candidates: Candidates) -> np.ndarray:
                          f"(query {candidates.query_ids[query]} has several weights)",
                          source="sample_weight")
     return first
-
-
-def _weighted_aggregate(values: np.ndarray, weights: np.ndarray, kind: str,
-                        skip_undefined: bool) -> float:
-    """:func:`rankwise.results.aggregate` with query weights."""
-    undefined = np.isnan(values)
-    if undefined.any():
-        if not skip_undefined:
-            return float("nan")
-        values, weights = values[~undefined], weights[~undefined]
-    if kind == "sum":
-        return float(np.sum(weights * values))
-    if not weights.sum() > 0:
-        return float("nan")
-    if kind == "gmean":
-        from .results import MIN_GEO_MEAN
-
-        logs = np.log(np.maximum(values, MIN_GEO_MEAN))
-        return float(np.exp(np.average(logs, weights=weights)))
-    return float(np.average(values, weights=weights))
 
 
 def _describe(group: Any) -> str:
