@@ -196,9 +196,6 @@ def table_columns(obj: Any, source: str
         except pa.ArrowException as exc:  # a type Arrow has no conversion for (complex)
             raise InputError(f"column {name!r} is of a type rankwise cannot read: {exc}",
                              source=source) from None
-        except OverflowError as exc:  # none known: object columns' integers are read
-            raise InputError(f"column {name!r} holds a number rankwise cannot read ({exc})",
-                             source=source) from None
 
     return names, column
 
