@@ -8,8 +8,9 @@
     ndcg = rankwise.lightgbm.metric("nDCG@10", "AP@100")
     booster = lgb.train({"objective": "lambdarank", "metric": "None"}, train, valid_sets=[valid],
                         feval=ndcg, callbacks=[lgb.early_stopping(20, first_metric_only=True)])
-    ranker = lgb.LGBMRanker().fit(X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[gv],
-                                  eval_metric=ndcg)
+    ranker = lgb.LGBMRanker().fit(X, y, group=sizes, eval_X=(Xv,), eval_y=(yv,),
+                                  eval_group=[gv], eval_metric=ndcg)
+    # (LightGBM before 4.7 takes eval_set=[(Xv, yv)] in place of eval_X and eval_y)
 
 The metric reads each data set's labels and query groups once (the first round it sees it)
 and then only ranks the new scores every round. Values are those of :func:`rankwise.evaluate`

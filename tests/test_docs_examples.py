@@ -24,6 +24,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,9 +160,14 @@ class PythonExample:
     slow: bool = False
 
 
+#: Modules whose deprecation warnings fail a block: the libraries the pages show calls of.
+PEERS_SHOWN = r"(lightgbm|xgboost|sklearn|torch|torchmetrics|ranx|ir_measures|pytrec_eval)\b"
+
+
 def run_python(block: Block, rewrites: tuple[tuple[str, str], ...], ran: Ran) -> None:
     """Run the block statement by statement in ``ran.namespace`` (tracebacks name the page and
-    its line), keeping each expression statement's value and what is printed. Thread pools
+    its line), keeping each expression statement's value and what is printed. A deprecation
+    warned by a library the pages show (``PEERS_SHOWN``) fails the block. Thread pools
     loaded by then are held to one thread: on a busy 2-core machine, OpenMP threads waiting
     for each other made a LightGBM round 40 times slower."""
     text = block.text
@@ -173,7 +179,10 @@ def run_python(block: Block, rewrites: tuple[tuple[str, str], ...], ran: Ran) ->
     ast.increment_lineno(tree, block.line - 1)
     filename = str(ROOT / block.page)
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed), threadpool_limits(limits=1):
+    with contextlib.redirect_stdout(printed), threadpool_limits(limits=1), \
+            warnings.catch_warnings():
+        for category in (DeprecationWarning, FutureWarning):  # a page shows the current API
+            warnings.filterwarnings("error", category=category, module=PEERS_SHOWN)
         for source, statement in zip(sources, tree.body):
             if isinstance(statement, ast.Expr):
                 code = compile(ast.Expression(statement.value), filename, "eval")
