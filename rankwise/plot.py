@@ -46,6 +46,15 @@ KINDS = ("summary", "at-k", "pr", "distribution", "histogram", "scatter")
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 #: Most bytes of a file name before its hash and format (file systems allow 255 in all).
 MAX_STEM_BYTES = 120
+#: Characters of a run name on one line of a figure: a longer name (a path, say) is drawn on
+#: several lines, cut after one of ``NAME_BREAKS`` where one comes, so that it leaves the plot
+#: its room (a 40-character name squeezed the summary's bars to nothing).
+NAME_LINE_CHARS = 28
+NAME_BREAKS = frozenset("/\\.-_ ,:;=+|")
+#: A legend whose labels are longer (or on several lines) goes below the plot, not on it.
+LEGEND_INSIDE_CHARS = 24
+#: About the width of a character and the height of a line of 8-point text, in inches.
+CHAR_INCHES, LINE_INCHES = 0.065, 0.15
 
 
 def _style():
@@ -100,6 +109,7 @@ def metric_at_k(data, family: str = "nDCG", systems: Sequence[str] | None = None
     matplotlib.figure.Figure
     """
     with _style():
+        own = ax is None
         fig, ax = _figure(ax, (3.4, 2.5))
         ks = data.cutoffs
         lines = [ax.plot(ks, data.systems[name].curves[family], color=_color(i),
@@ -107,7 +117,7 @@ def metric_at_k(data, family: str = "nDCG", systems: Sequence[str] | None = None
                  for i, name in _systems(data, systems)]
         ax.set(xlabel="K (cutoff)", ylabel=f"mean {family}@K", xlim=(1, ks[-1]), ylim=(0, None))
         ax.set_title(f"{family}@K")
-        _legend(ax, lines)
+        _legend(ax, lines, own)
     return fig
 
 
@@ -122,6 +132,7 @@ def precision_recall(data, system: str | None = None, sample: bool = True, ax=No
     matplotlib.figure.Figure
     """
     with _style():
+        own = ax is None
         fig, ax = _figure(ax, (3.4, 2.7))
         levels = data.recall_levels
         if system is None:
@@ -130,7 +141,7 @@ def precision_recall(data, system: str | None = None, sample: bool = True, ax=No
                              label=_shown(name))[0]
                      for i, name in _systems(data, None)]
             ax.set_title("Mean interpolated precision-recall")
-            _legend(ax, lines)
+            _legend(ax, lines, own)
         else:
             ((i, name),) = _systems(data, [system])
             s = data.systems[name]
@@ -165,7 +176,12 @@ def distribution(data, measure: str | None = None, kind: str = "box",
     chosen = _systems(data, systems)
     columns = [_defined(data.values(measure, name)[1]) for _, name in chosen]
     with _style():
-        fig, ax = _figure(ax, (3.4, 0.6 + 0.45 * len(chosen)) if kind != "hist" else (3.4, 2.5))
+        own = ax is None
+        labels = [_shown(name) for _, name in chosen]
+        fig, ax = _figure(ax, (3.4, 2.5) if kind == "hist" else (  # labels on the left
+            3.4 + max(0.0, _text_extent(labels)[0] * CHAR_INCHES - 1.2),
+            0.6 + sum(max(0.45, 0.1 + LINE_INCHES * (label.count("\n") + 1))
+                      for label in labels)))
         if kind == "hist":
             low, high = _range(data, measure, columns)
             bins = np.linspace(low, high, 21)
@@ -176,10 +192,9 @@ def distribution(data, measure: str | None = None, kind: str = "box",
                                     color=_color(i), linestyle=_linestyle(i), linewidth=1.4,
                                     label=_shown(name))[2]
             ax.set(xlabel=measure, ylabel="share of queries")
-            _legend(ax, outlines)
+            _legend(ax, outlines, own)
         else:
             positions = np.arange(len(chosen))[::-1]
-            labels = [_shown(name) for _, name in chosen]
             if kind == "violin":
                 parts = ax.violinplot([v if len(v) else [np.nan] for v in columns],
                                       positions=positions, showmedians=True, **_horizontal())
@@ -219,8 +234,12 @@ def scatter(data, measure: str | None = None, x: str | None = None, y: str | Non
     x = x or next((n for n in names if n != y), y)
     _systems(data, [x, y])
     _, a, b = data.paired(measure, x, y)
+    title = f"{measure}: {int((a > b).sum())} higher for {_shown(x)}, " \
+            f"{int((a < b).sum())} for {_shown(y)}"
     with _style():
-        fig, ax = _figure(ax, (3.0, 3.0))
+        # taller and wider by the lines of the title, the x label and the (upright) y label
+        fig, ax = _figure(ax, (3.0 + LINE_INCHES * _shown(y).count("\n"), 3.0 + LINE_INCHES * (
+            title.count("\n") + _shown(x).count("\n"))))
         low, high = _range(data, measure, [a, b])
         ax.plot([low, high], [low, high], color="#9aa1ad", linestyle="--", linewidth=0.8)
         colors = np.where(a > b, _color(names.index(x)),
@@ -228,8 +247,7 @@ def scatter(data, measure: str | None = None, x: str | None = None, y: str | Non
         ax.scatter(a, b, s=9, c=colors, alpha=0.6 if len(a) < 2000 else 0.3, linewidths=0)
         ax.set(xlabel=_shown(x), ylabel=_shown(y), xlim=(low, high), ylim=(low, high),
                aspect="equal")
-        ax.set_title(f"{measure}: {int((a > b).sum())} higher for {_shown(x)}, "
-                     f"{int((a < b).sum())} for {_shown(y)}", fontsize=9)
+        ax.set_title(title, fontsize=9)
     return fig
 
 
@@ -244,8 +262,9 @@ def summary(data, measure: str | None = None, ax=None):
     measure = measure or data.measures[0]
     chosen = _systems(data, None)
     entries = [data.summary[measure][name] for _, name in chosen]
+    labels = [f"{data.systems[n].label} {_shown(n)}" for _, n in chosen]
     with _style():
-        fig, ax = _figure(ax, (0.9 + 0.55 * len(chosen), 2.5))
+        fig, ax = _figure(ax, _summary_size(len(chosen), labels))
         means = np.array([e["compared_mean"] for e in entries], dtype=float)
         low = np.array([e["ci_low"] for e in entries], dtype=float)
         high = np.array([e["ci_high"] for e in entries], dtype=float)
@@ -257,8 +276,7 @@ def summary(data, measure: str | None = None, ax=None):
             if e["markers"]:
                 ax.annotate(e["markers"], (xi, top), textcoords="offset points", xytext=(0, 2),
                             ha="center", fontsize=8, color="#a01e1e")
-        ax.set_xticks(x, [f"{data.systems[n].label} {_shown(n)}" for _, n in chosen], rotation=30,
-                      ha="right")
+        ax.set_xticks(x, labels, rotation=30, ha="right")
         ax.set(ylabel=f"mean {measure}")
         ax.grid(axis="x", visible=False)
         ax.set_title(measure)
@@ -327,14 +345,64 @@ def figures(qrels: Any, runs: Any, folder: str | Path, measures: Sequence[str] |
 def _shown(name: str) -> str:
     """A run name as the figures draw it: the characters XML 1.0 cannot hold (NUL and the other
     control characters but tab, line feed and carriage return) become U+FFFD, as one of them
-    makes an SVG file that does not open."""
-    return _NOT_XML.sub("\ufffd", name)
+    makes an SVG file that does not open; a name longer than :data:`NAME_LINE_CHARS` is
+    drawn on several lines (no character is left out: the lines joined are the name)."""
+    return "\n".join(_name_lines(_NOT_XML.sub("\ufffd", name)))
 
 
-def _legend(ax, artists: list) -> None:
+def _name_lines(name: str) -> list[str]:
+    """``name`` cut into lines of at most :data:`NAME_LINE_CHARS` characters, each cut after
+    the last of :data:`NAME_BREAKS` that leaves a line that long, else after that many, moved
+    back to keep an accent with its letter and an emoji sequence (joined by U+200D) whole."""
+    import unicodedata
+
+    lines = []
+    for part in name.split("\n"):
+        while len(part) > NAME_LINE_CHARS:
+            cut = next((i + 1 for i in range(NAME_LINE_CHARS - 1, 0, -1)
+                        if part[i] in NAME_BREAKS), NAME_LINE_CHARS)
+            while cut > 1 and (unicodedata.combining(part[cut])
+                               or "\u200d" in part[cut - 1:cut + 1]):
+                cut -= 1
+            lines.append(part[:cut])
+            part = part[cut:]
+        lines.append(part)
+    return lines
+
+
+def _text_extent(labels: list[str]) -> tuple[int, int]:
+    """(characters of the longest line, lines in all) of figure texts."""
+    lines = [line for label in labels for line in label.split("\n")]
+    return max(map(len, lines), default=0), len(lines)
+
+
+def _summary_size(bars: int, labels: list[str]) -> tuple[float, float]:
+    """The summary's size in inches: 0.55 a bar, and room for its tick labels, drawn at 30
+    degrees (a block of w x h inches reaches w cos 30 + h sin 30 across and w sin 30 +
+    h cos 30 down; blocks a apart lie a sin 30 apart, so a label of h inches needs 2h a bar);
+    labels of the usual length fit the base size (0.9 + 0.55 a bar x 2.5)."""
+    chars = _text_extent(labels)[0]
+    lines = max((label.count("\n") + 1 for label in labels), default=1)
+    per_bar = max(0.55, 2 * lines * LINE_INCHES)
+    across = chars * CHAR_INCHES * 0.866 + lines * LINE_INCHES * 0.5
+    down = chars * CHAR_INCHES * 0.5 + lines * LINE_INCHES * 0.866
+    return (max(0.9, across) + per_bar * bars, 2.5 + max(0.0, down - 0.5))
+
+
+def _legend(ax, artists: list, own: bool) -> None:
     """A legend of every system, its artists given explicitly: matplotlib's own choice leaves
-    out labels that start with '_', so a run named '_bm25' would be missing."""
-    ax.legend(artists, [artist.get_label() for artist in artists], frameon=False)
+    out labels that start with '_', so a run named '_bm25' would be missing. In a figure of
+    its own (``own``) a legend of labels longer than :data:`LEGEND_INSIDE_CHARS` goes below
+    the plot, the figure made taller by its lines."""
+    labels = [artist.get_label() for artist in artists]
+    widest, lines = _text_extent(labels)
+    if not own or (widest <= LEGEND_INSIDE_CHARS and lines == len(labels)):
+        ax.legend(artists, labels, frameon=False)
+        return
+    fig = ax.figure
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width, height + 0.15 + lines * LINE_INCHES)
+    fig.legend(artists, labels, frameon=False, loc="outside lower center")
 
 
 def _horizontal() -> dict[str, Any]:

@@ -193,3 +193,48 @@ def test_control_characters_in_names_leave_every_svg_well_formed(tmp_path):
         root = ET.parse(path).getroot()  # a NUL or an escape character would not parse
         shown |= {"".join(e.itertext()) for e in root.iter("{http://www.w3.org/2000/svg}text")}
     assert {"a\ufffdb", "c\ufffdd", "e\ufffdf"} <= shown
+
+
+LONG_NAMES = ["runs/bm25.rm3.k1_0.9.b_0.4.fb10.trec.txt",  # 40 characters squeezed the bars
+              "runs/monot5-large.rerank.top100.experiment-two.txt",
+              "runs/" + "dense-retrieval-contriever-msmarco-" * 8 + ".run", "x" * 300]
+
+
+def test_long_names_leave_every_figure_its_room_and_are_drawn_whole(tmp_path):
+    """Run names as paths (40 characters and more) are drawn on several lines, legends of
+    them below the plot and the figure grown to them: matplotlib's layout gave up on them
+    ('axes sizes collapsed to zero'), the summary's bars squeezed to a sliver."""
+    import warnings
+
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 1}}
+    runs = {name: {"q1": {"a": float(i), "b": 1.0}, "q2": {"a": 1.0}}
+            for i, name in enumerate(LONG_NAMES)}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # summary, at-k x 3, pr-all, pr x 4, distribution, histogram, scatter
+        assert len(plot.save_figures(data, tmp_path, ["svg"], dpi=30)) == 12
+        figures = [plot.summary(data), plot.metric_at_k(data), plot.precision_recall(data),
+                   plot.distribution(data), plot.distribution(data, kind="hist")]
+        drawn = ["".join(_svg_texts(fig)) for fig in figures]
+    for text in drawn:
+        assert all(name in text for name in LONG_NAMES)
+    summary = figures[0]
+    assert summary.get_size_inches()[0] > 0.9 + 0.55 * len(LONG_NAMES)
+    assert summary.axes[0].get_position().height > 0.3  # of the figure, not a sliver
+    assert all(fig.axes[0].get_legend() is None and fig.legends for fig in figures[1:3])
+
+
+def test_a_long_name_is_cut_after_a_separator_into_lines_that_join_to_it():
+    lines = plot._name_lines("runs/bm25.rm3.k1_0.9.b_0.4.fb10.trec.txt")
+    assert lines == ["runs/bm25.rm3.k1_0.9.b_0.4.", "fb10.trec.txt"]
+    for name in LONG_NAMES + ["short", "", "a\nb" + "c" * 40]:
+        lines = plot._name_lines(name)
+        assert "".join(lines) == name.replace("\n", "")
+        assert all(len(line) <= plot.NAME_LINE_CHARS for line in lines)
+    assert plot._name_lines("x" * 60) == ["x" * 28, "x" * 28, "x" * 4]
+    for name in ("e\u0301" * 20, "\U0001f469\u200d\U0001f467" * 15):  # accents, emoji
+        lines = plot._name_lines(name)
+        assert len(lines) > 1 and "".join(lines) == name
+        assert all(line[0] not in "\u0301\u200d" and line[-1] != "\u200d" for line in lines)
+    assert plot._shown("bm25") == "bm25"  # short names are drawn as they are
