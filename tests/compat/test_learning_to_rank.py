@@ -6,6 +6,7 @@ they coincide, and what differs where they do not (queries without a relevant ca
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
@@ -214,9 +215,13 @@ def test_lightgbm_scikit_learn_api_and_early_stopping():
     Xv, yv, sizes_v = ltr_data(7, 100, relevant_everywhere=True)
     ranker = lgb.LGBMRanker(n_estimators=200, num_leaves=7, verbose=-1, metric="ndcg",
                             n_jobs=1)
-    with warnings.catch_warnings():  # LightGBM 4.7 prefers eval_X/eval_y, older ones lack them
+    # LightGBM 4.7 takes eval_X/eval_y and deprecates eval_set; older ones take eval_set only
+    validation = {"eval_X": (Xv,), "eval_y": (yv,)} \
+        if "eval_X" in inspect.signature(ranker.fit).parameters else {"eval_set": [(Xv, yv)]}
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ranker.fit(X, y, group=sizes, eval_set=[(Xv, yv)], eval_group=[sizes_v], eval_at=[10],
+        warnings.filterwarnings("error", category=FutureWarning, module="lightgbm")  # deprecated
+        ranker.fit(X, y, group=sizes, **validation, eval_group=[sizes_v], eval_at=[10],
                    eval_metric=rankwise.lightgbm.metric("nDCG@10", **BOOSTING),
                    callbacks=[lgb.early_stopping(10, first_metric_only=False, verbose=False)])
     result = ranker.evals_result_["valid_0"]
