@@ -186,11 +186,11 @@ def distribution(data, measure: str | None = None, kind: str = "box",
             low, high = _range(data, measure, columns)
             bins = np.linspace(low, high, 21)
             outlines = []
-            for (i, name), v in zip(chosen, columns):
+            for (i, _), v, label in zip(chosen, columns, labels):
                 weights = np.full(len(v), 1.0 / len(v)) if len(v) else None
                 outlines += ax.hist(v, bins=bins, weights=weights, histtype="step",
                                     color=_color(i), linestyle=_linestyle(i), linewidth=1.4,
-                                    label=_shown(name))[2]
+                                    label=label)[2]
             ax.set(xlabel=measure, ylabel="share of queries")
             _legend(ax, outlines, own)
         else:
