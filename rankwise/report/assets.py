@@ -138,8 +138,29 @@ function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; 
 // reorder the text around it: a <bdi> laid out as an inline block (the style sheet), which is
 // a paragraph of its own. A plain <bdi> is not enough: a U+2069 in the id would end it early,
 // an isolate the id opens would take its end, and a U+2029 would end its paragraph. Where
-// only a string fits (SVG titles), a system's name comes isolated with U+2068 and U+2069.
+// only a string fits (SVG titles), a name is isolated with U+2068 and U+2069 (isolate).
 function iso(text) { return h('bdi', {text}); }
+// A name between U+2068 and U+2069, with a U+2068 before it for each U+2069 it holds
+// unopened and a U+2069 after it for each isolate it leaves open, so that its own isolates
+// pair among themselves and the outer pair stays whole (messages.isolated, for the page's
+// title, does the same in Python).
+function isolate(text) {
+  let stillOpen = 0, unopened = 0;
+  for (const c of text) {
+    if (c >= '\u2066' && c <= '\u2068') stillOpen += 1;
+    else if (c === '\u2069') { if (stillOpen) stillOpen -= 1; else unopened += 1; }
+  }
+  return '\u2068'.repeat(unopened + 1) + text + '\u2069'.repeat(stillOpen + 1);
+}
+// The user-perceived characters of a text (a letter and its accents, an emoji sequence), so
+// that a shortened name never ends inside one.
+function graphemes(text) {
+  if (typeof Intl === 'object' && Intl.Segmenter) {
+    return Array.from(new Intl.Segmenter(undefined, {granularity: 'grapheme'}).segment(text),
+      part => part.segment);
+  }
+  return Array.from(text);
+}
 // A message whose ids are known, its pieces alternating text and ids ([text, id, ..., text]),
 // with every id isolated.
 function message(pieces) { return pieces.map((piece, i) => (i % 2 ? iso(piece) : piece)); }
@@ -213,14 +234,47 @@ function tickText(v) {
   if (Math.abs(v) >= 1000 || Number.isInteger(v)) return String(Math.round(v * 1000) / 1000);
   return String(Number(v.toPrecision(3)));
 }
+// The width in pixels of a chart's title as the style sheet draws it (svg.chart .title).
+let titleMeasure = null;
+function titleWidth(text) {
+  if (!titleMeasure) {
+    titleMeasure = document.createElement('canvas').getContext('2d');
+    titleMeasure.font = '600 13px system-ui, sans-serif';
+  }
+  return titleMeasure.measureText(text).width;
+}
+// A chart's title: o.title, or o.named = [before, name, after] with the name isolated. Where
+// it is wider than `room`, the name (else the title's end) is cut after its longest start that
+// fits with an ellipsis, never inside a character; {full, shown} (shown === full if it fits).
+function chartTitle(o, room) {
+  const [before, name, after] = o.named || ['', o.title, ''];
+  const whole = part => (o.named ? before + isolate(part) + after : part);
+  const full = whole(name);
+  if (titleWidth(full) <= room) return {full, shown: full};
+  const parts = graphemes(name);
+  const cut = n => whole(parts.slice(0, n).join('') + '\u2026');
+  let lo = 0, hi = parts.length - 1;  // the longest start that fits: a binary search
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (titleWidth(cut(mid)) <= room) lo = mid; else hi = mid - 1;
+  }
+  return {full, shown: cut(lo)};
+}
 function frame(o) {
   const W = o.width || 460, H = o.height || 290;
-  const m = {l: 52, r: 14, t: o.title ? 26 : 10, b: 42};
+  const titled = Boolean(o.title || o.named);
+  const m = {l: 52, r: 14, t: titled ? 26 : 10, b: 42};
+  const title = titled ? chartTitle(o, W - m.l - 4) : {full: '', shown: ''};
   const svg = s('svg', {class: 'chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`,
-    role: 'img', 'aria-label': o.title || ''});
+    role: 'img', 'aria-label': title.full});
   const x = v => m.l + ((v - o.xMin) / (o.xMax - o.xMin || 1)) * (W - m.l - m.r);
   const y = v => H - m.b - ((v - o.yMin) / (o.yMax - o.yMin || 1)) * (H - m.t - m.b);
-  if (o.title) svg.append(s('text', {x: m.l, y: 16, class: 'title', text: o.title}));
+  if (title.shown === title.full && titled) {
+    svg.append(s('text', {x: m.l, y: 16, class: 'title', text: title.shown}));
+  } else if (titled) {  // shortened: the whole title shows on hover
+    svg.append(s('g', {class: 'title'}, s('title', {text: title.full}),
+      s('text', {x: m.l, y: 16, class: 'title', text: title.shown})));
+  }
   for (const t of o.yTicks || niceTicks(o.yMin, o.yMax, 5)) {
     svg.append(s('line', {x1: m.l, x2: W - m.r, y1: y(t), y2: y(t), class: 'grid'}));
     svg.append(s('text', {x: m.l - 6, y: y(t) + 4, 'text-anchor': 'end', text: tickText(t)}));
@@ -436,11 +490,12 @@ function renderPR() {
     series: vis.map(i => ({label: D.systems[i].name, color: color(i), dash: dash(i), ys: D.pr.mean[i]}))}));
   for (const i of vis) {
     const n = D.pr.sample[i].n;
-    const name = D.systems[i].isolated;
-    charts.append(lineChart({title: `${D.systems[i].label} ${name}: mean and ${n} queries`,
+    const name = D.systems[i].name;
+    charts.append(lineChart({named: [`${D.systems[i].label} `, name, `: mean and ${n} queries`],
       xs, xName: 'recall', xLabel: 'recall', yLabel: 'interpolated precision', yMax: 1,
       width: 320, height: 250, faint: [{color: color(i), curves: prSample(i)}],
-      series: [{label: `${name} (mean)`, color: '#c0392b', width: 2.5, ys: D.pr.mean[i]}]}));
+      series: [{label: `${isolate(name)} (mean)`, color: '#c0392b', width: 2.5,
+        ys: D.pr.mean[i]}]}));
   }
   box.append(legend(vis), charts);
 }
@@ -486,7 +541,7 @@ function renderDist() {
     if (!e.n) return;
     const cy = f.m.t + (r + 0.5) * ((f.H - f.m.t - f.m.b) / vis.length);
     const g = s('g', {class: 'box'});
-    g.append(s('title', {text: `${D.systems[i].isolated}: p10 ${fmt(e.p10)}, `
+    g.append(s('title', {text: `${isolate(D.systems[i].name)}: p10 ${fmt(e.p10)}, `
       + `p25 ${fmt(e.p25)}, `
       + `median ${fmt(e.median)}, p75 ${fmt(e.p75)}, p90 ${fmt(e.p90)}, mean ${fmt(e.mean)} `
       + `(${e.n} queries)`}));

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..messages import isolated, pieces
+from ..messages import pieces
 from ..plain import plain
 from .assets import CSS, JS
 
@@ -249,7 +249,7 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
         "summary": plain(data.summary),
         "comparison": _comparison(data.comparison),
         "countLabels": COUNT_LABELS,
-        "systems": [{"name": name, "label": s.label, "isolated": isolated(name),
+        "systems": [{"name": name, "label": s.label,
                      "diagnostics": plain(result.systems[name].diagnostics),
                      "summaryLine": summary_line(_WithChecks(result.systems[name], s.checks),
                                                  hint=False),

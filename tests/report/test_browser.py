@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from rankwise.cli import main
+from rankwise.messages import isolated
 from rankwise.report.data import collect
 from rankwise.report.html import read_payload, stored_values, write_html
 from tests.helpers import write
@@ -431,3 +432,47 @@ def test_an_ids_own_isolates_and_paragraph_breaks_stay_inside_it(tmp_path, open_
     assert backwards(page, AFTER_IDS + [between_names]) == []
     assert page.text_content("#diagnostics-body .check.warning") == (
         "warning" + data.comparison.warnings[0])
+
+
+_PR_TITLES = """() => Array.from(document.querySelectorAll('#pr-body svg.chart')).slice(1).map(svg => {
+    const text = svg.querySelector('text.title');
+    const hint = svg.querySelector('g.title > title');
+    return {shown: text.textContent, width: text.getComputedTextLength(),
+            room: svg.viewBox.baseVal.width - Number(text.getAttribute('x')),
+            label: svg.getAttribute('aria-label'), hint: hint ? hint.textContent : null};
+})"""
+
+
+
+
+def test_long_run_names_are_shortened_in_the_precision_recall_titles(tmp_path, open_report):
+    long = "runs/2026-11/bm25+rm3.k1=0.9.b=0.4.fb_docs=10.fb_terms=20/final.trec"
+    rtl = "\u05de\u05e2\u05e8-\u2067\u202e" + "\u05d0" * 60  # leaves an isolate open
+    names = ["bm25", long, rtl, "\U0001f469\u200d\U0001f52c" * 40]
+    queries = [f"q{i}" for i in range(4)]
+    qrels = {q: {"a": 1, "b": 0, "c": 1} for q in queries}
+    runs = {n: {q: {"a": float((i + j) % 3), "b": 1.0, "c": 0.5} for j, q in enumerate(queries)}
+            for i, n in enumerate(names)}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=3)
+    visit = open_report(write_html(data, tmp_path / "long.html"))
+    page = visit.page
+    assert visit.console_errors == []
+    titles = page.evaluate(_PR_TITLES)
+    assert len(titles) == len(names)
+    for i, (name, title) in enumerate(zip(names, titles)):
+        def drawn(shown_name: str) -> str:
+            return f"{data.systems[name].label} {isolated(shown_name)}: mean and 4 queries"
+        assert title["label"] == drawn(name)  # the whole title for a screen reader
+        assert title["width"] <= title["room"]
+        if i == 0:  # a short name is drawn whole
+            assert title["shown"] == drawn(name) and title["hint"] is None
+            continue
+        assert title["hint"] == drawn(name)  # and on hover
+        # the name's longest start that fits, with an ellipsis, its isolates closed
+        kept = [name[:n] for n in range(1, len(name)) if title["shown"] == drawn(name[:n] + "\u2026")]
+        assert len(kept) == 1, title["shown"]
+        if name == names[3]:  # never between an emoji's parts
+            assert len(kept[0]) % 3 == 0
+        if name == rtl:
+            assert "\u2067" in kept[0]
+    assert backwards(page, [": mean and "]) == []
