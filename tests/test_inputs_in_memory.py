@@ -173,19 +173,33 @@ def test_a_query_given_with_no_document_is_evaluated_as_an_empty_list_and_counte
     assert only_empty.mean("P@1") == 0.0
 
 
-@pytest.mark.parametrize("make", [pd.DataFrame, pl.DataFrame, pa.table],
-                         ids=["pandas", "polars", "arrow"])
-def test_a_frames_rank_column_is_checked_as_a_files(make, tmp_path):
+@pytest.mark.parametrize("last_rank", [2, 3_000_000_000], ids=["int32", "beyond-32-bits"])
+@pytest.mark.parametrize("make", [pd.DataFrame, pl.DataFrame, pa.table, "parquet"],
+                         ids=["pandas", "polars", "arrow", "parquet"])
+def test_a_frames_rank_column_is_checked_as_a_files(make, last_rank, tmp_path):
     """A run frame's ``rank`` column is read as a TREC file's rank field is: the queries whose
-    ranks contradict their scores are counted, with the JSON of the same run as text."""
+    ranks contradict their scores are counted, with the JSON of the same run as text, in one
+    pass and streamed; a rank beyond 32 bits in another query once left the column out."""
+    import pyarrow.parquet as pq
+
+    from rankwise.stream import evaluate_stream
+
     run = {"query": ["q1", "q1", "q2", "q2"], "doc": ["d1", "d2", "d9", "d1"],
-           "rank": [1, 2, 1, 2], "score": [1.0, 3.0, 5.0, 4.0]}
+           "rank": [1, 2, 1, last_rank], "score": [1.0, 3.0, 5.0, 4.0]}
     text = tmp_path / "run.txt"
     text.write_text("".join(f"{q} Q0 {d} {r} {s} sys\n" for q, d, r, s in zip(*run.values())))
     expected = rankwise.evaluate(QRELS, {"sys": str(text)}, MEASURES, per_query=True)
-    got = rankwise.evaluate(QRELS, {"sys": make(run)}, MEASURES, per_query=True)
+    if make == "parquet":
+        pq.write_table(pa.table(run), tmp_path / "run.parquet")
+        given = str(tmp_path / "run.parquet")
+    else:
+        given = make(run)
+    got = rankwise.evaluate(QRELS, {"sys": given}, MEASURES, per_query=True)
     assert got.systems["sys"].diagnostics["queries_rank_contradicts_score"] == 1
     assert got.to_json() == expected.to_json()
+    for streamed in [str(text)] + ([given] if make == "parquet" else []):
+        once = evaluate_stream(QRELS, {"sys": streamed}, MEASURES, per_query=True)
+        assert once.systems["sys"].diagnostics["queries_rank_contradicts_score"] == 1
 
 
 @pytest.mark.skipif(not hasattr(pa, "string_view"), reason="pyarrow before 16")

@@ -130,12 +130,24 @@ def test_scores_decide_order_not_rank_column(tmp_path):
     assert evaluate_text(tmp_path, run=run, measures=["RR"]).per_query()["q1"]["RR"] == 0.5
 
 
-def test_a_rank_beyond_32_bits_is_not_an_error(tmp_path):
-    """The rank column is read as 32-bit integers (it only serves a diagnostic); a larger
-    rank drops the column, as a non-integer one does, and the scores still order the run."""
+def test_a_rank_beyond_32_bits_is_still_checked(tmp_path):
+    """The rank column is read as 32-bit integers (it only serves a diagnostic), as 64-bit
+    ones where a rank is larger (it dropped the column, which hid the contradictions of every
+    query), and the scores still order the run; a rank beyond 64 bits drops the column, as a
+    non-integer one does."""
     run = "q1 Q0 d1 3000000000 1.0 s\nq1 Q0 d2 1 3.0 s\nq1 Q0 d3 2 2.0 s\n"
-    assert rankwise.read_run(write(tmp_path, "run", run)).rank is None
-    assert evaluate_text(tmp_path, run=run, measures=["RR"]).per_query()["q1"]["RR"] == 0.5
+    read = rankwise.read_run(write(tmp_path, "run", run))
+    assert read.rank.tolist() == [3000000000, 1, 2] and read.rank.dtype == np.int64
+    result = evaluate_text(tmp_path, run=run, measures=["RR"])
+    assert result.per_query()["q1"]["RR"] == 0.5
+    assert result.diagnostics["s"]["queries_rank_contradicts_score"] == 0
+    contradicting = run + "q2 Q0 d1 1 1.0 s\nq2 Q0 d2 2 3.0 s\n"
+    for rows in (contradicting, contradicting.replace("3000000000", "30")):
+        assert rankwise.read_run(write(tmp_path, "run", rows)).rank is not None
+        result = evaluate_text(tmp_path, run=rows, measures=["RR"])
+        assert result.diagnostics["s"]["queries_rank_contradicts_score"] == 1
+    beyond = run.replace("3000000000", "99999999999999999999")
+    assert rankwise.read_run(write(tmp_path, "run", beyond)).rank is None
 
 
 def test_ties_broken_by_docid_descending_as_trec_eval(tmp_path):

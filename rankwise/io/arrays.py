@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InputError
 from ..core.arrow import to_arrow
 from ..core.segments import positions
-from .tables import Qrels, Run, as_floats
+from .tables import Qrels, Run, as_floats, is_number, not_unicode
 
 
 def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
@@ -35,8 +35,8 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
     >>> run.query_ids(), len(qrels)
     (['0', '1'], 5)
     """
-    true = as_floats(y_true, "y_true", "y_true")
-    score = as_floats(y_score, "y_score", "score")
+    true = _numbers(y_true, "y_true", "y_true", booleans=True)
+    score = _numbers(y_score, "y_score", "score", booleans=False)
     if true.shape != score.shape:
         raise InputError(f"y_true has shape {true.shape} but y_score has {score.shape}",
                          source="arrays")
@@ -72,10 +72,41 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
     return qrels, run
 
 
+def _numbers(values: Any, source: str, what: str, booleans: bool) -> np.ndarray:
+    """``values`` as float64: numbers of any numpy or Python kind, booleans as 1 and 0 where
+    ``booleans`` (grades, as torchmetrics' targets are). Strings, dates, durations, complex
+    numbers and booleans elsewhere are refused, as a DataFrame's columns of them are (numpy
+    would read a date as its count of days, ``"0.9"`` as 0.9, drop an imaginary part)."""
+    try:
+        array = np.asarray(values)
+    except ValueError as exc:  # ragged nested lists
+        raise InputError(f"{what} must be an array of numbers ({exc})", source=source) from None
+    kind = array.dtype.kind
+    if kind == "O":
+        flat = array.reshape(-1).tolist()
+        row = next((i for i, v in enumerate(flat) if not is_number(v)), None)
+        if row is not None:
+            raise InputError(f"{what} must be a number", source=source, line=row, unit="row",
+                             value=repr(flat[row]))
+    elif not (kind in "iuf" or (kind == "b" and booleans)):
+        hint = "; cast booleans to 0 and 1 to use them as numbers" if kind == "b" else ""
+        raise InputError(f"{what} must be numbers (got an array of {array.dtype}{hint})",
+                         source=source)
+    return as_floats(array, source, what)
+
+
 def _group_sizes(sizes: np.ndarray, n: int) -> np.ndarray:
+    """Group sizes as int64, checked to be non-negative and to add up to ``n`` (each at most
+    ``n`` first, so that their sum cannot wrap around 64 bits)."""
     if sizes.ndim != 1 or not np.issubdtype(sizes.dtype, np.integer) or (sizes < 0).any():
         raise InputError("group must be a 1-D array of non-negative query sizes",
                          source="group", value=str(sizes[:5]))
+    too_large = np.flatnonzero(sizes > n)
+    if len(too_large):
+        first = int(too_large[0])
+        raise InputError(f"the size of group {first}, {sizes[first]}, is larger than the {n} "
+                         "rows", source="group")
+    sizes = sizes.astype(np.int64)
     if int(sizes.sum()) != n:
         raise InputError(f"group sizes add up to {int(sizes.sum())}, but there are {n} rows",
                          source="group")
@@ -97,17 +128,18 @@ def _dictionary_column(code: np.ndarray, names):
 def _given_queries(queries: np.ndarray, n: int):
     """(query ids, doc positions) for one query id per row, ids as their strings (integers
     and strings encoded by value, one string per query; other kinds through their strings).
-    A missing or empty id raises :class:`InputError` naming its row."""
+    A missing (None, NaN, pandas' NA) or empty id raises :class:`InputError` naming its row."""
     if queries.ndim != 1:
         raise InputError(f"query must be a 1-D array of ids, one per row (got shape "
                          f"{queries.shape})", source="arrays")
     if len(queries) != n:
         raise InputError(f"query has {len(queries)} ids for {n} rows", source="arrays")
     if queries.dtype.kind not in "iuU":  # equal values may have different strings (0.0, -0.0)
-        missing = np.flatnonzero([v is None or v != v for v in queries.tolist()])  # None, NaN
-        if len(missing):
-            raise InputError("missing query id", source="query", line=int(missing[0]),
-                             unit="row", value=str(queries[missing[0]]))
+        values = queries.tolist()
+        missing = next((row for row, value in enumerate(values) if _missing(value)), None)
+        if missing is not None:
+            raise InputError("missing query id", source="query", line=missing, unit="row",
+                             value=str(values[missing]))
         queries = queries.astype(str)
     names, code = np.unique(queries, return_inverse=True)
     code = code.astype(np.int32)
@@ -115,8 +147,21 @@ def _given_queries(queries: np.ndarray, n: int):
         raise InputError("empty query id: an id must hold at least one character, as in a "
                          "TREC file", source="query", line=int(np.argmax(code == 0)),
                          unit="row")
-    return (_dictionary_column(code, to_arrow(names.astype(str))),
-            _position_in_query(code, len(names)))
+    try:
+        names = to_arrow(names.astype(str))
+    except UnicodeEncodeError:
+        raise not_unicode(queries.tolist(), "query", "query id") from None
+    return _dictionary_column(code, names), _position_in_query(code, len(names))
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN, NaT or pandas' NA (whose comparisons are NA, and NA has no truth)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:
+        return True
 
 
 def _position_in_query(code: np.ndarray, count: int) -> np.ndarray:

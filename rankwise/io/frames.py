@@ -18,7 +18,8 @@ import numpy as np
 from ..errors import InputError
 from .nested import nested_columns
 from .parquet import is_parquet_path, rank_values, read_parquet_qrels, read_parquet_run
-from .tables import Qrels, Run, check_finite_scores, check_grades, python_integers
+from .tables import (Qrels, Run, as_double, check_finite_scores, check_grades, is_number,
+                     not_unicode, python_integers)
 from .trec import read_qrels, read_run
 
 
@@ -159,6 +160,7 @@ def _columns(obj: Any, names: tuple[str, str, str], what: str, optional: tuple[s
     available, column = table_columns(obj, source)
     if column is None:
         return None
+    names, optional = tuple(map(str, names)), tuple(map(str, optional))  # pandas' 0, 1, ...
     missing = [c for c in names if c not in available]
     if missing:
         raise InputError(f"{what} frame has no column {missing[0]!r} (columns: "
@@ -170,14 +172,17 @@ def _columns(obj: Any, names: tuple[str, str, str], what: str, optional: tuple[s
 
 def table_columns(obj: Any, source: str
                   ) -> tuple[list[str] | None, Callable[[str], Any] | None]:
-    """The column names of a pandas/polars DataFrame or Arrow table, and a function giving one
-    column as Arrow (an Arrow table's as the chunked array it holds); (None, None) for anything
-    else. A column Arrow cannot type (strings mixed with numbers, objects) raises
-    :class:`InputError` naming it and ``source``."""
+    """The column names of a pandas/polars DataFrame or Arrow table (a pandas label that is
+    not a string, as ``read_csv(header=None)`` makes, by its string), and a function giving
+    one column as Arrow (an Arrow table's as the chunked array it holds); (None, None) for
+    anything else. A column Arrow cannot type (strings mixed with numbers, objects) or a name
+    that more than one column has raises :class:`InputError` naming it and ``source``."""
     import sys
 
     if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
-        names, get = [str(c) for c in obj.columns], lambda c: _pandas_column(obj[c], c, source)
+        labels = {str(c): c for c in obj.columns}  # a name two columns have is refused below
+        names, get = [str(c) for c in obj.columns], \
+            lambda c: _pandas_column(obj[labels[c]], c, source)
     elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
         names, get = list(obj.columns), lambda c: _polars_column(obj[c], c, source)
     elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
@@ -188,6 +193,9 @@ def table_columns(obj: Any, source: str
     def column(name: str):
         import pyarrow as pa
 
+        if names.count(name) > 1:
+            raise InputError(f"{names.count(name)} columns are named {name!r}: the column to "
+                             "read must be the only one of its name", source=source)
         try:
             return get(name)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
@@ -212,6 +220,8 @@ def _pandas_column(series: Any, name: str, source: str):
 
     try:
         return pa.Array.from_pandas(series)
+    except UnicodeEncodeError:
+        raise not_unicode(series.tolist(), source, f"column {name!r}: a value") from None
     except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         values = series.tolist()
         missing = series.isna().tolist()
@@ -223,21 +233,15 @@ def _pandas_column(series: Any, name: str, source: str):
                              f"all numbers): {exc}", source=source, line=row, unit="row",
                              value=repr(values[row])) from None
         present = [v for v, gone in zip(values, missing) if not gone]
-        if not all(map(_is_number, present)):
+        if not all(map(is_number, present)):
             raise
         values = [None if gone else v for v, gone in zip(values, missing)]
         if not all(map(_is_integer, present)):
-            return pa.array([None if v is None else float(v) for v in values], pa.float64())
+            return pa.array([None if v is None else as_double(v) for v in values], pa.float64())
         values = [None if v is None else int(v) for v in values]
         if all(0 <= v < 1 << 64 for v in present):
             return pa.array(values, pa.uint64())
         return python_integers(values, source, f"column {name!r}")
-
-
-def _is_number(value: Any) -> bool:
-    """Whether a value is an integer or a float (of Python or numpy), not a boolean."""
-    return isinstance(value, (int, float, np.integer, np.floating)) \
-        and not isinstance(value, (bool, np.bool_))
 
 
 def _is_integer(value: Any) -> bool:

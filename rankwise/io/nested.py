@@ -44,10 +44,11 @@ def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] |
         docs = string_array(list(chain.from_iterable(inner)))
         flat = list(chain.from_iterable(d.values() for d in inner))
         values = np.array(flat)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, TypeError):
+        query_ids = string_array(qids)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, TypeError):  # UnicodeEncodeError too
         return None
     if values.dtype.kind not in "fiu" or values.shape != (total,) \
             or not BOOLEANS.isdisjoint(map(type, flat)):  # numpy makes numbers of them
         return None
     codes = np.repeat(np.arange(len(qids), dtype=np.int32), sizes)
-    return codes, string_array(qids), docs, values.astype(np.float64, copy=False)
+    return codes, query_ids, docs, values.astype(np.float64, copy=False)

@@ -340,16 +340,20 @@ def _read_file(path: str, columns: list[str], query: str):
 
 
 def rank_values(column) -> np.ndarray | None:
-    """A rank column (Arrow) as int32 when it holds integers that fit, without nulls; else
-    None (the column is then ignored, as the TREC reader ignores a non-integer rank)."""
+    """A rank column (Arrow) of integers without nulls as int32, or int64 where a rank is
+    beyond 32 bits; else None (the column is then ignored, as the TREC reader ignores a rank
+    column that is not all 64-bit integers)."""
     import pyarrow as pa
 
     from ..core.arrow import to_numpy
 
     if not pa.types.is_integer(column.type) or column.null_count:
         return None
+    if pa.types.is_uint64(column.type) and len(column) and \
+            to_numpy(column, np.uint64).max() > np.iinfo(np.int64).max:
+        return None
     values = to_numpy(column, np.int64)
     if len(values) and (values.min() < np.iinfo(np.int32).min
                         or values.max() > np.iinfo(np.int32).max):
-        return None
+        return values
     return values.astype(np.int32)

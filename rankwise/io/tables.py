@@ -133,7 +133,7 @@ def _query_codes(queries: Any, source: str, row_lines: np.ndarray | None, row_un
     """(code per row, distinct ids) of a column of query ids (:func:`encode_queries`);
     raises :class:`InputError` naming the first row of a missing or empty id. Emptiness is
     looked for among the distinct ids only, once they are encoded."""
-    codes, ids = encode_queries(_strings(queries, source, "query", dictionary=True,
+    codes, ids = encode_queries(id_strings(queries, source, "query", dictionary=True,
                                          check_empty=False))
     empty = _first_empty(ids)
     if empty is not None:
@@ -181,14 +181,14 @@ def doc_strings(docs) -> list[str]:
 
 def _doc_ids(values: Any, source: str):
     """A column of doc ids as Arrow int64 when it holds integers (without nulls; unsigned 64-bit
-    ones may not fit and become strings), else as :func:`_strings` makes it."""
+    ones may not fit and become strings), else as :func:`id_strings` makes it."""
     import pyarrow as pa
 
     values = id_arrow(values, source, "doc")
     kind = values.type
     if pa.types.is_integer(kind) and not pa.types.is_uint64(kind) and not values.null_count:
         return values if pa.types.is_int64(kind) else cast(values, pa.int64())
-    return _strings(values, source, "doc")
+    return id_strings(values, source, "doc")
 
 
 def id_arrow(values: Any, source: str, what: str):
@@ -208,6 +208,26 @@ def id_arrow(values: Any, source: str, what: str):
                          source=source) from None
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(f"{what} ids must be strings or integers ({exc})", source=source) from None
+    except UnicodeEncodeError:
+        raise not_unicode(list(values), source, f"{what} id") from None
+
+
+def not_unicode(values: list, source: str, what: str) -> InputError:
+    """The refusal of the first of ``values`` that is a string holding a lone surrogate
+    (what decoding bytes that are not UTF-8 with ``errors="surrogateescape"`` makes, as
+    ``os.fsdecode`` does), which no UTF-8 text can hold, naming its row."""
+    row = next(i for i, v in enumerate(values) if isinstance(v, str) and not _encodes(v))
+    return InputError(f"{what} is not valid Unicode text (it holds a lone surrogate, as text "
+                      "decoded from bytes that are not UTF-8 with errors='surrogateescape' "
+                      "does)", source=source, line=row, unit="row", value=values[row])
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 #: Digits of the widest integer an Arrow decimal column holds (decimal256).
@@ -232,7 +252,7 @@ def python_integers(values: list, source: str, where: str):
     return pa.array(values, kind)
 
 
-def _strings(values: Any, source: str, what: str, dictionary: bool = False,
+def id_strings(values: Any, source: str, what: str, dictionary: bool = False,
              check_empty: bool = True):
     """A column of ids as an Arrow string array, or chunked array when given one (its chunks
     kept: no copy); integers (decimals of scale 0 too) become their decimal strings. A
@@ -447,19 +467,36 @@ def _numeric(values: Any, source: str, what: str, unit: str) -> np.ndarray:
 
 def as_floats(values: Any, source: str, what: str, unit: str = "row") -> np.ndarray:
     """``values`` (any shape) as float64, raising :class:`InputError` on the first value that
-    is not a number (its row counted in the flattened values)."""
+    is not a number (its row counted in the flattened values). An integer beyond a double's
+    range becomes an infinity, as a file's ``1e400`` reads (and is refused where values
+    must be finite, naming its row or key)."""
     try:
         return np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raw = values.to_pylist() if hasattr(values, "to_pylist") else \
-            np.asarray(values, dtype=object).reshape(-1).tolist()
-        for i, v in enumerate(raw):
+    except (TypeError, ValueError, OverflowError):
+        objects = np.asarray(values.to_pylist() if hasattr(values, "to_pylist") else values,
+                             dtype=object)
+        out = np.empty(objects.size)
+        for i, v in enumerate(objects.reshape(-1).tolist()):
             try:
-                float(v)
+                out[i] = as_double(v)
             except (TypeError, ValueError):
                 raise InputError(f"{what} must be a number", source=source, line=i, value=repr(v),
                                  unit=unit) from None
-        raise
+        return out.reshape(objects.shape)
+
+
+def as_double(value: Any) -> float:
+    """A number as a double; an integer beyond a double's range as an infinity of its sign."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def is_number(value: Any) -> bool:
+    """Whether a value is an integer or a float (of Python or numpy), not a boolean."""
+    return isinstance(value, (int, float, np.integer, np.floating)) \
+        and not isinstance(value, (bool, np.bool_))
 
 
 def _same_length(source: str, *columns: Sequence[Any]) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..core.arrow import to_numpy
+from ..core.arrow import cast, to_numpy
 from ..core.memory import check_fits
 from .tables import Qrels, Run, check_finite_scores, encode_queries, encode_queries_by_part
 
@@ -75,7 +75,7 @@ def read_run(path: str | os.PathLike[str], name: str | None = None) -> Run:
     table, lines, first, codes, queries = _parse(source, RUN_FIELDS, types, tuple(types),
                                                  optional=("rank",))
     score = to_numpy(table.column("score"), np.float64)
-    rank = to_numpy(table.column("rank"), np.int32) if "rank" in table.column_names else None
+    rank = rank_numbers(table.column("rank")) if "rank" in table.column_names else None
     run = Run(codes, queries, table.column("docid"), source, lines, "line", score,
               name_of_run(name, first, source), rank)
     check_finite_file_scores(run)
@@ -197,6 +197,13 @@ def read_runs(paths: list[str], names: list[str | None]) -> list[Run] | None:
     return runs
 
 
+def rank_numbers(ranks) -> np.ndarray:
+    """A rank column as parsed (int32, or int64 where a rank is beyond 32 bits) as numpy."""
+    import pyarrow as pa
+
+    return to_numpy(ranks, np.int32 if pa.types.is_int32(ranks.type) else np.int64)
+
+
 def name_of_run(name: str | None, first_line: str, source) -> str:
     """A run's name: ``name``, else the tag of its first line, else its file's name."""
     fields = _FIELD_GAP.split(first_line.strip(" \t\r"))
@@ -274,8 +281,9 @@ def _parse_clean(source: str, data: bytes, clean: bytes, names: tuple[str, ...],
     """pyarrow's parse of normalised text: ``(table, None)``, or ``(None, why)`` where it
     fails. Where it fails, a run holding a quoted id with spaces anywhere is refused; run
     lines with text after the tag are cut there (trec_eval reads six fields); then the
-    ``optional`` columns are read as text and dropped (a rank column without integers). The
-    line at fault is left to :func:`_locate_error`."""
+    ``optional`` columns are read as text, kept as 64-bit integers where they all are
+    (ranks beyond 32 bits) and dropped where not (a rank column without integers). The line
+    at fault is left to :func:`_locate_error`."""
     import pyarrow as pa
 
     def parse(text: bytes, as_text: tuple[str, ...] = ()):
@@ -284,7 +292,13 @@ def _parse_clean(source: str, data: bytes, clean: bytes, names: tuple[str, ...],
                                 {**types, **{k: pa.string() for k in as_text}}, keep, len(text))
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             return None, exc
-        return table.drop_columns(list(as_text)), None
+        for name in as_text:
+            at = table.column_names.index(name)
+            try:
+                table = table.set_column(at, name, cast(table.column(name), pa.int64()))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                table = table.remove_column(at)
+        return table, None
 
     table, failure = parse(clean)
     if table is None and len(names) == len(RUN_FIELDS):
@@ -588,8 +602,23 @@ def check_no_nul(data: bytes | bytearray, source: str, end: int | None = None,
     the NUL). One ``memchr`` (about 10 GB/s)."""
     at = data.find(b"\x00", 0, len(data) if end is None else end)
     if at >= 0:
+        kind = next((kind for magic, kind in _NOT_TEXT.items() if data.startswith(magic)), None)
+        if first_line == 1 and kind is not None:
+            raise InputError(f"not a text file: {kind}", source=source)
         raise InputError("not a text file (contains NUL bytes)", source=source,
                          line=first_line + data.count(b"\n", 0, at))
+
+
+#: The first bytes of files often given where a TREC text is expected, and what to do.
+_NOT_TEXT = {
+    b"BZh": "compressed with bzip2; rankwise reads plain text or gzip (.gz): decompress it first",
+    b"\xfd7zXZ\x00": "compressed with xz; rankwise reads plain text or gzip (.gz): decompress "
+                      "it first",
+    b"\x28\xb5\x2f\xfd": "compressed with zstd; rankwise reads plain text or gzip (.gz): "
+                         "decompress it first",
+    b"PK\x03\x04": "a zip archive; rankwise reads plain text or gzip (.gz): extract it first",
+    b"PAR1": "a Parquet file; a Parquet path's name ends in .parquet or .pq",
+}
 
 
 def has_comment_line(data: bytes | bytearray, end: int | None = None) -> bool:

@@ -34,7 +34,7 @@ from ..io.trec import FLOAT_TEXT, INTEGER_TEXT, QRELS_FIELDS, READ_FIELDS, RUN_F
 #: lowest order, then the first row); ``text`` is the line or field.
 BAD_COLUMN = "_rankwise_bad"
 UNREADABLE, NUL_BYTE, QUOTED_ID, BAD_LINE, NOT_FINITE = "0", "1", "2", "3", "4"
-RUN_SCHEMA = "query string, doc string, score double, rank int"
+RUN_SCHEMA = "query string, doc string, score double, rank bigint"
 QRELS_SCHEMA = "query string, doc string, relevance double"
 #: A line holding a NUL byte, comment or not: the in-memory reader refuses the file.
 NOT_TEXT = "not a text file (contains NUL bytes)"
@@ -88,8 +88,8 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
            .when(F.isnan(score) | (F.abs(score) == float("inf")), _problem(
                NOT_FINITE, F.lit("score must be a finite number (NaN and null are missing "
                                  "values)"), score_text)))
-    # a 32-bit integer, as the in-memory reader reads ranks (it drops the column otherwise)
-    rank = F.when(rank_text.rlike(_whole(INTEGER_TEXT)), rank_text.try_cast("int"))
+    # a 64-bit integer, as the in-memory reader reads ranks (it drops the column otherwise)
+    rank = F.when(rank_text.rlike(_whole(INTEGER_TEXT)), rank_text.try_cast("bigint"))
     df = _data_lines(spark, path).select(
         F.get(fields, 0).alias("query"), F.get(fields, 2).alias("doc"), score.alias("score"),
         rank.alias("rank"), bad.alias(BAD_COLUMN))

@@ -319,12 +319,12 @@ class ParquetRunReader:
         import pyarrow as pa
 
         from ..io.parquet import rank_values
-        from ..io.tables import _doc_ids, _numeric, _strings
+        from ..io.tables import _doc_ids, _numeric, id_strings
 
         query, doc, score = self.columns[:3]
         check = 0
         try:
-            qid = _strings(batch.column(query), self.path, "query")
+            qid = id_strings(batch.column(query), self.path, "query")
             check = 1
             docs = _doc_ids(batch.column(doc), self.path)
             check = 2

@@ -7,11 +7,16 @@ key) and the offending value. Rows that are legal input assert what is reported 
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import io
 import json
+import lzma
 import math
+import re
 import sys
 import warnings
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -20,6 +25,7 @@ import pytest
 import rankwise
 from rankwise import InputError, MeasureError
 from rankwise.cli import main
+from rankwise.stream import evaluate_stream
 from tests.helpers import write
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
@@ -77,6 +83,22 @@ def test_bad_file_line(tmp_path, capsys, row):
     assert message.startswith(f"rankwise: error: {err.source}:{line}: ")
 
 
+def zipped(text: str) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("run.txt", text)
+    return out.getvalue()
+
+
+def parquet_bytes() -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = io.BytesIO()
+    pq.write_table(pa.table({"query": ["q1"], "doc": ["d1"], "score": [1.0]}), out)
+    return out.getvalue()
+
+
 WHOLE_FILE_ROWS = [
     ("empty-file", b"", "empty file"),
     ("blank-lines-only", b"\n \n\t\n", "empty file"),
@@ -85,6 +107,14 @@ WHOLE_FILE_ROWS = [
     ("byte-order-mark-and-comment", b"\xef\xbb\xbf# nothing\n", "only blank or comment lines"),
     ("binary-file", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a text file"),
     ("truncated-gzip", gzip.compress(RUN.encode() * 50)[:60], "truncated gzip"),
+    # files often given where a TREC text is expected: named for what they are
+    ("bzip2-file", bz2.compress(RUN.encode() * 50), "compressed with bzip2; rankwise reads "
+     "plain text or gzip (.gz): decompress it first"),
+    ("xz-file", lzma.compress(RUN.encode() * 50), "compressed with xz"),
+    ("zstd-file", b"\x28\xb5\x2f\xfd\x00\x58\x00\x00", "compressed with zstd"),
+    ("zip-archive", zipped(RUN), "a zip archive; rankwise reads plain text or gzip"),
+    ("parquet-not-named-so", parquet_bytes(), "a Parquet file; a Parquet path's name ends in "
+     ".parquet or .pq"),
     ("directory", None, "is a directory"),
     ("missing-file", "missing", "file not found"),
 ]
@@ -100,11 +130,15 @@ def test_unreadable_file(tmp_path, capsys, row):
         run = str(tmp_path / "nowhere.txt")
     else:
         run = write(tmp_path, "run.txt", content)
-    with pytest.raises(InputError, match=fragment) as info:
+    with pytest.raises(InputError, match=re.escape(fragment)) as info:
         rankwise.evaluate(qrels, run, ["AP"])
     assert info.value.source == run
     assert main(["evaluate", qrels, run]) == 2
     assert capsys.readouterr().err.strip() == f"rankwise: error: {info.value}"
+    if content not in (None, "missing") and content.strip():
+        with pytest.raises(InputError, match=re.escape(fragment)) as streamed:
+            evaluate_stream(qrels, run, ["AP"])
+        assert streamed.value.source == run
 
 
 def test_no_query_in_common(tmp_path, capsys):
@@ -252,7 +286,7 @@ def test_columns_of_mixed_kinds_and_bad_arrays():
     with pytest.raises(InputError, match=r"run DataFrame, row 1: column 'doc' must hold one kind"):
         rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
     with pytest.raises(InputError, match=r"y_true, row 1: y_true must be a number"):
-        rankwise.from_arrays(["1", "x", "0"], [0.3, 0.2, 0.1])
+        rankwise.from_arrays(np.array([1, "x", 0], dtype=object), [0.3, 0.2, 0.1])
     for missing in (None, math.nan):
         with pytest.raises(InputError, match=r"query, row 1: missing query id"):
             rankwise.from_arrays([1, 0, 1], [0.3, 0.2, 0.1], query=[1, missing, 1])
@@ -509,3 +543,131 @@ def test_duplicates_last_matches_what_dicts_keep():
     qrels = {"q1": {"d1": 1, "d2": 0}}
     last = rankwise.evaluate(qrels, frame, ["RR", "AP"], per_query=True, duplicates="last")
     assert last.per_query() == rankwise.evaluate(qrels, as_dict, ["RR", "AP"], per_query=True).per_query()
+
+
+@pytest.mark.parametrize("sizes", [np.array([2**62] * 4 + [5], np.int64),  # sum wraps to 5
+                                   np.array([2**64 - 1, 6], np.uint64)],
+                         ids=["int64", "uint64"])
+def test_group_sizes_whose_sum_wraps_around_are_refused(sizes):
+    """Each size is checked against the rows before they are added up: a sum that wraps
+    around 64 bits to the row count passed, and numpy's repeat then crashed the interpreter."""
+    with pytest.raises(InputError, match=r"group: the size of group 0, \d+, is larger than "
+                                         r"the 5 rows"):
+        rankwise.from_arrays([3, 0, 1, 2, 0], [0.9, 0.8, 0.1, 0.4, 0.5], group=sizes)
+
+
+@pytest.mark.parametrize("scores, kind", [
+    (np.arange(3).astype("datetime64[D]"), "datetime64"),
+    (np.arange(3).astype("timedelta64[s]"), "timedelta64"),
+    (["0.9", "0.8", "0.1"], "<U3"),
+    ([True, False, True], "bool; cast booleans to 0 and 1"),
+    (np.array([0.9, 0.8, 0.1]) + 1j, "complex128"),
+])
+def test_array_scores_must_be_numbers(scores, kind):
+    """As a DataFrame's columns of them are: numpy read a date as its count of days, "0.9"
+    as 0.9, and dropped an imaginary part with a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match=rf"y_score: score must be numbers \(got an array "
+                                             rf"of {re.escape(kind)}"):
+            rankwise.from_arrays([1, 0, 1], scores)
+    with pytest.raises(InputError, match=r"y_score, row 1: score must be a number"):
+        rankwise.from_arrays([1, 0, 1], np.array([0.5, "0.4", 0.1], dtype=object))
+
+
+def test_boolean_array_grades_are_one_and_zero():
+    """torchmetrics' targets are booleans: True is relevant (1), False not (0)."""
+    as_booleans = rankwise.evaluate(*rankwise.from_arrays([True, False, True], [0.1, 0.3, 0.2]),
+                                    ["AP", "nDCG"], per_query=True)
+    as_numbers = rankwise.evaluate(*rankwise.from_arrays([1, 0, 1], [0.1, 0.3, 0.2]),
+                                   ["AP", "nDCG"], per_query=True)
+    assert as_booleans.per_query() == as_numbers.per_query()
+
+
+@pytest.mark.parametrize("query", [
+    pd.array(["a", "a", None, "b", "b"], dtype="string"),
+    pd.Series(["a", "a", pd.NA, "b", "b"], dtype=object),
+    np.array(["a", "a", pd.NaT, "b", "b"], dtype=object),
+], ids=["string-array", "object-NA", "NaT"])
+def test_array_query_ids_missing_as_pandas_na(query):
+    with pytest.raises(InputError, match=r"query, row 2: missing query id"):
+        rankwise.from_arrays([3, 0, 1, 2, 0], [0.9, 0.8, 0.1, 0.4, 0.5], query=query)
+
+
+SURROGATE = "d\udc80"  # what os.fsdecode makes of the byte 0x80
+
+
+@pytest.mark.parametrize("make, where", [
+    (lambda: rankwise.evaluate(QRELS_DICT, {"q1": {SURROGATE: 1.0}}, ["P@5"]),
+     r"run dict, row 0: doc id"),
+    (lambda: rankwise.evaluate({"q\udc80": {"d1": 1}}, {"q1": {"d1": 1.0}}, ["P@5"]),
+     r"qrels dict, row 0: query id"),
+    (lambda: rankwise.evaluate(QRELS_DICT, pd.DataFrame(
+        {"query": ["q1", "q1"], "doc": pd.Series(["d1", SURROGATE], dtype=object),
+         "score": [1.0, 2.0]}), ["P@5"]), r"run DataFrame, row 1: column 'doc': a value"),
+    (lambda: rankwise.from_arrays([1, 0], [0.5, 0.4], query=["q1", "q\udc80"]),
+     r"query, row 1: query id"),
+], ids=["dict-doc", "dict-query", "frame", "arrays"])
+def test_ids_holding_a_lone_surrogate_are_refused(make, where):
+    """No UTF-8 text holds a lone surrogate (a TREC file's bytes that are not UTF-8 are
+    refused as such): they escaped as UnicodeEncodeError."""
+    with pytest.raises(InputError, match=where + r" is not valid Unicode text \(it holds a "
+                                                 r"lone surrogate"):
+        make()
+
+
+QRELS_DICT = {"q1": {"d1": 1, "d2": 0}}
+
+
+@pytest.mark.parametrize("make, where", [
+    (lambda: rankwise.evaluate(QRELS_DICT, {"q1": {"d1": 10**400}}, ["P@5"]),
+     r"run dict, key 'q1'/'d1': score"),
+    (lambda: rankwise.evaluate({"q1": {"d1": -10**400}}, {"q1": {"d1": 1.0}}, ["P@5"]),
+     r"qrels dict, key 'q1'/'d1': relevance grade"),
+    (lambda: rankwise.evaluate(QRELS_DICT, pd.DataFrame(
+        {"query": ["q1", "q1"], "doc": ["d1", "d2"],
+         "score": np.array([1.5, 10**400], dtype=object)}), ["P@5"]),
+     r"run DataFrame, row 1: score"),
+    (lambda: rankwise.from_arrays([1, 0], np.array([10**400, 1], dtype=object)),
+     r"y_score, row 0: score"),
+], ids=["dict-score", "dict-grade", "frame", "arrays"])
+def test_integers_beyond_a_double_are_infinite_and_refused(make, where):
+    """An integer beyond a double's range is an infinity, as a file's 1e400 reads, refused
+    where values must be finite (it escaped as OverflowError)."""
+    with pytest.raises(InputError, match=where + r" must be a finite number"):
+        make()
+
+
+@pytest.mark.parametrize("form", ["pandas", "arrow"])
+@pytest.mark.parametrize("which", ["run", "qrels"])
+def test_a_column_to_read_that_two_columns_are_named_is_refused(form, which):
+    import pyarrow as pa
+
+    names = ["query", "doc", "score" if which == "run" else "relevance"]
+    rows = [["q1", "d1", 1, 2]]
+    frame = pd.DataFrame(rows, columns=names + names[-1:])
+    table = pa.Table.from_arrays([pa.array([v]) for v in rows[0]], names=names + names[-1:])
+    given = frame if form == "pandas" else table
+    qrels, run = (QRELS_DICT, given) if which == "run" else (given, {"q1": {"d1": 1.0}})
+    kind = "DataFrame" if form == "pandas" else "Table"
+    with pytest.raises(InputError, match=rf"{which} {kind}: 2 columns are named "
+                                         rf"'{names[-1]}': the column to read must be the "
+                                         r"only one of its name"):
+        rankwise.evaluate(qrels, run, ["P@5"])
+    frame.columns = names + ["other"]  # a name no column to read has may repeat elsewhere
+    frame.insert(0, "extra", 0, allow_duplicates=True)
+    frame.insert(0, "extra", 1, allow_duplicates=True)
+    assert rankwise.evaluate(*((QRELS_DICT, frame) if which == "run" else
+                               (frame, {"q1": {"d1": 1.0}})), ["P@5"]).mean("P@5") >= 0
+
+
+def test_pandas_column_labels_that_are_not_strings_are_named_as_given_or_by_their_string():
+    """``read_csv(header=None)`` labels columns 0, 1, 2: ``query=0`` said the frame had no
+    column 0 (listing it), ``query="0"`` escaped as KeyError."""
+    frame = pd.DataFrame([["q1", "d1", 1.0], ["q1", "d2", 2.0]], columns=[0, 1, 2])
+    named = frame.set_axis(["query", "doc", "score"], axis=1)
+    expected = rankwise.evaluate(QRELS_DICT, named, ["AP", "RR"], per_query=True).per_query()
+    for labels in ((0, 1, 2), ("0", "1", "2")):
+        given = dict(zip(("query", "doc", "score"), labels))
+        result = rankwise.evaluate(QRELS_DICT, frame, ["AP", "RR"], per_query=True, **given)
+        assert result.per_query() == expected

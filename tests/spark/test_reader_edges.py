@@ -79,17 +79,20 @@ def result_of_both(tmp_path, qrels: str | bytes, run: str | bytes):
     return rankwise.evaluate(*paths, ["P@5"]), evaluate_from_args(args, cli._conventions(args))
 
 
-def test_a_rank_that_is_no_32_bit_integer_drops_the_rank_column(spark, tmp_path):
-    """The in-memory reader reads ranks as 32-bit integers without a sign and drops the
+def test_a_rank_that_is_no_64_bit_integer_drops_the_rank_column(spark, tmp_path):
+    """The in-memory reader reads ranks as 64-bit integers without a sign and drops the
     column otherwise; Spark kept such ranks, and counted the queries whose ranks contradict
-    their scores."""
-    for rank in ["+1", "2147483648", "-2147483649"]:
+    their scores. Ranks beyond 32 bits are kept by both (the in-memory reader once dropped
+    them, which hid the contradictions)."""
+    for rank, kept in [("+1", False), ("99999999999999999999", False), ("2147483648", True),
+                       ("-2147483649", True)]:
         run = f"q1 Q0 d1 2 2.0 sys\nq1 Q0 d2 {rank} 1.0 sys\n"
         spark_rows, memory_rows = read_by_both(spark, write(tmp_path, "run.txt", run), "run")
-        assert spark_rows == memory_rows and memory_rows[1] is None, rank
-    memory, spark_result = result_of_both(tmp_path, QRELS, run)
-    assert spark_result.diagnostics["sys"]["queries_rank_contradicts_score"] == \
-        memory.diagnostics["sys"]["queries_rank_contradicts_score"] == 0
+        assert spark_rows == memory_rows and (memory_rows[1] is not None) == kept, rank
+        memory, spark_result = result_of_both(tmp_path, QRELS, run)
+        contradicts = int(kept and rank.startswith("-"))  # rank -2147483649 above rank 2
+        assert spark_result.diagnostics["sys"]["queries_rank_contradicts_score"] == \
+            memory.diagnostics["sys"]["queries_rank_contradicts_score"] == contradicts, rank
 
 
 def test_bytes_not_utf8_outside_the_fields_read_are_skipped(spark, tmp_path):
