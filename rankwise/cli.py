@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import re
 import sys
 from typing import Sequence
@@ -230,9 +231,11 @@ def _add_convention_options(command: argparse.ArgumentParser) -> None:
         "overrides the profile")
     group.add_argument("--profile", choices=tuple(PROFILES), help="conventions of a peer "
                        "library (see 'rankwise profiles'); default trec_eval")
-    group.add_argument("-l", "--relevance-threshold", type=float, metavar="GRADE",
-                       help="grade at or above which a document is relevant (trec_eval -l; "
-                       "default 1)")
+    group.add_argument("-l", dest="relevance_threshold", type=_whole_grade, metavar="GRADE",
+                       help="grade at or above which a document is relevant, an integer "
+                       "(trec_eval -l; default 1)")
+    group.add_argument("--relevance-threshold", type=float, metavar="GRADE",
+                       help="the same threshold, a fraction too (for fractional grades)")
     group.add_argument("-c", "--complete", action="store_true", help="queries judged but "
                        "missing from a run count as 0 (trec_eval -c; --missing-queries zero)")
     group.add_argument("-M", "--depth", type=_positive_int, metavar="N",
@@ -312,6 +315,21 @@ def seed_argument(text: str) -> int:
         value = -1
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _whole_grade(text: str) -> float:
+    """trec_eval's ``-l``: an integer grade (``2``, ``2.0``, ``-1e0``). trec_eval reads the
+    flag with ``atol``, so ``-l 1.5`` means 1 there: a fraction is refused rather than read
+    otherwise (``--relevance-threshold`` takes one)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(
+            f"expected an integer grade, got {text!r} (trec_eval reads -l 1.5 as 1; "
+            "--relevance-threshold takes a fraction)")
     return value
 
 

@@ -145,6 +145,24 @@ def test_cli_trec_flags(files, capsys):
     assert "num_ret               \tall\t3" in capsys.readouterr().out
     assert main(["evaluate", qrels, a, "-m", "num_rel", "-l", "2", "-f", "trec"]) == 0
     assert "num_rel               \tall\t1" in capsys.readouterr().out
+    for flag in (["-l", "2.0"], ["-l", "2e0"], ["--relevance-threshold", "1.5"]):
+        assert main(["evaluate", qrels, a, "-m", "num_rel", *flag, "-f", "trec"]) == 0
+        assert "num_rel               \tall\t1" in capsys.readouterr().out
+
+
+def test_num_rel_all_is_the_sum_of_its_queries_under_c_and_l(tmp_path, capsys):
+    """trec_eval's ``all`` line of num_rel under -c counts every judgment with a grade above
+    0, whatever -l says (m_num_rel.c, te_calc_avg_num_rel): 3 here under -c -l 2 and -c -l 0,
+    beside per-query lines of 1 + 1 and 3 + 1 (docs/conformance.md, "Differences"). rankwise
+    prints the sum of its per-query lines."""
+    qrels = write(tmp_path, "qrels", "q1 0 a 1\nq1 0 b 2\nq1 0 c 0\nq2 0 d 3\n")
+    run = write(tmp_path, "run", "q1 Q0 a 1 3 s\nq1 Q0 b 2 2 s\nq1 Q0 c 3 1 s\n")
+    for level, per_query in (("2", [1, 1]), ("0", [3, 1]), ("1", [2, 1])):
+        assert main(["evaluate", qrels, run, "-m", "num_rel", "-c", "-l", level, "-q",
+                     "-f", "trec"]) == 0
+        lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+        values = {qid: int(value) for name, qid, value in lines if name.strip() == "num_rel"}
+        assert values == {"q1": per_query[0], "q2": per_query[1], "all": sum(per_query)}
 
 
 @pytest.mark.parametrize("args, fragment", [

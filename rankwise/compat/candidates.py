@@ -24,6 +24,7 @@ from ..conventions import Conventions, resolve
 from ..core.order import float32_scores
 from ..core.segments import positions, segment_ids
 from ..errors import InputError
+from ..io.arrays import array_numbers, group_sizes, query_id_values
 
 
 class Candidates:
@@ -53,7 +54,7 @@ class Candidates:
     def __init__(self, labels: Any, group: Any = None, query: Any = None,
                  conventions: Conventions | str | None = None, **overrides: Any) -> None:
         self.conventions = resolve(conventions, **overrides)
-        labels = np.asarray(labels, dtype=np.float64).reshape(-1)
+        labels = array_numbers(labels, "labels", "labels", booleans=True).reshape(-1)
         bad = np.flatnonzero(~np.isfinite(labels))
         if len(bad):
             raise InputError("labels must be finite numbers", source="labels", line=int(bad[0]),
@@ -63,7 +64,7 @@ class Candidates:
             raise InputError("give either group (query sizes) or query (an id per row)",
                              source="candidates")
         if group is not None:
-            sizes = _sizes(group, n)
+            sizes = group_sizes(group, n)
             self._perm = None
             self.query_ids = np.arange(len(sizes)).astype(str).astype(object)
         else:
@@ -144,7 +145,7 @@ class Candidates:
     # ------------------------------------------------------------------------------ helpers
 
     def _scores(self, scores: Any, conv: Conventions) -> np.ndarray:
-        score = np.asarray(scores, dtype=np.float64).reshape(-1)
+        score = array_numbers(scores, "scores", "scores", booleans=False).reshape(-1)
         if len(score) != self.num_rows:
             raise InputError(f"got {len(score)} scores for {self.num_rows} candidates",
                              source="scores")
@@ -190,26 +191,11 @@ class Candidates:
         return np.lexsort((-score, self._segment)) if order is None else order
 
 
-def _sizes(group: Any, n: int) -> np.ndarray:
-    sizes = np.asarray(group)
-    if sizes.ndim != 1 or (sizes.size and not np.issubdtype(sizes.dtype, np.integer)
-                           and not np.all(sizes == np.round(sizes))) or (sizes < 0).any():
-        raise InputError("group must be a 1-D array of non-negative query sizes",
-                         source="group", value=str(sizes[:5]))
-    sizes = sizes.astype(np.int64)
-    if int(sizes.sum()) != n:
-        raise InputError(f"group sizes add up to {int(sizes.sum())}, but there are {n} rows",
-                         source="group")
-    return sizes
-
-
 def _query_ids(query: Any, n: int) -> np.ndarray:
     ids = np.asarray(query)
     if ids.ndim != 1 or len(ids) != n:
         raise InputError(f"query has {ids.size} ids for {n} rows", source="query")
-    if ids.dtype.kind == "O":
-        ids = ids.astype(str)
-    return ids
+    return query_id_values(ids)
 
 
 def _byte_order_rank(position: np.ndarray, longest: int) -> np.ndarray:

@@ -35,8 +35,8 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
     >>> run.query_ids(), len(qrels)
     (['0', '1'], 5)
     """
-    true = _numbers(y_true, "y_true", "y_true", booleans=True)
-    score = _numbers(y_score, "y_score", "score", booleans=False)
+    true = array_numbers(y_true, "y_true", "y_true", booleans=True)
+    score = array_numbers(y_score, "y_score", "score", booleans=False)
     if true.shape != score.shape:
         raise InputError(f"y_true has shape {true.shape} but y_score has {score.shape}",
                          source="arrays")
@@ -54,7 +54,7 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
         raise InputError("give either group (sizes) or query (one id per row), not both",
                          source="arrays")
     elif group is not None:
-        sizes = _group_sizes(np.asarray(group), len(true))
+        sizes = group_sizes(group, len(true))
         qids = _numbered_queries(np.repeat(np.arange(len(sizes), dtype=np.int32), sizes),
                                  len(sizes))
         docs = positions(np.concatenate(([0], np.cumsum(sizes))))
@@ -72,7 +72,7 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
     return qrels, run
 
 
-def _numbers(values: Any, source: str, what: str, booleans: bool) -> np.ndarray:
+def array_numbers(values: Any, source: str, what: str, booleans: bool) -> np.ndarray:
     """``values`` as float64: numbers of any numpy or Python kind, booleans as 1 and 0 where
     ``booleans`` (grades, as torchmetrics' targets are). Strings, dates, durations, complex
     numbers and booleans elsewhere are refused, as a DataFrame's columns of them are (numpy
@@ -95,10 +95,14 @@ def _numbers(values: Any, source: str, what: str, booleans: bool) -> np.ndarray:
     return as_floats(array, source, what)
 
 
-def _group_sizes(sizes: np.ndarray, n: int) -> np.ndarray:
-    """Group sizes as int64, checked to be non-negative and to add up to ``n`` (each at most
-    ``n`` first, so that their sum cannot wrap around 64 bits)."""
-    if sizes.ndim != 1 or not np.issubdtype(sizes.dtype, np.integer) or (sizes < 0).any():
+def group_sizes(group: Any, n: int) -> np.ndarray:
+    """Query sizes (LightGBM's and XGBoost's ``group``: integers, or floats that are) as
+    int64, checked to be non-negative and to add up to ``n`` (each at most ``n`` first, so
+    that their sum cannot wrap around 64 bits)."""
+    sizes = np.asarray(group)
+    whole = sizes.dtype.kind in "iu" or (sizes.dtype.kind == "f" and sizes.size and
+                                         bool(np.all(sizes == np.round(sizes))))
+    if sizes.ndim != 1 or not whole or (sizes < 0).any():
         raise InputError("group must be a 1-D array of non-negative query sizes",
                          source="group", value=str(sizes[:5]))
     too_large = np.flatnonzero(sizes > n)
@@ -134,13 +138,7 @@ def _given_queries(queries: np.ndarray, n: int):
                          f"{queries.shape})", source="arrays")
     if len(queries) != n:
         raise InputError(f"query has {len(queries)} ids for {n} rows", source="arrays")
-    if queries.dtype.kind not in "iuU":  # equal values may have different strings (0.0, -0.0)
-        values = queries.tolist()
-        missing = next((row for row, value in enumerate(values) if _missing(value)), None)
-        if missing is not None:
-            raise InputError("missing query id", source="query", line=missing, unit="row",
-                             value=str(values[missing]))
-        queries = queries.astype(str)
+    queries = query_id_values(queries)
     names, code = np.unique(queries, return_inverse=True)
     code = code.astype(np.int32)
     if queries.dtype.kind == "U" and len(names) and names[0] == "":  # sorted: "" comes first
@@ -152,6 +150,20 @@ def _given_queries(queries: np.ndarray, n: int):
     except UnicodeEncodeError:
         raise not_unicode(queries.tolist(), "query", "query id") from None
     return _dictionary_column(code, names), _position_in_query(code, len(names))
+
+
+def query_id_values(queries: np.ndarray) -> np.ndarray:
+    """One query id per row as numpy integers or strings: ids of other kinds (floats,
+    objects) as their strings, since equal values may have different strings (0.0, -0.0). A
+    missing id (None, NaN, NaT, pandas' NA) raises :class:`InputError` naming its row."""
+    if queries.dtype.kind in "iuU":
+        return queries
+    values = queries.tolist()
+    missing = next((row for row, value in enumerate(values) if _missing(value)), None)
+    if missing is not None:
+        raise InputError("missing query id", source="query", line=missing, unit="row",
+                         value=str(values[missing]))
+    return queries.astype(str)
 
 
 def _missing(value: Any) -> bool:

@@ -94,3 +94,14 @@ def test_bad_input_is_explained():
         candidates.means([0.1, 0.2], ["P@1"])
     with pytest.raises(InputError, match=r"row 1: scores must be finite"):
         candidates.means([0.1, math.inf, 0.3], ["P@1"])
+    # the checks of rankwise.from_arrays, shared: sizes that wrap around 64 bits, integral
+    # float sizes (LightGBM's), scores that are not numbers, a missing query id
+    with pytest.raises(InputError, match="the size of group 0, 4611686018427387904, is larger"):
+        Candidates([1, 0, 0, 1, 0], group=np.array([2**62] * 4 + [5], np.int64))
+    assert Candidates([1, 0, 0, 1, 0], group=np.array([3.0, 2.0])).num_queries == 2
+    with pytest.raises(InputError, match=r"scores: scores must be numbers \(got an array of <U3"):
+        candidates.means(["0.1", "0.2", "0.3"], ["P@1"])
+    with pytest.raises(InputError, match=r"labels: labels must be numbers"):
+        Candidates(["1", "0"], group=[2])
+    with pytest.raises(InputError, match=r"query, row 1: missing query id"):
+        Candidates([1, 0], query=np.array(["a", None], dtype=object))

@@ -367,7 +367,12 @@ OLD_ARGPARSE = sys.version_info < (3, 13)
 
 
 @pytest.mark.parametrize("args, usage, fragment", [
-    (["evaluate", "-l", "nan"], False, "relevance_threshold must be a finite number (got 'nan')"),
+    (["evaluate", "--relevance-threshold", "nan"], False,
+     "relevance_threshold must be a finite number (got 'nan')"),
+    # trec_eval reads -l with atol (1.5 is 1): a fraction is refused, not read otherwise
+    (["evaluate", "-l", "1.5"], True, "argument -l: expected an integer grade, got '1.5' "
+     "(trec_eval reads -l 1.5 as 1; --relevance-threshold takes a fraction)"),
+    (["evaluate", "-l", "nan"], True, "argument -l: expected an integer grade, got 'nan'"),
     (["evaluate", "--discount-base", "inf"], False, "discount_base must be a finite number"),
     (["evaluate", "--gain", "1=nan"], False, "gain map's grades and gains must be finite numbers"),
     (["evaluate", "--gain", "1=2,1=3"], True, "argument --gain: grade 1 given twice"),
@@ -403,7 +408,7 @@ def test_bad_command_line(tmp_path, capsys, args, usage, fragment):
     ("--gain", "-1=5,1=1,2=3", "a gain map's grades must be 0 or more"),
     ("-l", "-1e0", "relevance_threshold must be 0 or more"),
     ("--relevance-threshold", "-2E0", "relevance_threshold must be 0 or more"),
-    ("-l", "-.5", "relevance_threshold must be 0 or more"),
+    ("--relevance-threshold", "-.5", "relevance_threshold must be 0 or more"),
 ])
 def test_option_value_beginning_with_a_minus(tmp_path, capsys, option, value, fragment):
     """argparse reads a value beginning with a minus as an option unless it is a plain
