@@ -4,7 +4,8 @@ and beyond-accuracy measures in one call, and the recommender section of ``make 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import numbers
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..io.frames import table_columns
 from ..plain import text_ids
 from ..results import Result, SystemResult
 from .beyond import BeyondMeasure, Context, mean_of, parse_beyond
-from .columns import one_chunk
+from .columns import check_threshold, one_chunk
 from .inputs import Prepared, prepare
 from .readers import read_interactions, read_recommendations
 
@@ -29,10 +30,12 @@ class RecsysResult(Result):
 
     Per-user values cover every user with a list: one with a list but no test interaction has
     NaN accuracy values (not evaluated, as trec_eval ignores run-only queries; counted in the
-    diagnostics as ``queries_only_in_run``). A user with test data but no list is left out
-    (counted as ``queries_only_in_qrels``) or, with ``missing_queries="zero"``, has accuracy
-    values 0 and NaN beyond-accuracy values. A global beyond-accuracy measure (``Coverage``,
-    ``Entropy``, ``Gini``) has one value per system (``mean()``) and NaN per user.
+    diagnostics as ``queries_only_in_run``). A user given an empty list is an empty ranking
+    (accuracy values 0, counted as ``queries_empty_in_run``). A user with test data but no
+    list is left out (counted as ``queries_only_in_qrels``) or, with
+    ``missing_queries="zero"``, has accuracy values 0 and NaN beyond-accuracy values. A
+    global beyond-accuracy measure (``Coverage``, ``Entropy``, ``Gini``) has one value per
+    system (``mean()``) and NaN per user.
 
     Attributes
     ----------
@@ -127,9 +130,11 @@ class RecsysResult(Result):
         ``system``, ``other``, ``mean_difference``, ``p_value``, ``p_value_corrected``,
         ``significant``, ``users``. (Accuracy measures: ``rankwise.compare.compare_result(
         result.accuracy_result(), ...)``.)"""
+        from ..compare import _check_arguments
         from ..stats.corrections import adjust_p_values
         from ..stats.paired import paired_test
 
+        _check_arguments(test, correction, alpha, 10_000, seed)  # paired_test's permutations
         chosen = [str(parse_beyond(m)) for m in measures] if measures is not None else \
             [m for m in self.beyond_measures if self.beyond_kinds[m] == "per_user"]
         names = list(self.systems)
@@ -182,6 +187,8 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
         user's rows in list order), top-K lists ``{user: [item, ...]}``, ``{user: {item:
         score}}``, a 2-D array of item ids (one row per user, best first; ``users=`` their
         ids, default 0..n-1; ``pad=`` the value that fills short rows) or a rankwise ``Run``.
+        A user given an empty list is an empty ranking (as in :func:`rankwise.evaluate`:
+        accuracy 0, counted as ``queries_empty_in_run``).
     test
         Held-out interactions: a frame with ``user``, ``item`` and optionally ``rating``,
         ``{user: [items]}`` or ``{user: {item: rating}}``. Without ratings every held-out
@@ -205,7 +212,8 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
         How ratings become relevance: ``"threshold"`` (grade 1 if rating >= threshold),
         ``"graded"`` (the rating is the gain; binary measures count rating >= threshold as
         relevant) or ``"centered"`` (rating minus the user's mean, relevant above the mean).
-        The relevance threshold of the conventions follows from these.
+        The relevance threshold of the conventions follows from these; ``threshold`` must be
+        a finite number.
     impute
         Recommended items without a test rating: ``"nonrelevant"`` (unjudged), or the user's
         ``"user_mean"`` / ``"user_median"`` rating imputed (counted in ``inputs``).
@@ -214,8 +222,8 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
         move up). When False and training data is given, such items are counted and warned
         about.
     catalog
-        The item catalogue for Coverage and Gini: a number of items, or the item ids;
-        default the items of ``train``, else every item seen in any input.
+        The item catalogue for Coverage and Gini: a positive number of items, or the item
+        ids; default the items of ``train``, else every item seen in any input.
     user, item, score, rank, rating
         Column names.
     conventions, **convention_overrides
@@ -236,6 +244,8 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
     (0.5, 0.5, 0.75)
     """
     conv = resolve(conventions, **convention_overrides)
+    threshold = check_threshold(threshold)
+    _check_catalog(catalog)
     names = [measures] if isinstance(measures, str) else list(measures)
     if isinstance(conventions, str):
         names = profile(conventions).measure_names(names)
@@ -328,10 +338,7 @@ def _context(prep: Prepared, conv: Conventions, feature_matrix: Any, catalog: An
             catalogue[popularity > 0] = True
         else:
             catalogue[:] = True
-    elif isinstance(catalog, (int, np.integer)) and not isinstance(catalog, bool):
-        if catalog < 1:
-            raise InputError("catalog must be a positive number of items", source="catalog",
-                             value=str(catalog))
+    elif isinstance(catalog, numbers.Integral):
         catalogue = _sized_catalogue(prep, int(catalog))
     else:
         import pyarrow as pa
@@ -352,6 +359,18 @@ def _context(prep: Prepared, conv: Conventions, feature_matrix: Any, catalog: An
     if feature_matrix is not None:
         ctx.features = _aligned_features(prep, feature_matrix, len(catalogue))
     return ctx
+
+
+def _check_catalog(catalog: Any) -> None:
+    """Refuse a ``catalog`` that is neither None, a positive number of items nor item ids (a
+    float, a boolean, a string: its characters are no item ids)."""
+    integral = isinstance(catalog, numbers.Integral) and not isinstance(catalog, (bool, np.bool_))
+    if catalog is None or (integral and catalog >= 1) or (
+            not integral and isinstance(catalog, Iterable)
+            and not isinstance(catalog, (str, bytes))):
+        return
+    raise InputError("catalog must be a positive number of items or the item ids",
+                     source="catalog", value=repr(catalog))
 
 
 def _sized_catalogue(prep: Prepared, size: int) -> np.ndarray:

@@ -139,7 +139,7 @@ def parse_beyond(text: str) -> BeyondMeasure | None:
             allowed = ", ".join(spec.params) or "none"
             raise MeasureError(f"{family} has no parameter {key!r} (parameters: {allowed})",
                                source="measure", value=text)
-        params[key] = _value(value, spec.params[key], text)
+        params[key] = _value(f"{family} parameter {key}", value, spec.params[key], text)
     cutoff = int(match["cutoff"]) if match["cutoff"] else None
     if cutoff == 0:
         raise MeasureError("a cutoff must be a positive integer", source="measure", value=text)
@@ -147,14 +147,23 @@ def parse_beyond(text: str) -> BeyondMeasure | None:
     return BeyondMeasure(family, cutoff, ordered)
 
 
-def _value(text: str, default: Any, whole: str) -> Any:
+def _value(name: str, text: str, default: Any, whole: str) -> Any:
+    """A parameter's value ``text``, of its default's type: a string, a finite number, or a
+    whole number of 0 or more (``name`` is the parameter, ``whole`` the measure, for errors)."""
     if isinstance(default, str):
         return text
     try:
         number = float(text)
     except ValueError:
         raise MeasureError("expected a number", source="measure", value=whole) from None
-    return int(number) if number.is_integer() and not isinstance(default, float) else number
+    if not math.isfinite(number):
+        raise MeasureError(f"{name} must be a finite number", source="measure", value=whole)
+    if isinstance(default, float):
+        return number
+    if not number.is_integer() or number < 0:
+        raise MeasureError(f"{name} must be a whole number, 0 or more", source="measure",
+                           value=whole)
+    return int(number)
 
 
 def _show(value: Any) -> str:
@@ -318,6 +327,9 @@ def tail_share(ctx: Context, lists: TopLists, cutoff: int | None, ratio: float) 
     with any, or the items with at most ``ratio`` interactions when ``ratio > 1``. Items
     absent from the training data are not in T (as in RecBole).
     """
+    if not ratio > 0:
+        raise MeasureError("TailShare ratio must be more than 0", source="measure",
+                           value=str(ratio))
     popularity = _need_train(ctx, "TailShare")
     seen = np.flatnonzero(popularity > 0)
     tail = np.zeros(len(popularity), dtype=bool)

@@ -3,6 +3,9 @@ and coded, numbers checked, named options checked."""
 
 from __future__ import annotations
 
+import math
+import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -55,11 +58,16 @@ def user_values(values: Any, source: str):
     return user_strings(values, source)
 
 
-def user_strings(values: Any, source: str):
+#: The place of a row of ids in the input as a message names it: ``(place, unit)``, e.g.
+#: ``("'u1'[2]", "key")`` for the third item of user u1's list in a dict.
+Locate = Callable[[int], tuple[Any, str]]
+
+
+def user_strings(values: Any, source: str, locate: Locate | None = None):
     """User ids as an Arrow string array (integers become their decimal strings)."""
     import pyarrow as pa
 
-    values = id_array(values, source, "user")
+    values = id_array(values, source, "user", locate)
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type) \
             or is_whole_decimal(values.type):
         values = cast(values, pa.string())
@@ -69,13 +77,13 @@ def user_strings(values: Any, source: str):
     return values
 
 
-def item_values(values: Any, source: str):
+def item_values(values: Any, source: str, locate: Locate | None = None):
     """Item ids as a numpy int64 array (integer ids) or an Arrow string array."""
     import pyarrow as pa
 
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         return values.astype(np.int64, copy=False)
-    values = id_array(values, source, "item")
+    values = id_array(values, source, "item", locate)
     if pa.types.is_integer(values.type):
         return to_numpy(values, np.int64, null=0)
     if pa.types.is_large_string(values.type) or is_whole_decimal(values.type):
@@ -86,22 +94,54 @@ def item_values(values: Any, source: str):
     return values
 
 
-def id_array(values: Any, source: str, what: str):
+def id_array(values: Any, source: str, what: str, locate: Locate | None = None):
     """User or item ids (``what``) as one Arrow array without nulls or dictionary encoding;
-    the caller checks the type."""
+    the caller checks the type. A missing id (null; in a Python sequence None, NaN or
+    pandas' NA or NaT) raises :class:`InputError` naming its row, or its place
+    ``locate(row)``."""
     import pyarrow as pa
 
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if not isinstance(values, pa.Array):
-        values = id_arrow(values if isinstance(values, np.ndarray) else list(values), source,
-                          what)
+        listed = values if isinstance(values, np.ndarray) else list(values)
+        try:
+            values = id_arrow(listed, source, what)
+        except ValueError:  # NaN among strings: refused in Arrow's words (NaT: its ValueError)
+            _refuse_missing(listed, source, what, locate)
+            raise
+        if pa.types.is_floating(values.type):  # NaN among integers: a float column
+            _refuse_missing(listed, source, what, locate)
     if pa.types.is_dictionary(values.type):
         values = take(values.dictionary, values.indices)
     if values.null_count:
         row = int(np.flatnonzero(to_numpy(compute("is_null", values), bool))[0])
-        raise InputError(f"missing {what} id", source=source, line=row, unit="row")
+        raise missing_id(what, source, row, locate)
     return values
+
+
+def is_missing(value: Any) -> bool:
+    """Whether an id is missing: None, NaN, or pandas' NA or NaT (as a frame's null).
+
+    >>> is_missing(None), is_missing(float("nan")), is_missing(np.float32("nan")), is_missing("a")
+    (True, True, True, False)
+    """
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
+
+
+def missing_id(what: str, source: str, row: int, locate: Locate | None) -> InputError:
+    """The error for a missing ``what`` id at ``row`` (named by its place with ``locate``)."""
+    line, unit = (row, "row") if locate is None else locate(row)
+    return InputError(f"missing {what} id", source=source, line=line, unit=unit)
+
+
+def _refuse_missing(values: Any, source: str, what: str, locate: Locate | None) -> None:
+    """Raise :func:`missing_id` for the first missing id among ``values``, if there is one."""
+    row = next((i for i, v in enumerate(values) if is_missing(v)), None)
+    if row is not None:
+        raise missing_id(what, source, row, locate)
 
 
 def as_strings(values: Any):
@@ -134,6 +174,17 @@ def check_number(value: Any, source: str, user: Any, item: Any) -> float:
         raise InputError("expected a finite number", source=source, line=f"{user!r}/{item!r}",
                          unit="key", value=repr(value))
     return float(value)
+
+
+def check_threshold(threshold: Any) -> float:
+    """The relevance threshold as a plain Python number; anything but a finite number raises
+    :class:`InputError` (NaN or infinity would make nothing, or every rating, relevant)."""
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real):
+        raise InputError("threshold must be a number", source="threshold", value=repr(threshold))
+    if not math.isfinite(threshold):
+        raise InputError("threshold must be a finite number", source="threshold",
+                         value=repr(float(threshold)))
+    return int(threshold) if isinstance(threshold, numbers.Integral) else float(threshold)
 
 
 def check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:

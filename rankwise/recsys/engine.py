@@ -54,8 +54,8 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
     n_users = len(prep.user_ids)
     judged_users = np.zeros(n_users, dtype=bool)
     judged_users[user] = True
-    has_list = np.zeros(n_users, dtype=bool)
-    has_list[:lists.num_lists] = lists.lengths > 0
+    has_list = np.zeros(n_users, dtype=bool)  # an empty list too: an empty ranking
+    has_list[:lists.num_lists] = True
     evaluated = np.flatnonzero(has_list & judged_users)
     missing = np.flatnonzero(judged_users & ~has_list)
     if len(evaluated) == 0:  # as the engine: almost always the wrong file or column
@@ -65,6 +65,9 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
             f"no user in common with the test data in {prep.test.source} (users with a list "
             f"such as {_examples(prep, np.flatnonzero(has_list))[:1]}, test users such as "
             f"{_examples(prep, np.flatnonzero(judged_users))[:1]})", source=lists.source)
+    # the empty lists after the others, as the engine places queries given with no document
+    given = lists.lengths[evaluated] > 0
+    empty, evaluated = evaluated[~given], evaluated[given]
 
     lengths = lists.lengths[evaluated]
     if len(evaluated) == lists.num_lists:
@@ -73,10 +76,10 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
         keep = np.zeros(lists.num_lists, dtype=bool)
         keep[evaluated] = True
         rows = np.flatnonzero(np.repeat(keep, lists.lengths))
-    query_users = evaluated
+    query_users = np.concatenate([evaluated, empty])
     if conv.missing_queries == "zero" and len(missing):
-        query_users = np.concatenate([evaluated, missing])
-        lengths = np.concatenate([lengths, np.zeros(len(missing), dtype=np.int64)])
+        query_users = np.concatenate([query_users, missing])
+    lengths = np.concatenate([lengths, np.zeros(len(query_users) - len(lengths), np.int64)])
     offsets = np.zeros(len(query_users) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
 
@@ -89,7 +92,8 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
     run_only = has_list & ~judged_users
     diag = Diagnostics(
         run_rows=lists.num_rows + counts.get("rows_beyond_depth", 0),
-        run_queries=int(has_list.sum()), qrels_rows=len(user) + counts["test_duplicates_dropped"],
+        run_queries=int(np.count_nonzero(lists.lengths)),
+        qrels_rows=len(user) + counts["test_duplicates_dropped"],
         qrels_queries=int(judged_users.sum()), queries_only_in_run=int(run_only.sum()),
         queries_only_in_qrels=len(missing),
         queries_only_in_qrels_scored_zero=len(missing) if conv.missing_queries == "zero" else 0,
@@ -98,7 +102,7 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
         unjudged_retrieved=len(row_grade) - int(np.count_nonzero(row_grade >= 0)),
         tied_rows=_tied_rows(lists.scores, lists.offsets) if lists.ties else 0,
         qrels_duplicates_dropped=counts["test_duplicates_dropped"],
-        negative_grades=int(np.count_nonzero(grade < 0)))
+        negative_grades=int(np.count_nonzero(grade < 0)), queries_empty_in_run=len(empty))
     diag.examples["queries_only_in_run"] = _examples(prep, np.flatnonzero(run_only))
     diag.examples["queries_only_in_qrels"] = _examples(prep, missing)
     ranked = RankedLists(
@@ -146,13 +150,20 @@ def _examples(prep: Prepared, users: np.ndarray, limit: int = 5) -> list[str]:
 
 
 def to_run(prep: Prepared, name: str = "run"):
-    """The lists as a rankwise Run (user ids as queries, item ids as docs)."""
+    """The lists as a rankwise Run (user ids as queries, item ids as docs); users given an
+    empty list are its ``empty_queries``."""
     from ..io.tables import Run
 
     lists = prep.lists
-    segment = lists.segment().astype(np.int32)
-    return Run(segment, lists.users, take(prep.item_ids, lists.items), lists.source,
-               None, "row", lists.scores, name)
+    given = lists.lengths > 0
+    users, empty = lists.users, ()
+    segment = lists.segment()
+    if not given.all():  # queries are the users with items, the others given empty
+        users, empty = take(lists.users, np.flatnonzero(given)), \
+            tuple(take(lists.users, np.flatnonzero(~given)).to_pylist())
+        segment = (np.cumsum(given) - 1)[segment]
+    return Run(segment.astype(np.int32), users, take(prep.item_ids, lists.items), lists.source,
+               None, "row", lists.scores, name, empty_queries=empty)
 
 
 def to_qrels(prep: Prepared):

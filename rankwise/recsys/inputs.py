@@ -41,8 +41,8 @@ from ..core.arrow import cast, compute, index_in, string_array, take, to_arrow
 from ..core.order import float32_scores
 from ..errors import InputError
 
-from .columns import (as_integers, as_strings, check_choice, encode, index_in_numbers, item_values,
-                      user_strings)
+from .columns import (as_integers, as_strings, check_choice, check_threshold, encode,
+                      index_in_numbers, item_values, user_strings)
 from .matching import matches, member
 from .readers import RawLists, RawPairs, count_ties
 
@@ -206,8 +206,7 @@ def prepare(recs: RawLists, test: RawPairs, train: RawPairs | None = None,
 
     check_choice("relevance", relevance, RELEVANCE_POLICIES)
     check_choice("impute", impute, IMPUTATION_POLICIES)
-    if not isinstance(threshold, (int, float)) or isinstance(threshold, bool):
-        raise InputError("threshold must be a number", source="threshold", value=repr(threshold))
+    threshold = check_threshold(threshold)
     counts: dict[str, Any] = {"recommendation_rows": int(recs.lengths.sum()) + recs.padding,
                               "padding_dropped": recs.padding,
                               "recommendation_users": len(recs.users)}

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ..core.arrow import cast, take, to_arrow
+from ..core.arrow import cast, index_in, string_array, take, to_arrow
 from ..core.segments import starts_of_runs
 from ..errors import InputError
-from .columns import (as_integers, check_distinct, check_number, count_distinct_ids, encode,
-                      frame_columns, hashed_codes, item_values, numeric_column, run_starts,
-                      user_strings, user_values)
+from .columns import (Locate, as_integers, check_distinct, check_number, count_distinct_ids,
+                      encode, frame_columns, hashed_codes, item_values, numeric_column,
+                      run_starts, user_strings, user_values)
 
 
 @dataclass
@@ -45,9 +45,10 @@ def read_recommendations(recs: Any, user: str = "user", item: str = "item",
     from ..io.tables import Run
 
     if isinstance(recs, Run):
-        return lists_from_scored(user_strings(take(recs.query_dict, recs.query_code),
-                                                recs.source),
-                                 item_values(recs.docs, recs.source), recs.score, recs.source)
+        lists = lists_from_scored(user_strings(take(recs.query_dict, recs.query_code),
+                                               recs.source),
+                                  item_values(recs.docs, recs.source), recs.score, recs.source)
+        return with_empty_lists(lists, string_array(list(recs.empty_queries)))
     if isinstance(recs, np.ndarray):
         return lists_from_array(recs, users, pad)
     if isinstance(recs, Mapping):
@@ -101,7 +102,8 @@ def read_interactions(data: Any, what: str, user: str = "user", item: str = "ite
                                  f"maps to a {type(inner).__name__}", source=what, line=repr(u),
                                  unit="key")
         source = f"{what} dict"
-        return RawPairs(user_strings(users, source), item_values(items, source),
+        return RawPairs(user_strings(users, source, user_key(users)),
+                        item_values(items, source, item_key(users, items, bool(explicit))),
                         np.asarray(ratings, dtype=np.float64) if explicit else None, source)
     columns, names = frame_columns(data, what, user, item, rating, None, need_value=False)
     if columns is None:
@@ -147,40 +149,98 @@ def lists_from_array(array: np.ndarray, users: Any, pad: Any) -> RawLists:
         items = array.ravel()
         padding = 0
     if items.dtype.kind == "f":
-        if not np.all(items == np.round(items)):
+        if not (np.isfinite(items).all() and np.all(items == np.round(items))):
             raise InputError("item ids in a float array must be whole numbers (use pad= for "
                              "padding values)", source=source)
         items = items.astype(np.int64)
-    items = item_values(items, source)
+
+    def cell(row: int) -> tuple[str, str]:  # the array's row and column of an item
+        at = row if pad is None else int(np.flatnonzero(mask)[row])
+        return f"{at // k}, column {at % k}", "row"
+
+    items = item_values(items, source, cell)
     return RawLists(user_ids, lengths, items, list_scores(lengths), 0, source, padding,
                     numbers)
 
 
 def lists_from_mapping(recs: Mapping) -> RawLists:
+    """``{user: [items best first]}`` or ``{user: {item: score}}``; a user given an empty
+    list (``[]`` or ``{}`` in either form) keeps it, to be evaluated as an empty ranking."""
     source = "recommendations dict"
-    values = list(recs.values())
-    if values and all(isinstance(v, Mapping) for v in values):
-        users, items, scores = [], [], []
-        for u, inner in recs.items():
-            users.extend([u] * len(inner))
-            items.extend(inner.keys())
-            scores.extend(check_number(v, source, u, i) for i, v in inner.items())
-        return lists_from_scored(user_strings(users, source), item_values(items, source),
-                                 np.asarray(scores, dtype=np.float64), source)
-    user_list, lengths, items = [], [], []
     for u, inner in recs.items():
         if isinstance(inner, (str, bytes)) or not hasattr(inner, "__len__"):
             raise InputError("expected {user: [items best first]} or {user: {item: score}}; this "
                              f"user maps to a {type(inner).__name__}", source=source,
                              line=repr(u), unit="key")
+    scored = {isinstance(inner, Mapping) for inner in recs.values() if len(inner)}
+    if len(scored) > 1:
+        u = next(u for u, inner in recs.items() if len(inner) and not isinstance(inner, Mapping))
+        raise InputError("mixes {item: score} and [items] values; give every list in one form",
+                         source=source, line=repr(u), unit="key")
+    if scored == {True}:
+        users, items, scores = [], [], []
+        for u, inner in recs.items():
+            if len(inner):
+                users.extend([u] * len(inner))
+                items.extend(inner.keys())
+                scores.extend(check_number(v, source, u, i) for i, v in inner.items())
+        lists = lists_from_scored(user_strings(users, source, user_key(users)),
+                                  item_values(items, source, item_key(users, items, True)),
+                                  np.asarray(scores, dtype=np.float64), source)
+        empty = [u for u, inner in recs.items() if not len(inner)]
+        return with_empty_lists(lists, user_strings(empty, source, user_key(empty)))
+    user_list, lengths, items = [], [], []
+    for u, inner in recs.items():
         user_list.append(u)
         lengths.append(len(inner))
         items.extend(inner)
     lengths = np.asarray(lengths, dtype=np.int64)
-    user_ids = user_strings(user_list, source)
+    user_ids = user_strings(user_list, source, user_key(user_list))
     check_distinct(user_ids, source)
-    return RawLists(user_ids, lengths, item_values(items, source), list_scores(lengths), 0,
-                    source)
+    return RawLists(user_ids, lengths, item_values(items, source,
+                                                   list_item_key(user_list, lengths)),
+                    list_scores(lengths), 0, source)
+
+
+def with_empty_lists(lists: RawLists, users: Any) -> RawLists:
+    """``lists`` and an empty list for each user of ``users`` (Arrow strings) that has none."""
+    if len(users):
+        users = take(users, np.flatnonzero(index_in(users, lists.users) < 0))
+    if not len(users):
+        return lists
+    import pyarrow as pa
+
+    all_users = pa.concat_arrays([lists.users, users])
+    check_distinct(all_users, lists.source)
+    return replace(lists, users=all_users, numbers=None,
+                   lengths=np.concatenate([lists.lengths, np.zeros(len(users), np.int64)]))
+
+
+def user_key(users: list) -> Locate:
+    """The dict key of each row of a dict's users (one row per user and item, or per user)."""
+    return lambda row: (repr(users[row]), "key")
+
+
+def item_key(users: list, items: list, nested: bool) -> Locate:
+    """The place of each row of a dict's items, one row per user and item: ``'u1'/'a'`` in
+    ``{user: {item: value}}``, ``'u1'[2]`` (the position in the user's list) in ``{user:
+    [items]}``."""
+    def locate(row: int) -> tuple[str, str]:
+        if nested:
+            return f"{users[row]!r}/{items[row]!r}", "key"
+        return f"{users[row]!r}[{row - users.index(users[row])}]", "key"
+
+    return locate
+
+
+def list_item_key(users: list, lengths: np.ndarray) -> Locate:
+    """The place of each row of the items of ``{user: [items]}`` (one list per user)."""
+    def locate(row: int) -> tuple[str, str]:
+        ends = np.cumsum(lengths)
+        at = int(np.searchsorted(ends, row, side="right"))
+        return f"{users[at]!r}[{row - int(ends[at] - lengths[at])}]", "key"
+
+    return locate
 
 
 def lists_from_scored(user_col, item_col, score: np.ndarray, source: str) -> RawLists:
@@ -257,8 +317,10 @@ def list_scores(lengths: np.ndarray) -> np.ndarray:
 
 
 def count_ties(score: np.ndarray, offsets: np.ndarray) -> int:
+    """Rows whose score equals the previous row's in the same list (empty lists anywhere)."""
     if len(score) < 2:
         return 0
     same = score[1:] == score[:-1]
-    same[offsets[1:-1][offsets[1:-1] > 0] - 1] = False
+    inner = offsets[1:-1]
+    same[inner[(inner > 0) & (inner < len(score))] - 1] = False
     return int(same.sum())

@@ -273,3 +273,41 @@ def test_catalogue_can_be_given():
     result = rs.evaluate(recs, {"u": ["a"]}, ["Coverage", "Gini"], catalog=["a", "b", "c", "z"])
     assert result.mean("Coverage") == 0.5
     assert result.mean("Gini") == pytest.approx(0.5)  # counts 0, 0, 1, 1
+
+
+@pytest.mark.parametrize("measure, message", [
+    ("TailShare(ratio=nan)@2", "TailShare parameter ratio must be a finite number"),
+    ("TailShare(ratio=inf)@2", "TailShare parameter ratio must be a finite number"),
+    ("TailShare(ratio=0)@2", "TailShare ratio must be more than 0"),
+    ("TailShare(ratio=-1)@2", "TailShare ratio must be more than 0"),
+    ("APLT(head=nan)@2", "APLT parameter head must be a finite number"),
+    ("Serendipity(n=nan)@2", "Serendipity parameter n must be a finite number"),
+    ("Serendipity(n=-1)@2", "Serendipity parameter n must be a whole number, 0 or more"),
+    ("Serendipity(n=1.5)@2", "Serendipity parameter n must be a whole number, 0 or more")])
+def test_measure_parameters_out_of_range_are_refused(measure, message):
+    """ratio=nan and n=1.5 crashed (ValueError, TypeError), n=-1 left the last popular item
+    out of the most popular ones, ratio=-1 took the rarest item."""
+    with pytest.raises(InputError, match=message):
+        rs.evaluate(FEATURE_RECS, FEATURE_TEST, [measure], train={"w": ["a", "b"]})
+
+
+@pytest.mark.parametrize("catalog", [3.0, math.nan, math.inf, True, 0, -1, "abc"], ids=repr)
+def test_a_catalogue_that_is_neither_a_size_nor_item_ids_is_refused(catalog):
+    """Floats and booleans crashed (TypeError: not iterable); a string was its characters."""
+    with pytest.raises(InputError, match="^catalog: catalog must be a positive number of items "
+                                         "or the item ids"):
+        rs.evaluate({"u": ["a", "b"]}, {"u": ["a"]}, ["Coverage"], catalog=catalog)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"alpha": math.nan}, "alpha must be strictly between 0 and 1"),
+    ({"alpha": 2.0}, "alpha must be strictly between 0 and 1"),
+    ({"alpha": 0.0}, "alpha must be strictly between 0 and 1"),
+    ({"seed": -1}, "seed must be a non-negative integer"),
+    ({"seed": 1.5}, "seed must be a non-negative integer")])
+def test_compare_beyond_refuses_what_rankwise_compare_refuses(options, message):
+    """alpha=nan made nothing significant and alpha=2 everything; a bad seed crashed in numpy."""
+    result = rs.evaluate({"a": {"u": ["a", "b"], "v": ["b"]}, "b": {"u": ["b", "a"], "v": ["a"]}},
+                         {"u": ["a"], "v": ["b"]}, ["ARP@2"], train={"w": ["a", "a", "b"]})
+    with pytest.raises(InputError, match=message):
+        result.compare_beyond(["ARP@2"], **options)

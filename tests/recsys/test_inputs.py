@@ -5,6 +5,7 @@ rankwise.recsys.engine against the engine's own ranking pass (the in-memory engi
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -183,7 +184,7 @@ def collections(draw):
     recs, test = {}, []
     for u in range(n_users):
         if draw(st.booleans()) or u == 0:
-            k = draw(st.integers(1, n_items))
+            k = draw(st.integers(0, n_items))  # 0: an empty list, evaluated as one
             items = draw(st.permutations(range(n_items)))[:k]
             scores = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0, 4.0]), min_size=k,
                                    max_size=k))
@@ -229,7 +230,8 @@ def test_fast_path_equals_the_engine(data, conv, relevance, impute):
         assert np.allclose(fast.values[m], slow.values[m], rtol=1e-12, atol=1e-12,
                            equal_nan=True), m
     for key in ("queries_evaluated", "queries_only_in_run", "queries_only_in_qrels",
-                "rows_evaluated", "unjudged_retrieved", "queries_without_relevant"):
+                "rows_evaluated", "unjudged_retrieved", "queries_without_relevant",
+                "queries_empty_in_run", "run_queries"):
         assert fast.diagnostics[key] == slow.diagnostics[key], key
 
 
@@ -433,3 +435,116 @@ def test_user_and_item_ids_beyond_64_bits_are_their_decimal_strings(form):
 def test_item_ids_of_big_integers_and_strings_together_are_refused():
     with pytest.raises(InputError, match="item ids must be strings or integers, of one kind"):
         rs.evaluate({"u": [BIG, "x"]}, {"u": [BIG]}, ["P@2"])
+
+
+# ---------------------------------------------------------------------------- empty lists, bad ids
+
+
+EMPTY_TEST = {"u1": {"a": 5, "b": 3}, "u2": {"c": 4}}
+
+
+def _empty_list_forms() -> dict:
+    """u1 given an empty list, u2 the list [c], u3 (no test data) an empty list, in every
+    recommendation form that can hold an empty list."""
+    return {"lists": ({"u1": [], "u2": ["c"], "u3": []}, {}),
+            "nested": ({"u1": {}, "u2": {"c": 1.0}, "u3": {}}, {}),
+            "nested, empty as []": ({"u1": [], "u2": {"c": 1.0, "z": 2.0}, "u3": ()}, {}),
+            "array": (np.array([["-", "-"], ["c", "-"], ["-", "-"]]),
+                      {"users": ["u1", "u2", "u3"], "pad": "-"}),
+            "run": (rankwise.to_run({"u1": {}, "u2": {"c": 1.0}, "u3": {}}), {}),
+            "engine path": ({"u1": [], "u2": ["c"], "u3": []}, {"unjudged": "remove"})}
+
+
+@pytest.mark.parametrize("form", list(_empty_list_forms()))
+def test_an_empty_list_is_an_empty_ranking_as_in_rankwise_evaluate(form):
+    """A user given no recommendation is scored 0 and counted (queries_empty_in_run), as
+    rankwise.evaluate scores {qid: {}}: it was left out as if it had no list (HR 1.0, not 0.5)."""
+    recs, options = _empty_list_forms()[form]
+    if form == "nested, empty as []":  # u2's scores rank z first: [z, c]
+        measures, core_run = ["HR@1", "HR@3", "nDCG@3"], {"u1": {}, "u2": {"c": 1.0, "z": 2.0}}
+    else:
+        measures, core_run = ["HR@1", "HR@3", "nDCG@3"], {"u1": {}, "u2": {"c": 1.0}}
+    core_run["u3"] = {}
+    core_options = {k: v for k, v in options.items() if k not in ("users", "pad")}
+    core = rankwise.evaluate(EMPTY_TEST, core_run, [m.replace("HR", "Success") for m in measures],
+                             per_query=True, **core_options)
+    result = rs.evaluate(recs, EMPTY_TEST, measures, **options)
+    for m in measures:
+        assert result.mean(m) == core.mean(m.replace("HR", "Success")), m
+    assert result.mean("HR@3") == 0.5
+    assert result.per_user()["u1"]["Success@3"] == 0.0
+    d, core_d = result.diagnostics["recs"], core.diagnostics["run"]
+    for key in ("queries_empty_in_run", "queries_evaluated", "queries_only_in_run",
+                "queries_only_in_qrels", "run_queries"):
+        assert d[key] == core_d[key], key
+    assert d["queries_empty_in_run"] == 1 and d["queries_only_in_qrels"] == 0
+    assert result.inputs["recs"]["recommendation_users"] == 3
+
+
+@pytest.mark.parametrize("emptied", ["u1", "u2"])
+def test_a_list_emptied_by_excluding_training_items_is_an_empty_ranking(emptied):
+    """It was left out as a user without a list; the last list emptied raised IndexError."""
+    recs = {"u2": ["c", "z"], "u1": ["a", "b"]} if emptied == "u1" else \
+        {"u1": ["b", "a"], "u2": ["z"]}
+    result = rs.evaluate(recs, EMPTY_TEST, ["HR@3"], train={emptied: recs[emptied]},
+                         exclude_train=True)
+    assert result.per_user()[emptied]["Success@3"] == 0.0 and result.mean("HR@3") == 0.5
+    assert result.diagnostics["recs"]["queries_empty_in_run"] == 1
+
+
+def test_item_scores_and_plain_lists_are_not_mixed():
+    with pytest.raises(InputError, match="key 'u2': mixes"):  # u1's scores were ignored
+        rs.evaluate({"u1": {"b": 1.0, "a": 2.0}, "u2": ["c"]}, EMPTY_TEST, ["HR@1"])
+
+
+@pytest.mark.parametrize("threshold", [math.nan, math.inf, -math.inf])
+def test_a_threshold_that_is_not_a_finite_number_is_refused(threshold):
+    """nan and inf made nothing relevant, -inf everything, and the printed conventions
+    showed neither (the core conventions refuse the same relevance threshold)."""
+    for relevance in inputs.RELEVANCE_POLICIES:
+        with pytest.raises(InputError, match=r"^threshold: threshold must be a finite number "
+                                             rf"\(got '{threshold}'\)$"):
+            rs.evaluate({"u1": ["a", "b"]}, EMPTY_TEST, ["HR@2"], threshold=threshold,
+                        relevance=relevance)
+
+
+def test_a_threshold_may_be_a_numpy_number():
+    for threshold in (np.int64(4), np.float32(4.0)):
+        result = rs.evaluate({"u1": ["a", "b"]}, EMPTY_TEST, ["P@2"], threshold=threshold)
+        assert result.mean("P@2") == 0.5 and '"threshold": 4' in result.to_json()
+    with pytest.raises(InputError, match="threshold must be a number"):
+        rs.evaluate({"u1": ["a"]}, EMPTY_TEST, ["P@2"], threshold="4")
+
+
+MISSING = [None, math.nan, np.float64("nan"), pd.NA, pd.NaT]
+
+
+@pytest.mark.parametrize("missing", MISSING, ids=repr)
+def test_a_missing_item_or_user_id_in_a_dict_names_its_key(missing):
+    """NaN (pandas' missing value) got pyarrow's 'Expected bytes, got a 'float' object', where
+    None got 'row 1' (the row of every user's items together)."""
+    shown = re.escape(repr(missing))
+    cases = [({"u0": ["c"], "u1": ["a", missing]}, EMPTY_TEST,
+              r"^recommendations dict, key 'u1'\[1\]: missing item id$"),
+             ({"u0": ["c"], "u1": [1, missing]}, EMPTY_TEST,
+              r"^recommendations dict, key 'u1'\[1\]: missing item id$"),
+             ({"u1": {"a": 1.0, missing: 0.5}}, EMPTY_TEST,
+              rf"^recommendations dict, key 'u1'/{shown}: missing item id$"),
+             ({"u1": ["a"]}, {"u1": ["a", missing]},
+              r"^test dict, key 'u1'\[1\]: missing item id$"),
+             ({"u1": ["a"]}, {"u1": {"a": 5, missing: 3}},
+              rf"^test dict, key 'u1'/{shown}: missing item id$"),
+             ({missing: ["a"], "u1": ["a"]}, EMPTY_TEST,
+              rf"^recommendations dict, key {shown}: missing user id$"),
+             ({"u1": ["a"]}, {"u1": ["a"], missing: ["b"]},
+              rf"^test dict, key {shown}: missing user id$"),
+             (np.array([["a", "b"], ["c", missing]], dtype=object), {0: ["a"]},
+              r"^recommendations array, row 1, column 1: missing item id$")]
+    for recs, test, message in cases:
+        with pytest.raises(InputError, match=message):
+            rs.evaluate(recs, test, ["HR@2"])
+
+
+def test_an_infinite_item_id_in_a_float_array_is_refused():
+    with pytest.raises(InputError, match="item ids in a float array must be whole numbers"):
+        rs.evaluate(np.array([[1.0, np.inf]]), {0: [1]}, ["HR@2"])
