@@ -211,15 +211,14 @@ def _streams_from_file(source: Any) -> bool:
     import os
 
     from .core.memory import ALWAYS_FITS_BYTES, BYTES_PER_INPUT_BYTE
-    from .io.parquet import PARQUET_SUFFIXES, is_parquet_path
+    from .io.parquet import is_parquet_path, parquet_files
 
     if not isinstance(source, (str, os.PathLike)):
         return False
     path = str(source)
-    try:
+    try:  # a folder: the files its reader reads
         size = os.path.getsize(path) if not os.path.isdir(path) else sum(
-            entry.stat().st_size for entry in os.scandir(path)
-            if entry.name.lower().endswith(PARQUET_SUFFIXES))
+            os.path.getsize(file) for file in parquet_files(path))
     except OSError:
         return False  # the reader says why
     if size * ONE_PASS_BYTES_PER_ROW <= ALWAYS_FITS_BYTES:

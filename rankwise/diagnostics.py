@@ -896,6 +896,8 @@ COUNT_LABELS = {
     "queries_empty_in_run": "queries given with no document (evaluated as empty lists)",
     "queries_only_in_run_scored": "of the queries only in the run, evaluated (run_only_queries='zero')",
     "qrels_queries_without_judgments": "queries given with no judgment (ignored)",
+    "run_files_skipped": "Parquet files of the run skipped (name starting with _ or .)",
+    "qrels_files_skipped": "Parquet files of the judgments skipped (name starting with _ or .)",
 }
 
 

@@ -1,11 +1,13 @@
 """Parquet paths: the same numbers, diagnostics and warnings as the same data in TREC text,
-from the API and the CLI, in one pass and streamed; a folder of Parquet files; the rank
+from the API and the CLI, in one pass and streamed; a folder of Parquet files (its
+sub-folders, Hive partition folders, files skipped for their names counted); the rank
 column; clear errors naming the file for missing columns, unreadable files, missing ids, bad
-scores and (streamed) a run not grouped by query."""
+scores, a folder without a file to read and (streamed) a run not grouped by query."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -378,7 +380,7 @@ def test_row_groups_read_side_by_side_keep_the_file_order(tmp_path, monkeypatch,
     assert groups >= 3
     monkeypatch.setattr(pa, "cpu_count", lambda: cores)  # the threads the reader uses
     columns = ["query", "doc", "score", "rank"]
-    table = parquet._read(r_pq, columns, "query")
+    table = parquet._read_file(r_pq, columns, "query")
     expected = pq.read_table(r_pq, columns=columns)
     assert table.num_rows == expected.num_rows == len(run)
     for name in columns:
@@ -533,3 +535,195 @@ def test_an_empty_id_in_parquet_is_refused_at_its_row_streamed_or_not(tmp_path, 
         with pytest.raises(InputError, match=f"^{re.escape(str(run))}, row 2: empty {column} "
                                              "id: an id must hold at least one character"):
             evaluate({"a": {"x": 1}}, str(run), ["AP"])
+
+
+#: A run written as one file, and the judgments of its queries.
+RUN = pa.table({"query": ["q1", "q1", "q2", "q3"], "doc": ["a", "b", "c", "d"],
+                "score": [2.0, 1.0, 1.0, 1.0]})
+QRELS = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}, "q3": {"e": 1}}
+
+
+def _files(folder, files: dict[str, pa.Table | bytes]) -> str:
+    """A folder holding ``files`` (paths relative to it: Parquet tables, or bytes)."""
+    for name, content in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            pq.write_table(content, path)
+    return str(folder)
+
+
+def _every_way(qrels, run, measures=MEASURES, monkeypatch=None) -> list[str]:
+    """The JSON of the run (a path) evaluated in one pass, streamed in one-row batches and
+    whole, and (with ``monkeypatch``) streamed by rankwise.evaluate itself."""
+    from rankwise.stream import evaluate_stream
+
+    got = [rankwise.evaluate(qrels, {"sys": run}, measures, per_query=True).to_json()]
+    got += [evaluate_stream(qrels, {"sys": run}, measures, per_query=True,
+                            chunk_bytes=chunk).to_json() for chunk in (40, 1 << 20)]
+    if monkeypatch is not None:
+        with monkeypatch.context() as patch:
+            memory_short(patch)
+            streamed = spy(patch, rankwise.stream, "evaluate_file")
+            got.append(rankwise.evaluate(qrels, {"sys": run}, measures,
+                                         per_query=True).to_json())
+            assert streamed, "not streamed"
+    return got
+
+
+def test_a_folder_whose_files_are_all_in_sub_folders_is_read(tmp_path, monkeypatch, capsys):
+    """Partitioned output (part1/a.parquet, part2/b.parquet, nothing at the top) was not
+    taken for Parquet and went to the TREC reader ('is a directory, expected a file'), while
+    a folder with one file at the top was read with its sub-folders: now recognised, its
+    rows counted and read alike (in one pass, streamed, to_run, the command line), in the
+    order of the files' paths, as pyarrow reads a folder."""
+    from rankwise.cli import main
+    from rankwise.io.parquet import folder_files, parquet_rows
+
+    folder = _files(tmp_path / "nested", {"part1/a.parquet": RUN.slice(0, 2),
+                                          "part2/deeper/b.parquet": RUN.slice(2, 1),
+                                          "part3/c.parquet": RUN.slice(3)})
+    one = _files(tmp_path / "one", {"run.parquet": RUN})
+    assert is_parquet_path(folder) and parquet_rows(folder) == 4
+    assert [f[len(folder) + 1:] for f in folder_files(folder).data] == [
+        "part1/a.parquet", "part2/deeper/b.parquet", "part3/c.parquet"]
+    assert rankwise.to_run(folder).query_ids() == ["q1", "q2", "q3"]
+    assert set(_every_way(QRELS, folder, monkeypatch=monkeypatch)) == {
+        rankwise.evaluate(QRELS, {"sys": one}, MEASURES, per_query=True).to_json()}
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 2\nq2 0 c 1\nq3 0 e 1\n")
+    outputs = []
+    for run in (folder, one):
+        assert main(["evaluate", str(qrels), run, "-m", "AP", "-q", "-f", "trec"]) == 0
+        outputs.append(capsys.readouterr().out.replace("\tnested", "\tone"))
+    assert outputs[0] == outputs[1]
+
+
+def test_hive_partition_folders_give_the_columns_they_name(tmp_path, monkeypatch):
+    """Spark's ``partitionBy("query")`` writes run/query=q1/part-0.parquet without a query
+    column: the folder names give it, URL-decoded as Spark encodes them, for every row of
+    their files (a run's ids, the judgments' grades as numbers); a key naming no column read
+    (date=...) is not read. Such a folder was refused as 'is a directory', or read without
+    the column."""
+    run = RUN.append_column("rank", pa.array([1, 2, 1, 1]))
+    folder = _files(tmp_path / "run", {
+        "date=2024-01-01/query=q1/part-0.parquet": run.slice(0, 1).drop(["query"]),
+        "date=2024-01-01/query=q1/part-1.parquet": run.slice(1, 1).drop(["query"]),
+        "date=2024-01-02/query=q%3D2/part-0.parquet": run.slice(2, 1).drop(["query"]),
+        "date=2024-01-02/query=q3/part-0.parquet": run.slice(3).drop(["query"]).set_column(
+            1, "score", pa.array([1])),  # integer scores: the files read one by one
+        "date=2024-01-02/query=q4/part-0.parquet": run.slice(0, 0).drop(["query"])})
+    assert rankwise.to_run(folder).query_ids() == ["q1", "q=2", "q3"]
+    qrels = {"q1": {"a": 1, "b": 2}, "q=2": {"c": 1}, "q3": {"e": 1}}
+    one = _files(tmp_path / "one", {"run.parquet": run.set_column(
+        0, "query", pa.array(["q1", "q1", "q=2", "q3"]))})
+    expected = rankwise.evaluate(qrels, {"sys": one}, MEASURES, per_query=True).to_json()
+    assert set(_every_way(qrels, folder, monkeypatch=monkeypatch)) == {expected}
+    judged = _files(tmp_path / "qrels", {
+        f"relevance={grade}/part-0.parquet": pa.table({"query": [q], "doc": [d]})
+        for grade, q, d in ((1, "q1", "a"), (2, "q1", "b"), (0.5, "q2", "c"))})
+    read = rankwise.to_qrels(judged)
+    assert read.grade.tolist() == [0.5, 1.0, 2.0] and read.query_ids() == ["q2", "q1"]
+
+
+@pytest.mark.parametrize("files, at, message", [
+    ({"query=q1/a.parquet": RUN.slice(0, 2)}, "query=q1/a.parquet",
+     "column 'query' is in the file and in its folder's name (query=...): give it in one "
+     "place only"),
+    ({"query=q1/a.parquet": RUN.slice(0, 2).drop(["query"]), "b.parquet": RUN.slice(2)},
+     "b.parquet", "not in a query=... folder, as "),
+    ({"query=q1/a.parquet": RUN.slice(0, 2).drop(["query"]),
+      "query=q2/b.parquet": RUN.slice(2)}, "query=q2/b.parquet",
+     "column 'query' is in the file and in its folder's name"),
+    ({"query=__HIVE_DEFAULT_PARTITION__/a.parquet": RUN.drop(["query"])}, "query=__HIVE_"
+     "DEFAULT_PARTITION__", "missing query (the folder name query=__HIVE_DEFAULT_PARTITION__ "
+     "is Hive's null)"),
+    ({"score=high/a.parquet": RUN.drop(["score"])}, "score=high",
+     "score must be a number (in the folder name score=high)"),
+    ({"query=a/query=b/a.parquet": RUN.drop(["query"])}, "query=a/query=b/a.parquet",
+     "the folder names give 'query' twice (query=a and query=b)"),
+], ids=["file and folder", "some files outside", "a later file holds it", "Hive null",
+        "not a number", "twice"])
+def test_hive_partition_folders_that_cannot_give_a_column_are_refused(tmp_path, files, at,
+                                                                       message):
+    """A column given both by a file and by its folder name, by the folder names of only
+    some files, as Hive's null or a score that is no number is refused naming the file or
+    the folder, in one pass and streamed (pyarrow's own reading refuses the first as
+    'Unable to merge', Spark reads the folder's value in place of the file's)."""
+    from rankwise.stream import evaluate_stream
+
+    folder = _files(tmp_path / "run", files)
+    for evaluate in (rankwise.evaluate, evaluate_stream):
+        with pytest.raises(InputError, match=re.escape(message)) as error:
+            evaluate(QRELS, folder, ["AP"])
+        assert error.value.source == str(tmp_path / "run" / at)
+
+
+def test_files_skipped_for_their_names_are_counted(tmp_path, monkeypatch, capsys):
+    """Files and folders whose names start with _ or . are skipped, as pyarrow and Spark
+    skip them, but those holding rows (_part-1.parquet, a _temporary attempt), unlike
+    _SUCCESS, .crc checksums and the _metadata summary, are counted with examples in the
+    diagnostics (in one pass, streamed, on the command line's summary line); their rows
+    were left out without a word."""
+    from rankwise.cli import main
+
+    folder = _files(tmp_path / "run", {
+        "part-0.parquet": RUN.slice(0, 3), "_part-1.parquet": RUN.slice(3),
+        "_temporary/0/part-2.parquet": RUN, "_SUCCESS": b"", ".part-0.parquet.crc": b"crc",
+        "sub/.hidden.parquet": RUN.slice(0, 0)})
+    summary = pq.read_metadata(os.path.join(folder, "part-0.parquet"))  # it holds 3 rows
+    summary.write_metadata_file(os.path.join(folder, "_metadata"))
+    qrels_folder = _files(tmp_path / "qrels", {
+        "part-0.parquet": pa.table({"query": ["q1", "q1", "q2", "q3"],
+                                    "doc": ["a", "b", "c", "e"], "relevance": [1, 2, 1, 1]}),
+        ".old.parquet": pa.table({"query": ["q9"], "doc": ["z"], "relevance": [1]})})
+    assert is_parquet_path(folder) and rankwise.io.parquet.parquet_rows(folder) == 3
+    results = _every_way(qrels_folder, folder, monkeypatch=monkeypatch)
+    assert len(set(results)) == 1
+    diagnostics = json.loads(results[0])["systems"]["sys"]["diagnostics"]
+    assert (diagnostics["run_rows"], diagnostics["run_files_skipped"],
+            diagnostics["qrels_files_skipped"]) == (3, 2, 1)
+    assert diagnostics["examples"]["run_files_skipped"] == [
+        "_part-1.parquet (1 row)", os.path.join("_temporary", "0", "part-2.parquet") + " (4 rows)"]
+    assert diagnostics["examples"]["qrels_files_skipped"] == [".old.parquet (1 row)"]
+    assert main(["evaluate", qrels_folder, folder, "-m", "AP"]) == 0
+    assert "2 Parquet files of the run skipped (name starting with _ or .); 1 Parquet files " \
+        "of the judgments skipped (name starting with _ or .)" in capsys.readouterr().err
+    clean = rankwise.evaluate(QRELS, _files(tmp_path / "clean", {"a.parquet": RUN}), ["AP"])
+    assert clean.diagnostics["clean"]["run_files_skipped"] == 0
+
+
+@pytest.mark.parametrize("files, skipped", [
+    ({"_part-0.parquet": RUN}, ": _part-0.parquet (4 rows))"),
+    ({"_SUCCESS": b"", "_temporary/.keep": b""}, ")"),
+    ({}, ")"),
+], ids=["only _part-0.parquet", "only _SUCCESS", "empty"])
+def test_a_folder_without_a_file_to_read_says_so(tmp_path, files, skipped):
+    """A folder holding only files skipped for their names (or nothing) was refused as a
+    run 'with no column query (columns: )', or as 'a directory, expected a file'."""
+    from rankwise.stream import evaluate_stream
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    _files(folder, files)
+    expected = (f"{folder}: no Parquet files in the folder (files and folders whose names "
+                f"start with _ or . are skipped, as pyarrow and Spark skip them{skipped}")
+    for read in (rankwise.to_run, lambda path: rankwise.evaluate(QRELS, path, ["AP"]),
+                 lambda path: evaluate_stream(QRELS, path, ["AP"])):
+        with pytest.raises(InputError) as error:
+            read(str(folder))
+        assert str(error.value) == expected
+
+
+def test_an_empty_parquet_run_says_nothing_was_ranked_streamed_or_not(tmp_path):
+    """Streamed, an empty Parquet run said only 'no rows'."""
+    from rankwise.stream import evaluate_stream
+
+    path = str(tmp_path / "empty.parquet")
+    pq.write_table(RUN.slice(0, 0), path)
+    for evaluate in (rankwise.evaluate, evaluate_stream):
+        with pytest.raises(InputError) as error:
+            evaluate(QRELS, path, ["AP"])
+        assert str(error.value) == f"{path}: nothing ranked: the run holds no rows"

@@ -93,13 +93,18 @@ def join_run(index: JudgmentIndex | Future, run, query_parts: np.ndarray,
                      run_keys if len(first) else None)
 
 
+def nothing_ranked(source: str) -> InputError:
+    """The error for a run without rows (in one pass, streamed or in blocks alike)."""
+    return InputError("nothing ranked: the run holds no rows", source=source)
+
+
 def no_overlap(qrels, run) -> InputError:
     """The error for a run and judgments without a common query (almost always a wrong file,
     or an empty one)."""
     if len(qrels) == 0:
         return InputError("no judgments: the judgments hold no rows", source=qrels.source)
     if len(run) == 0:
-        return InputError("nothing ranked: the run holds no rows", source=run.source)
+        return nothing_ranked(run.source)
     return InputError(
         f"no query in common with the judgments in {qrels.source} (run queries such as "
         f"{run.query_dict[0].as_py()!r}, judged queries such as {qrels.query_dict[0].as_py()!r})",

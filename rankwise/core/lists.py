@@ -49,6 +49,8 @@ class Diagnostics:
     qrels_queries_without_judgments: int = 0
     qrels_duplicates_dropped: int = 0
     negative_grades: int = 0
+    run_files_skipped: int = 0
+    qrels_files_skipped: int = 0
     examples: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -78,9 +80,27 @@ class Diagnostics:
             ("queries_empty_in_run", "queries given with no document (evaluated as empty)"),
             ("qrels_queries_without_judgments", "judged queries given with no judgment "
              "(ignored)"),
+            ("run_files_skipped", "Parquet files of the run skipped (name starting with _ "
+             "or .)"),
+            ("qrels_files_skipped", "Parquet files of the judgments skipped (name starting "
+             "with _ or .)"),
         ]
         parts += [f"{getattr(self, k)} {text}" for k, text in labels if getattr(self, k)]
         return "; ".join(parts)
+
+
+#: Examples kept of the skipped files (see count_skipped).
+SKIPPED_EXAMPLES = 5
+
+
+def count_skipped(diag: Diagnostics, run: tuple[str, ...], qrels: tuple[str, ...]) -> None:
+    """Count into ``diag`` the files of the run's and the judgments' Parquet folders that were
+    skipped for their names though they hold rows (``run`` and ``qrels``: as
+    :attr:`rankwise.io.tables.Run.skipped_files` describes them), with examples."""
+    for side, files in (("run", run), ("qrels", qrels)):
+        if files:
+            setattr(diag, f"{side}_files_skipped", len(files))
+            diag.examples[f"{side}_files_skipped"] = list(files[:SKIPPED_EXAMPLES])
 
 
 #: Diagnostics' field names, looked up once (``dataclasses.fields`` costs microseconds a call,

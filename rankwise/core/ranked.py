@@ -19,7 +19,7 @@ from .arrow import take
 from .join import empty_queries, join_run, raise_duplicate, rows_to_keep
 from .judgments import JudgmentIndex, index_from_keys, index_judgments, query_ids_per_row
 from .keys import KeyCollision, exact_pair_keys
-from .lists import Diagnostics, RankedLists, ties_by_grade
+from .lists import Diagnostics, RankedLists, count_skipped, ties_by_grade
 from .order import ORDERING_TIES, float32_scores, ranking_order_and_ties
 from .segments import distinct, positions, segment_of
 
@@ -198,6 +198,7 @@ def assemble_lists(index: JudgmentIndex, run, conv: Conventions, parts: RunParts
             diag.queries_rank_contradicts_score = len(mine)
             diag.examples["queries_rank_contradicts_score"] = _first_ids(run.query_dict, mine)
         queries.count_into(diag, i, qrels, run.query_dict, conv)
+        count_skipped(diag, one.skipped_files, qrels.skipped_files)
         if conv.max_depth is not None:
             diag.rows_beyond_depth = int(beyond_depth[i])
         diag.unjudged_retrieved = int(unjudged[i])

@@ -85,6 +85,7 @@ class Qrels(_Encoded):
 
     grade: np.ndarray = None  # type: ignore[assignment]
     empty_queries: tuple[str, ...] = ()  # queries given with no judgment ({qid: {}} in a dict)
+    skipped_files: tuple[str, ...] = ()  # as Run's
 
     @classmethod
     def from_columns(cls, queries: Any, docs: Any, grades: Any, source: str = "qrels",
@@ -105,6 +106,9 @@ class Run(_Encoded):
     name: str = "run"
     rank: np.ndarray | None = None  # the rank column of a TREC file (int32), when it has one
     empty_queries: tuple[str, ...] = ()  # queries given with no document ({qid: {}} in a dict)
+    # a Parquet folder's files holding rows but skipped for their names (_ or .), described
+    # as "path (N rows)": counted in the diagnostics
+    skipped_files: tuple[str, ...] = ()
 
     def subset(self, rows: np.ndarray) -> "Run":
         """The given rows only (in that order), still pointing at their original lines."""

@@ -59,6 +59,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..conventions import Conventions, profile, resolve
+from ..core.join import nothing_ranked
 from ..core.memory import large_arrays
 from ..errors import InputError
 from ..io.frames import to_qrels
@@ -214,7 +215,7 @@ def evaluate_in_blocks(judgments: Judgments, run: Run, name: str, measures: list
     of one pass, in the memory of one block (each block's temporaries reuse the last's)."""
     stream = SystemStream(judgments, measures, conv, per_query)
     return stream.evaluate_rows(run_blocks(run, block_rows or BLOCK_ROWS), run.source, name,
-                                lambda: InputError("no rows", source=run.source))
+                                lambda: nothing_ranked(run.source), run.skipped_files)
 
 
 __all__ = ["DEFAULT_CHUNK_BYTES", "NotGroupedError", "evaluate_stream"]

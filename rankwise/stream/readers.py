@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arrow import compute, indices, take, to_numpy
+from ..core.join import nothing_ranked
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from ..io.tables import Run, check_finite_scores, encode_queries
@@ -278,14 +279,13 @@ class ParquetRunReader:
 
         self.path = path
         self.batch_rows = max(1, chunk_bytes // self.LINE_BYTES)
-        self.columns, self._files, self._promoted = parquet_layout(path, columns, ("rank",),
-                                                                   "run", "score=")
+        self.layout = parquet_layout(path, columns, ("rank",), "run", "score=")
 
     def __iter__(self) -> Iterator[Rows]:
         return whole_queries(prefetched(self._batches()))
 
     def no_lines_error(self) -> InputError:
-        return InputError("no rows", source=self.path)
+        return nothing_ranked(self.path)
 
     def _batches(self) -> Iterator[Rows]:
         """The batches' rows, checked as the in-memory reader checks the whole run: once a
@@ -299,9 +299,7 @@ class ParquetRunReader:
         refused: tuple[int, InputError] | None = None
         first = 0
         try:
-            batches = parquet_batches(self.path, self.columns, self._files, self._promoted,
-                                      self.batch_rows)
-            for batch in batches:
+            for batch in parquet_batches(self.layout, self.batch_rows):
                 rows, problem = self._read(batch, first)
                 if problem is not None and (refused is None or problem[0] < refused[0]):
                     refused = problem
@@ -321,7 +319,7 @@ class ParquetRunReader:
         from ..io.parquet import rank_values
         from ..io.tables import _doc_ids, _numeric, id_strings
 
-        query, doc, score = self.columns[:3]
+        query, doc, score = self.layout.columns[:3]
         check = 0
         try:
             qid = id_strings(batch.column(query), self.path, "query")
@@ -334,7 +332,7 @@ class ParquetRunReader:
                 error.reason, source=error.source, value=error.value, unit=error.unit,
                 line=None if error.line is None else error.line + first))
         rows = Rows(pa.chunked_array([qid]), pa.chunked_array([docs]), scores,
-                    rank_values(batch.column("rank")) if "rank" in self.columns else None,
+                    rank_values(batch.column("rank")) if "rank" in self.layout.columns else None,
                     np.arange(first, first + batch.num_rows, dtype=np.int64), "row")
         try:
             if not np.isfinite(scores).all():

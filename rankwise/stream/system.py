@@ -11,7 +11,7 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..core.arrow import string_array, take
-from ..core.lists import Diagnostics, RankedLists, stack_lists
+from ..core.lists import Diagnostics, RankedLists, count_skipped, stack_lists
 from ..core.ranked import rank
 from ..diagnostics import (TIE_CHECK_MAX_ROWS, Check, _tie_candidates, judged_at, judged_groups,
                            straddling_masks, tie_cutoff_groups)
@@ -63,14 +63,19 @@ class SystemStream:
     def evaluate(self, path: str, name: str, chunk_bytes: int,
                  columns: tuple[str, str, str]) -> SystemResult:
         """``columns``: the query, doc and score columns of a Parquet run."""
-        reader = ParquetRunReader(path, chunk_bytes, columns) if is_parquet_path(path) else \
-            RunReader(path, chunk_bytes)
+        if is_parquet_path(path):
+            reader = ParquetRunReader(path, chunk_bytes, columns)
+            return self.evaluate_rows(reader, path, name, reader.no_lines_error,
+                                      reader.layout.skipped)
+        reader = RunReader(path, chunk_bytes)
         return self.evaluate_rows(reader, path, name, reader.no_lines_error)
 
     def evaluate_rows(self, parts: Iterable[Rows], source: str, name: str,
-                      no_rows: Callable[[], InputError]) -> SystemResult:
+                      no_rows: Callable[[], InputError],
+                      skipped: tuple[str, ...] = ()) -> SystemResult:
         """Every chunk of whole queries of ``parts``, merged (``no_rows()``: the error to
-        raise when there is none).
+        raise when there is none; ``skipped``: the files of a Parquet folder skipped for
+        their names, see :attr:`rankwise.io.tables.Run.skipped_files`).
 
         An error met evaluating a chunk (a document ranked twice, conflicting judgments) is
         raised in the order of one pass, which reads the whole run, then checks the
@@ -97,7 +102,7 @@ class SystemStream:
         if refused is not None:
             self._check_judgments(source, first_row)
             raise refused
-        return self._finish(source, first_row, name)
+        return self._finish(source, first_row, name, skipped)
 
     def _add(self, chunk: Run, has_rank: bool) -> None:
         codes = self.seen.add(chunk)
@@ -152,7 +157,8 @@ class SystemStream:
                                               source=path), self.chunk_conv)
         self.judgments.check_rest()
 
-    def _finish(self, path: str, first_row: tuple[str, str], name: str) -> SystemResult:
+    def _finish(self, path: str, first_row: tuple[str, str], name: str,
+                skipped: tuple[str, ...]) -> SystemResult:
         self._check_judgments(path, first_row)
         seen = self.seen.judged_first_line >= 0
         missing = np.flatnonzero(~seen)
@@ -175,6 +181,7 @@ class SystemStream:
         diag.examples["queries_only_in_run"] = self.run_only_examples
         diag.examples["queries_only_in_qrels"] = take(self.qrels.query_dict,
                                                       missing[:EXAMPLES]).to_pylist()
+        count_skipped(diag, skipped, self.qrels.skipped_files)
 
         values = {k: concat(v) for k, v in self.values.items()}
         self.values.clear()
