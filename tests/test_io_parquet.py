@@ -727,3 +727,29 @@ def test_an_empty_parquet_run_says_nothing_was_ranked_streamed_or_not(tmp_path):
         with pytest.raises(InputError) as error:
             evaluate(QRELS, path, ["AP"])
         assert str(error.value) == f"{path}: nothing ranked: the run holds no rows"
+
+
+@pytest.mark.parametrize("column", ["score", "doc"])
+def test_a_column_to_read_that_two_columns_are_named_is_refused(tmp_path, capsys, column):
+    """As a frame's: the in-memory read escaped as pyarrow's KeyError (the command line's
+    exit status 1 and a traceback), the streamed one named pyarrow's schema error."""
+    from rankwise.cli import main
+    from rankwise.stream import evaluate_stream
+
+    names = ["query", "doc", "score", column]
+    table = pa.Table.from_arrays([pa.array(["q1"]), pa.array(["d1"]), pa.array([1.0]),
+                                  pa.array([2.0] if column == "score" else ["d2"])], names=names)
+    path = str(tmp_path / "run.parquet")
+    pq.write_table(table, path)
+    qrels = {"q1": {"d1": 1}}
+    message = f"{path}: 2 columns are named {column!r}: the column to read must be the only " \
+              "one of its name"
+    for evaluate in (rankwise.evaluate, evaluate_stream):
+        with pytest.raises(InputError) as info:
+            evaluate(qrels, path, ["P@5"])
+        assert str(info.value) == message
+    qrels_file = tmp_path / "qrels.txt"
+    qrels_file.write_text("q1 0 d1 1\n")
+    for stream in ([], ["--stream"]):
+        assert main(["evaluate", str(qrels_file), path, "-m", "P@5", *stream]) == 2
+        assert capsys.readouterr().err == f"rankwise: error: {message}\n"

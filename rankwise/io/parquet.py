@@ -219,6 +219,10 @@ def parquet_layout(path, needed: tuple[str, ...], optional: tuple[str, ...], wha
                          f"{hint} (on the command line: --query-column, --doc-column, "
                          f"--{hint.rstrip('=')}-column)", source=source)
     columns = [*needed, *(c for c in optional if c in available)]
+    twice = next((c for c in columns if schema.names.count(c) > 1), None)
+    if twice is not None:
+        raise InputError(f"{schema.names.count(twice)} columns are named {twice!r}: the column "
+                         "to read must be the only one of its name", source=files[0])
     in_files = [c for c in columns if c not in given]
     promoted = _same_kinds(files, in_files, needed, given) if len(files) > 1 else {}
     rows = tuple(_footer_rows(f) for f in files) if given else ()
