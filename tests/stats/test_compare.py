@@ -75,7 +75,7 @@ def test_paired_tests_match_scipy_through_compare(test):
     c = rankwise.compare(qrels, runs, ["nDCG@10"], baseline="s1", test=test)
     result = rankwise.evaluate(qrels, runs, ["nDCG@10"], per_query=True)
     x, y = (result.systems[s].values["nDCG@10"] for s in ("s0", "s1"))
-    nonzero = (x - y)[x != y]  # Wilcoxon: exact for <= 50 non-zero differences without ties
+    nonzero = (x - y)[x != y]  # Wilcoxon: exact (at most 200 non-zero differences, no ties)
     assert len(nonzero) <= 50 and len(np.unique(np.abs(nonzero))) == len(nonzero)
     ref = {"t": lambda: stats.ttest_rel(x, y).pvalue,
            "wilcoxon": lambda: stats.wilcoxon(nonzero, method="exact").pvalue,
@@ -85,6 +85,22 @@ def test_paired_tests_match_scipy_through_compare(test):
     assert row["test"].p_value == pytest.approx(ref, rel=1e-10)
     assert row["p_value_corrected"] == pytest.approx(ref, rel=1e-10)  # one test: unchanged
     assert set(c.risk["nDCG@10"]["s0"]) == {"urisk", "trisk"}
+
+
+def test_wilcoxon_through_compare_is_exact_on_few_tied_queries():
+    # five queries, A one relevant document ahead of B in the top 5 of each: five tied
+    # differences of +0.2; the smallest p-value the signed-rank test can give is 2/2**5
+    # (the normal approximation gave 0.0253 and called it significant)
+    qrels = {f"q{i}": {"r0": 1, "r1": 1, "n0": 0, "n1": 0, "n2": 0, "n3": 0} for i in range(5)}
+    ranked = {"A": ["r0", "r1", "n0", "n1", "n2", "n3"], "B": ["r0", "n0", "n1", "n2", "n3", "r1"]}
+    runs = {name: {q: {d: float(6 - k) for k, d in enumerate(docs)} for q in qrels}
+            for name, docs in ranked.items()}
+    c = rankwise.compare(qrels, runs, ["P@5"], test="wilcoxon", baseline="B")
+    (row,) = c.tests
+    ref = stats.permutation_test((np.full(5, 0.2),), lambda d: stats.rankdata(abs(d))[d > 0].sum(),
+                                 permutation_type="samples", n_resamples=np.inf).pvalue
+    assert row["test"].p_value == pytest.approx(ref, rel=1e-12) and ref == pytest.approx(0.0625)
+    assert row["test"].details["method"] == "exact" and not row["significant"]
 
 
 def raw_p(c, measure, a, b):
@@ -318,8 +334,13 @@ def test_csv_carries_the_settings():
     assert (row["correction"], row["permutations"], row["exact"]) == ("holm", "32", "true")
     (row,) = csv.DictReader(io.StringIO(rankwise.compare(qrels, runs, ["RR"], test="wilcoxon",
                                                          correction="none").to_csv()))
-    # three differences of +-0.5 tie: Wilcoxon's normal approximation, not exact
-    assert (row["correction"], row["permutations"], row["exact"]) == ("none", "", "false")
+    # three differences of +-0.5 tie: Wilcoxon's exact null distribution of the mid-ranks
+    assert (row["correction"], row["permutations"], row["exact"]) == ("none", "", "true")
+    # above 200 non-zero differences: the normal approximation
+    qrels, runs = first_relevant({"A": [1] * 201, "B": [2] * 201})
+    (row,) = csv.DictReader(io.StringIO(rankwise.compare(qrels, runs, ["RR"], test="wilcoxon",
+                                                         correction="none").to_csv()))
+    assert (row["permutations"], row["exact"]) == ("", "false")
 
 
 def test_bad_arguments():

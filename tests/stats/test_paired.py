@@ -36,29 +36,108 @@ def test_t_test_matches_scipy(n, seed):
     assert ours.effect_size == pytest.approx(d.mean() / d.std(ddof=1))
 
 
-def documented_wilcoxon(d):
-    """scipy on the non-zero differences, exact for at most 50 of them without ties."""
+def enumerated_wilcoxon_p(d):
+    """Two-sided p-value of the signed-rank statistic over all ``2**m`` sign vectors of the
+    mid-ranks (``scipy.stats.rankdata``) of the ``m`` non-zero ``|d|``: ``2 P(W+ <= T)``,
+    ``T = min(W+, W-)``, capped at 1. Every vector is counted, none sampled: each half of the
+    ranks is enumerated in full and the halves' sums are paired by sorting."""
     d = np.asarray(d, dtype=np.float64)
-    nonzero = d[d != 0]
-    ties = len(np.unique(np.abs(nonzero))) < len(nonzero)
-    method = "exact" if len(nonzero) <= 50 and not ties else "asymptotic"
-    return stats.wilcoxon(nonzero, method=method), method
+    d = d[d != 0]
+    ranks = stats.rankdata(np.abs(d))  # mid-ranks: multiples of 1/2, summed exactly
+    w_plus = ranks[d > 0].sum()
+    t = min(w_plus, ranks.sum() - w_plus)
+
+    def sums(r):  # W+ of every sign vector of the ranks r
+        return ((np.arange(2 ** len(r))[:, None] >> np.arange(len(r))) & 1) @ r
+
+    half = len(ranks) // 2
+    left, right = sums(ranks[:half]), np.sort(sums(ranks[half:]))
+    count = int(np.searchsorted(right, t - left + 0.25, side="right").sum())
+    return min(1.0, 2 * count / 2 ** len(ranks))
+
+
+def permutation_wilcoxon_p(d):
+    """The same by scipy's own exact permutation test of W+ (every sign flip of d)."""
+    d = np.asarray(d, dtype=np.float64)
+    d = d[d != 0]
+
+    def w_plus(v):
+        return stats.rankdata(np.abs(v))[v > 0].sum()
+
+    return stats.permutation_test((d,), w_plus, permutation_type="samples",
+                                  n_resamples=np.inf, vectorized=False).pvalue
+
+
+def tied_sample(m, seed, levels):
+    """m non-zero differences drawn from a few values (ties) and both signs."""
+    rng = np.random.default_rng(seed)
+    return rng.choice(np.arange(1, levels + 1), size=m) / 10 * rng.choice([-1, 1], size=m,
+                                                                          p=[0.3, 0.7])
+
+
+@pytest.mark.parametrize("d", [[0.2] * 5, [0.2, 0.2, 0.4, 0.4, 0.6, 0.6], [0.1] * 3])
+def test_wilcoxon_few_tied_differences_reach_only_attainable_p_values(d):
+    # m differences of one sign: the smallest two-sided p-value the test can give is 2/2**m
+    # (0.0625 for 5, where the normal approximation said 0.0253)
+    r = wilcoxon_test(d, np.zeros(len(d)))
+    assert r.details["method"] == "exact"
+    assert r.p_value == 2 / 2 ** len(d)
+    assert r.p_value == enumerated_wilcoxon_p(d)
+    assert r.p_value == pytest.approx(permutation_wilcoxon_p(d), rel=1e-12)
+
+
+@pytest.mark.parametrize("m,seed,levels", [(4, 0, 2), (7, 1, 3), (10, 2, 4), (12, 3, 3),
+                                           (16, 4, 5), (23, 5, 6), (30, 6, 8), (34, 7, 3)])
+def test_wilcoxon_exact_with_ties_equals_enumeration(m, seed, levels):
+    # the exact null distribution conditional on the observed mid-ranks
+    d = tied_sample(m, seed, levels)
+    assert len(np.unique(np.abs(d))) < m  # ties
+    r = wilcoxon_test(d, np.zeros(m))
+    assert r.details["method"] == "exact"
+    ranks = stats.rankdata(np.abs(d))
+    assert r.statistic == min(ranks[d > 0].sum(), ranks[d < 0].sum())
+    assert r.p_value == pytest.approx(enumerated_wilcoxon_p(d), rel=1e-12)
+    if m <= 12:
+        assert r.p_value == pytest.approx(permutation_wilcoxon_p(d), rel=1e-12)
+
+
+@pytest.mark.parametrize("m", [1, 10, 40, 80, 200])
+def test_wilcoxon_exact_without_ties_matches_scipy(m):
+    d = np.random.default_rng(m).normal(0.1, 1, m)
+    r = wilcoxon_test(d, np.zeros(m))
+    ref = stats.wilcoxon(d, method="exact")
+    assert r.details["method"] == "exact"
+    assert r.statistic == ref.statistic
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-12)
 
 
 @pytest.mark.parametrize("n,seed,ties", [(10, 1, False), (40, 2, False), (80, 3, False),
                                          (30, 4, True), (12, 5, True)])
-def test_wilcoxon_matches_scipy(n, seed, ties):
-    x, y = sample(n, seed, ties=ties)
-    ours = wilcoxon_test(x, y)
-    ref, method = documented_wilcoxon(x - y)
-    assert ours.statistic == ref.statistic
-    assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-12)
-    assert ours.details["method"] == method
+def test_wilcoxon_on_measure_like_values(n, seed, ties):
+    # values in [0, 1]; with ties: differences of values with one decimal (some zero)
+    x, y = sample(n, seed)
+    d = np.round(x - y, 1) if ties else x - y
+    r = wilcoxon_test(d, np.zeros(n)) if ties else wilcoxon_test(x, y)
+    assert r.details["method"] == "exact"
+    if ties:
+        assert r.p_value == pytest.approx(enumerated_wilcoxon_p(d), rel=1e-12)
+    else:
+        assert r.p_value == pytest.approx(stats.wilcoxon(d, method="exact").pvalue, rel=1e-12)
+
+
+@pytest.mark.parametrize("m,levels", [(201, 5), (201, 400), (600, 10)])
+def test_wilcoxon_above_the_exact_size_is_the_tie_corrected_normal_approximation(m, levels):
+    d = tied_sample(m, m + levels, levels)
+    r = wilcoxon_test(d, np.zeros(m))
+    ref = stats.wilcoxon(d, method="asymptotic", correction=False)
+    assert r.details["method"] == "asymptotic"
+    assert r.statistic == ref.statistic
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-12)
 
 
 def test_wilcoxon_zero_differences_are_dropped_before_choosing_the_method():
-    # 15 non-zero differences without ties and 5 zeros: exact on the 15, as documented
-    # (scipy's own choice counts the zeros and falls back to the normal approximation)
+    # 15 non-zero differences without ties and 5 zeros: exact on the 15 (zero_method
+    # "wilcox"; scipy's own choice counts the zeros and falls back to the normal approximation)
     d = np.array([0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, -12, -13, 14, -15]) / 100
     y = np.full(20, 0.5)
     r = wilcoxon_test(y + d, y)
@@ -66,11 +145,12 @@ def test_wilcoxon_zero_differences_are_dropped_before_choosing_the_method():
     exact = stats.wilcoxon(nonzero, method="exact")
     assert (r.statistic, r.p_value) == (exact.statistic, exact.pvalue)
     assert r.details["method"] == "exact" and r.n == 20 and r.ties == 5
-    # ties among |d| with few differences: the normal approximation, as documented
+    # ties among |d| and a zero: exact too, on the mid-ranks of the non-zero differences
     tied = np.array([0.1, 0.1, -0.2, 0.3, 0.0, 0.4])
     r = wilcoxon_test(tied, np.zeros(6))
-    assert r.details["method"] == "asymptotic"
-    assert r.p_value == stats.wilcoxon(tied[tied != 0], method="asymptotic").pvalue
+    assert r.details["method"] == "exact" and r.ties == 1
+    assert r.p_value == enumerated_wilcoxon_p(tied)
+    assert r.p_value == pytest.approx(permutation_wilcoxon_p(tied), rel=1e-12)
 
 
 def test_wilcoxon_worked_example():
@@ -84,8 +164,10 @@ def test_wilcoxon_worked_example():
     assert r.statistic == 18.0
     assert r.wins - r.losses == 5 - 4 and r.ties == 1
     assert r.p_value > 0.05
-    assert r.details["method"] == "asymptotic"  # two |d| of 5: a tie
-    assert r.p_value == pytest.approx(documented_wilcoxon(np.subtract(x1, x2))[0].pvalue)
+    assert r.details["method"] == "exact"  # two |d| of 5 tie: exact on the mid-ranks
+    assert r.p_value == 324 / 512  # 162 of the 512 sign vectors have W+ <= 18
+    assert r.p_value == enumerated_wilcoxon_p(np.subtract(x1, x2))
+    assert r.p_value == pytest.approx(permutation_wilcoxon_p(np.subtract(x1, x2)), rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
