@@ -355,11 +355,11 @@ class Comparison:
 
         from .stats.intervals import t_interval
         from .stats.multi import randomized_tukey_hsd, tukey_hsd
-        from .stats.paired import PairedTest, cohens_d, win_tie_loss
+        from .stats.paired import PairedTest, cohens_d, paired_differences, win_tie_loss
 
         k, n = scores.shape
         if n < (2 if self.test == "tukey" else 1):  # no error variance; no query to shuffle
-            return [_undefined(self.test, scores[i] - scores[j], self.confidence)
+            return [_undefined(self.test, scores[i], scores[j], self.confidence)
                     for i, j in pairs]
         if self.test == "tukey":
             order = list(range(k))
@@ -379,7 +379,8 @@ class Comparison:
         out = []
         for i, j in pairs:
             r, flip = where[i, j]
-            d = scores[i] - scores[j]
+            diffs = paired_differences(scores[i], scores[j])
+            d = diffs.d
             mean = float(d.mean())
             if self.test == "tukey":
                 low, high = mean - half, mean + half
@@ -388,7 +389,7 @@ class Comparison:
             else:
                 (low, high), stat = t_interval(d, self.confidence), flip * float(q[r])
                 details = {"permutations": self.permutations, "ci": "t"}
-            w, t, lo = win_tie_loss(d)
+            w, t, lo = win_tie_loss(d, diffs.allowance)
             out.append(PairedTest(self.test, stat, float(p[r]), n, mean, low, high,
                                   self.confidence, cohens_d(d), w, t, lo, 0, details))
         return out
@@ -646,13 +647,15 @@ class Comparison:
                 f"test={self.test!r}, correction={self.correction!r})")
 
 
-def _undefined(test: str, d: np.ndarray, confidence: float) -> Any:
-    """``test`` where it has no value: NaN statistic, p-value and interval; the counts of ``d``."""
-    from .stats.paired import PairedTest, cohens_d, win_tie_loss
+def _undefined(test: str, x: np.ndarray, y: np.ndarray, confidence: float) -> Any:
+    """``test`` where it has no value: NaN statistic, p-value and interval; the counts of
+    ``x - y``."""
+    from .stats.paired import PairedTest, cohens_d, paired_differences, win_tie_loss
 
+    d, _, allowance = paired_differences(x, y)
     nan = float("nan")
     return PairedTest(test, nan, nan, len(d), float(d.mean()) if len(d) else nan, nan, nan,
-                      confidence, cohens_d(d), *win_tie_loss(d))
+                      confidence, cohens_d(d), *win_tie_loss(d, allowance))
 
 
 def _draws(test: str, details: dict[str, Any]) -> tuple[str, str]:

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .resampling import CHUNK_ELEMENTS, relative_tolerance
+from .resampling import CHUNK_ELEMENTS
+from .tolerance import relative_tolerance
 
 
 @dataclass

@@ -4,21 +4,24 @@ Every test takes the two systems' per-query values ``x`` and ``y`` (aligned on t
 queries), works on the differences ``d = x - y`` and returns a :class:`PairedTest`: the test
 statistic, the two-sided p-value, the mean difference with its confidence interval, Cohen's
 d for paired samples and the win/tie/loss counts. Pairs with a NaN on either side are dropped
-and counted (``dropped``).
+and counted (``dropped``). A difference within the rounding allowance of its two values
+(:func:`~rankwise.stats.tolerance.relative_tolerance`: ``1e-9 (|x_q| + |y_q|)``) is a tie, in
+the win/tie/loss counts and in the sign and signed-rank tests.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from ..errors import InputError
 from ..plain import plain
 from .intervals import bootstrap_interval, t_interval
-from .resampling import bootstrap_moments, relative_tolerance, sign_flip_exceedances
+from .resampling import bootstrap_moments, sign_flip_exceedances
+from .tolerance import relative_tolerance
 
 #: The tests :func:`paired_test` knows, by name.
 PAIRED_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
@@ -75,15 +78,37 @@ class PairedTest:
         return {k: plain(v) for k, v in asdict(self).items()}
 
 
-def paired_differences(x: Any, y: Any) -> tuple[np.ndarray, int]:
-    """``x - y`` over the pairs where both are defined, and how many pairs were dropped."""
+class Differences(NamedTuple):
+    """The paired differences ``d = x - y`` over the pairs where both values are defined.
+
+    ``dropped`` counts the pairs left out because a value was NaN. ``allowance`` is, per
+    pair, the rounding allowance of its difference, ``relative_tolerance`` of ``x_q`` and
+    ``y_q``: ``1e-9 (|x_q| + |y_q|)``. A difference within it counts as 0, and two ``|d|``
+    within the sum of their allowances as equal (``0.6 - 0.2`` is ``0.39999999999999997``,
+    ``0.8 - 0.4`` is ``0.4``, and ``0.3 - (0.1 + 0.2)`` is ``-5.6e-17``).
+    """
+
+    d: np.ndarray
+    dropped: int
+    allowance: np.ndarray
+
+
+def paired_differences(x: Any, y: Any) -> Differences:
+    """``x - y`` over the pairs where both are defined, how many pairs were dropped, and the
+    rounding allowance of each difference.
+
+    >>> diffs = paired_differences([0.3, 1.0, np.nan], [0.1 + 0.2, 0.5, 0.2])
+    >>> diffs.d.tolist(), diffs.dropped   # 0.3 - (0.1 + 0.2): rounding, within 6e-10
+    ([-5.551115123125783e-17, 0.5], 1)
+    """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
         raise InputError("paired values must be two 1-D arrays of the same length",
                          source="paired test", value=f"{x.shape} and {y.shape}")
     keep = ~(np.isnan(x) | np.isnan(y))
-    return x[keep] - y[keep], int((~keep).sum())
+    x, y = x[keep], y[keep]
+    return Differences(x - y, int((~keep).sum()), relative_tolerance(np.stack([x, y]), axis=0))
 
 
 def cohens_d(d: np.ndarray) -> float:
@@ -103,23 +128,27 @@ def cohens_d(d: np.ndarray) -> float:
     return mean / sd
 
 
-def win_tie_loss(d: np.ndarray) -> tuple[int, int, int]:
-    """Counts of positive, zero and negative differences.
+def win_tie_loss(d: np.ndarray, allowance: float | np.ndarray = 0.0) -> tuple[int, int, int]:
+    """Counts of positive, zero and negative differences; a difference within ``allowance``
+    (per difference, as :attr:`Differences.allowance`) counts as zero.
 
     >>> win_tie_loss(np.array([0.5, 0.0, -0.1, 0.2]))
     (2, 1, 1)
+    >>> win_tie_loss(np.array([-5.6e-17, 0.1]), np.array([6e-10, 3e-10]))
+    (1, 1, 0)
     """
-    return int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
+    return (int((d > allowance).sum()), int((np.abs(d) <= allowance).sum()),
+            int((d < -allowance).sum()))
 
 
-def _result(test: str, d: np.ndarray, dropped: int, statistic: float, p: float,
-            confidence: float, interval: tuple[float, float] | None = None,
-            **details: Any) -> PairedTest:
+def _result(test: str, diffs: Differences, statistic: float, p: float, confidence: float,
+            interval: tuple[float, float] | None = None, **details: Any) -> PairedTest:
+    d = diffs.d
     low, high = interval if interval is not None else t_interval(d, confidence)
-    wins, ties, losses = win_tie_loss(d)
+    wins, ties, losses = win_tie_loss(d, diffs.allowance)
     return PairedTest(test, float(statistic), float(p), len(d),
                       float(d.mean()) if len(d) else float("nan"), low, high, confidence,
-                      cohens_d(d), wins, ties, losses, dropped, details)
+                      cohens_d(d), wins, ties, losses, diffs.dropped, details)
 
 
 def paired_t_test(x: Any, y: Any, confidence: float = 0.95) -> PairedTest:
@@ -137,33 +166,37 @@ def paired_t_test(x: Any, y: Any, confidence: float = 0.95) -> PairedTest:
     """
     from scipy import stats
 
-    d, dropped = paired_differences(x, y)
+    diffs = paired_differences(x, y)
+    d = diffs.d
     n = len(d)
     if n < 2:
-        return _result("t", d, dropped, float("nan"), float("nan"), confidence)
+        return _result("t", diffs, float("nan"), float("nan"), confidence)
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     if sd == 0:
         t = 0.0 if mean == 0 else math.copysign(math.inf, mean)
     else:
         t = mean / (sd / math.sqrt(n))
     p = 1.0 if t == 0 else float(2 * stats.t.sf(abs(t), n - 1))
-    return _result("t", d, dropped, t, p, confidence, df=n - 1)
+    return _result("t", diffs, t, p, confidence, df=n - 1)
 
 
 def wilcoxon_test(x: Any, y: Any, confidence: float = 0.95) -> PairedTest:
     """Wilcoxon's signed-rank test (Wilcoxon 1945), exact with or without ties.
 
     Zero differences are dropped first (Wilcoxon's ``zero_method="wilcox"``), the ``m``
-    others ranked by ``|d|`` (ties get their mean rank); ``W+`` and ``W-`` are the sums of the
-    ranks of the positive and the negative differences and ``T = min(W+, W-)``. Under the null
-    hypothesis each rank carries either sign with probability 1/2, so with ``m <= 200``
-    (:data:`WILCOXON_EXACT_MAX_N`) the p-value is exact: ``p = min(1, 2 P(W+ <= T))`` over
-    the ``2**m`` sign vectors of the observed mid-ranks (the null distribution conditional on
-    the ranks, which handles ties exactly: Lehmann 1975, *Nonparametrics: Statistical Methods
-    Based on Ranks*, ch. 3), counted by :func:`signed_rank_cdf`. Without ties it is the classic
-    exact distribution (:func:`scipy.stats.wilcoxon`, ``method="exact"``). Above 200, the
-    normal approximation ``z = (T - m(m+1)/4) / sqrt(m(m+1)(2m+1)/24 - Σ(t³ - t)/48)`` over
-    the tie groups of sizes t, ``p = 2 Φ(z)``, without continuity correction.
+    others ranked by ``|d|`` (ties get their mean rank); a difference within its rounding
+    allowance is zero, and sorted ``|d|`` closer than the sum of their allowances are tied
+    (:class:`Differences`), so the ranks do not depend on float noise nor the p-value on the
+    units of the values. ``W+`` and ``W-`` are the sums of the ranks of the positive and the
+    negative differences and ``T = min(W+, W-)``. Under the null hypothesis each rank carries
+    either sign with probability 1/2, so with ``m <= 200`` (:data:`WILCOXON_EXACT_MAX_N`) the
+    p-value is exact: ``p = min(1, 2 P(W+ <= T))`` over the ``2**m`` sign vectors of the
+    observed mid-ranks (the null distribution conditional on the ranks, which handles ties
+    exactly: Lehmann 1975, *Nonparametrics: Statistical Methods Based on Ranks*, ch. 3),
+    counted by :func:`signed_rank_cdf`. Without ties it is the classic exact distribution
+    (:func:`scipy.stats.wilcoxon`, ``method="exact"``). Above 200, the normal approximation
+    ``z = (T - m(m+1)/4) / sqrt(m(m+1)(2m+1)/24 - Σ(t³ - t)/48)`` over the tie groups of
+    sizes t, ``p = 2 Φ(z)``, without continuity correction.
     ``details["method"]`` says which (``"exact"`` or ``"asymptotic"``). p = 1 when every
     difference is zero.
 
@@ -175,25 +208,28 @@ def wilcoxon_test(x: Any, y: Any, confidence: float = 0.95) -> PairedTest:
     >>> wilcoxon_test([0.2] * 5, [0.0] * 5).p_value   # five tied wins: 2 of 32 sign vectors
     0.0625
     """
-    d, dropped = paired_differences(x, y)
-    nonzero = d[d != 0]
+    diffs = paired_differences(x, y)
+    beyond = np.abs(diffs.d) > diffs.allowance
+    nonzero = diffs.d[beyond]
     if len(nonzero) == 0:
-        return _result("wilcoxon", d, dropped, 0.0, 1.0, confidence, method="exact")
-    doubled, sizes = _doubled_mid_ranks(np.abs(nonzero))
+        return _result("wilcoxon", diffs, 0.0, 1.0, confidence, method="exact")
+    doubled, sizes = _doubled_mid_ranks(np.abs(nonzero), diffs.allowance[beyond])
     w_plus = int(doubled[nonzero > 0].sum())
     t2 = min(w_plus, int(doubled.sum()) - w_plus)  # 2T, an integer
     if len(nonzero) <= WILCOXON_EXACT_MAX_N:
         method, p = "exact", min(1.0, 2.0 * signed_rank_cdf(doubled, t2))
     else:
         method, p = "asymptotic", _signed_rank_normal_p(t2 / 2, len(nonzero), sizes)
-    return _result("wilcoxon", d, dropped, t2 / 2, p, confidence, method=method)
+    return _result("wilcoxon", diffs, t2 / 2, p, confidence, method=method)
 
 
-def _doubled_mid_ranks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _doubled_mid_ranks(a: np.ndarray, allowance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Twice the mid-ranks of ``a`` (integers: a tie group over ranks i..j gets ``i + j``),
-    in the order of ``a``, and the sizes of the tie groups."""
+    in the order of ``a``, and the sizes of the tie groups. Sorted, two neighbours closer
+    than the sum of their rounding allowances are in one tie group."""
     order = np.argsort(a, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(a[order]) > 0])
+    near = allowance[order][1:] + allowance[order][:-1]
+    starts = np.flatnonzero(np.r_[True, np.diff(a[order]) > near])
     sizes = np.diff(np.r_[starts, len(a)])
     doubled = np.empty(len(a), dtype=np.int64)
     doubled[order] = np.repeat(2 * starts + 1 + sizes, sizes)  # (starts + 1) + (starts + sizes)
@@ -245,10 +281,10 @@ def sign_test(x: Any, y: Any, confidence: float = 0.95) -> PairedTest:
     """
     from scipy import stats
 
-    d, dropped = paired_differences(x, y)
-    wins, _, losses = win_tie_loss(d)
+    diffs = paired_differences(x, y)
+    wins, _, losses = win_tie_loss(diffs.d, diffs.allowance)
     p = 1.0 if wins + losses == 0 else stats.binomtest(wins, wins + losses, 0.5).pvalue
-    return _result("sign", d, dropped, wins, p, confidence)
+    return _result("sign", diffs, wins, p, confidence)
 
 
 def randomization_test(x: Any, y: Any, confidence: float = 0.95, permutations: int = 10_000,
@@ -271,12 +307,13 @@ def randomization_test(x: Any, y: Any, confidence: float = 0.95, permutations: i
     >>> r.p_value, r.details["exact"]   # 4 of the 16 sign vectors reach |sum| = 0.55
     (0.25, True)
     """
-    d, dropped = paired_differences(x, y)
+    diffs = paired_differences(x, y)
+    d = diffs.d
     rng = np.random.default_rng(seed)
     count, total, was_exact = sign_flip_exceedances(d, permutations, rng, exact, chunk_rows)
     p = count / total if was_exact else (count + 1) / (total + 1)
     mean = float(d.mean()) if len(d) else float("nan")
-    return _result("randomization", d, dropped, mean, p, confidence, exact=was_exact,
+    return _result("randomization", diffs, mean, p, confidence, exact=was_exact,
                    permutations=total)
 
 
@@ -297,10 +334,11 @@ def bootstrap_test(x: Any, y: Any, confidence: float = 0.95, resamples: int = 10
     >>> r.test, 0 < r.p_value < 1, r.ci_low < r.mean_difference < r.ci_high
     ('bootstrap', True, True)
     """
-    d, dropped = paired_differences(x, y)
+    diffs = paired_differences(x, y)
+    d = diffs.d
     n = len(d)
     if n < 2:
-        return _result("bootstrap", d, dropped, float("nan"), float("nan"), confidence,
+        return _result("bootstrap", diffs, float("nan"), float("nan"), confidence,
                        resamples=resamples)
     rng = np.random.default_rng(seed)
     means, sds = bootstrap_moments(d, resamples, rng, chunk_rows)
@@ -310,7 +348,7 @@ def bootstrap_test(x: Any, y: Any, confidence: float = 0.95, resamples: int = 10
     reached = np.abs(t_star) >= abs(t_obs) - relative_tolerance(np.array([t_obs]))
     p = (int(reached.sum()) + 1) / (resamples + 1)
     interval = bootstrap_interval(means, confidence)
-    return _result("bootstrap", d, dropped, t_obs, min(p, 1.0), confidence, interval,
+    return _result("bootstrap", diffs, t_obs, min(p, 1.0), confidence, interval,
                    resamples=resamples, ci="percentile")
 
 

@@ -10,21 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .tolerance import relative_tolerance
+
 #: Largest number of non-zero differences for which all 2**n sign flips are enumerated.
 EXACT_MAX_N = 20
 #: Elements per chunk (rows x columns) of the temporary matrices: about 32 MiB of float64.
 CHUNK_ELEMENTS = 1 << 22
-
-
-def relative_tolerance(values: np.ndarray) -> float:
-    """Tolerance under which two resampled statistics count as equal (float rounding only):
-    ``1e-9 * sum(|values|)``, relative to the scale of the values so that a p-value does not
-    depend on their units; 0 (exact comparisons) when every value is 0.
-
-    >>> relative_tolerance(np.array([0.5, -1.5])), relative_tolerance(np.zeros(3))
-    (2e-09, 0.0)
-    """
-    return 1e-9 * float(np.abs(values).sum())
 
 
 def _byte_tables(d: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ from .paired import paired_differences
 
 
 def _risk_weighted(x: Any, baseline: Any, alpha: float) -> np.ndarray:
-    d, _ = paired_differences(x, baseline)
+    d = paired_differences(x, baseline).d
     return np.where(d < 0, (1 + alpha) * d, d)
 
 

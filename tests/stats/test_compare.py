@@ -103,6 +103,24 @@ def test_wilcoxon_through_compare_is_exact_on_few_tied_queries():
     assert row["test"].details["method"] == "exact" and not row["significant"]
 
 
+def test_wilcoxon_through_compare_does_not_rank_float_noise():
+    # P@5 with these hits gives differences (in fifths) 2, 2, 1, 4, 3, 1, 4, -2; as floats the
+    # first two are 0.39999999999999997 and 0.4, which once took different ranks (T = 4.5,
+    # p = 0.0703) where the hit counts tie (T = 4, p = 0.0547)
+    hits = {"A": [3, 4, 1, 5, 5, 2, 5, 0], "B": [1, 2, 0, 1, 2, 1, 1, 2]}
+    qrels = {f"q{i}": {**{f"r{j}": 1 for j in range(5)}, **{f"n{j}": 0 for j in range(5)}}
+             for i in range(8)}
+    runs = {name: {f"q{i}": {d: float(10 - k) for k, d in enumerate(
+                [f"r{j}" for j in range(h)] + [f"n{j}" for j in range(5 - h)])}
+                   for i, h in enumerate(counts)} for name, counts in hits.items()}
+    (row,) = rankwise.compare(qrels, runs, ["P@5"], test="wilcoxon", baseline="B").tests
+    exact = np.subtract(hits["A"], hits["B"])
+    ref = stats.permutation_test((exact,), lambda d: stats.rankdata(abs(d))[d > 0].sum(),
+                                 permutation_type="samples", n_resamples=np.inf).pvalue
+    assert row["test"].statistic == 4.0
+    assert row["test"].p_value == pytest.approx(ref, rel=1e-12)
+
+
 def raw_p(c, measure, a, b):
     """The uncorrected p-value of the pair {a, b} on measure, whichever way round it was tested."""
     (row,) = [r for r in c.tests if r["measure"] == measure and {r["system"], r["other"]} == {a, b}]

@@ -170,6 +170,42 @@ def test_wilcoxon_worked_example():
     assert r.p_value == pytest.approx(permutation_wilcoxon_p(np.subtract(x1, x2)), rel=1e-12)
 
 
+def test_wilcoxon_float_noise_is_no_difference_in_rank():
+    # P@5 values (hits / 5) of two systems: the differences 2/5 come out as
+    # 0.6 - 0.2 = 0.39999999999999997 and 0.8 - 0.4 = 0.4; they tie, as the hit counts do
+    hits_a = np.array([3, 4, 1, 5, 5, 2, 5, 0])
+    hits_b = np.array([1, 2, 0, 1, 2, 1, 1, 2])
+    x, y = hits_a / 5, hits_b / 5
+    assert len(np.unique(np.abs(x - y))) == 5  # float noise: 0.4 twice, as two numbers
+    exact = hits_a - hits_b  # 2, 2, 1, 4, 3, 1, 4, -2: |d| ties {1 x2, 2 x3, 4 x2}
+    r = wilcoxon_test(x, y)
+    ranks = stats.rankdata(np.abs(exact))
+    assert r.statistic == ranks[exact < 0].sum() == 4.0  # not 4.5
+    assert r.p_value == enumerated_wilcoxon_p(exact) == wilcoxon_test(hits_a, hits_b).p_value
+    assert r.p_value == pytest.approx(permutation_wilcoxon_p(exact), rel=1e-12)
+    # ... so the p-value does not depend on the units of the values
+    for scale in (1e-10, 1e-3, 7.0, 1e6):
+        assert wilcoxon_test(x * scale, y * scale).p_value == r.p_value
+
+
+def test_zero_plus_float_noise_is_a_tie_for_the_sign_and_wilcoxon_tests():
+    # 0.3 and 0.1 + 0.2 (0.30000000000000004) are one value: three ties, three wins
+    x = np.array([0.3, 0.3, 0.3, 0.5, 0.6, 0.7])
+    y = np.array([0.1 + 0.2] * 3 + [0.2, 0.1, 0.3])
+    exact = np.array([0, 0, 0, 3, 5, 4]) / 10
+    assert (x - y)[:3].tolist() == [-2 ** -54] * 3
+    sign = sign_test(x, y)
+    assert (sign.wins, sign.ties, sign.losses, sign.statistic) == (3, 3, 0, 3)
+    assert sign.p_value == stats.binomtest(3, 3).pvalue == 0.25
+    w = wilcoxon_test(x, y)
+    assert (w.wins, w.ties, w.losses, w.statistic) == (3, 3, 0, 0.0)
+    assert w.p_value == enumerated_wilcoxon_p(exact) == 0.25
+    # the other tests count wins, ties and losses the same way
+    assert (paired_t_test(x, y).ties, randomization_test(x, y).ties) == (3, 3)
+    # a difference far above rounding is no tie, however small: 1e-12 between values of 1e-6
+    assert sign_test([1e-6 + 1e-12, 0.5], [1e-6, 0.5]).wins == 1
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_sign_test_matches_binomtest(seed):
     x, y = sample(25, seed, ties=True)
