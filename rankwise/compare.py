@@ -16,7 +16,7 @@ import numpy as np
 from .conventions import Conventions
 from .errors import InputError
 from .messages import Message, as_id, joined, message
-from .plain import csv_field, markdown_text, plain, text_ids
+from .plain import csv_field, markdown_text, percent, plain, text_ids
 from .results import Result
 
 #: Values of ``test``: the paired tests, and the two many-system tests.
@@ -470,7 +470,7 @@ class Comparison:
         against = message("against baseline ", as_id(self.baseline)) if self.baseline \
             else "all pairs"
         return message(f"{_TEST_NAMES[self.test]}, ", against, f", correction {correction}, "
-                       f"alpha {self.alpha:g}, {queries} queries, {self.confidence:.0%} "
+                       f"alpha {self.alpha:g}, {queries} queries, {percent(self.confidence)} "
                        f"intervals ({self.interval})", self._resampling())
 
     def _resampling(self) -> str:
@@ -530,8 +530,8 @@ class Comparison:
 
     def _test_header(self) -> list[str]:
         adj = "p adj" if self.correction == "none" else f"p ({self.correction})"
-        return ["measure", "system", "vs", "diff", f"{self.confidence:.0%} CI", "statistic", "p",
-                adj, "d", "W/T/L", "sig"]
+        return ["measure", "system", "vs", "diff", f"{percent(self.confidence)} CI", "statistic",
+                "p", adj, "d", "W/T/L", "sig"]
 
     def to_table(self, digits: int = 4) -> str:
         """Aligned plain text: means with markers, then one line per test, groups, warnings."""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,18 @@ def plain(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     return value
+
+
+def percent(share: float) -> str:
+    """``share`` as a percentage with every digit it has: the shortest decimal that reads
+    back as the float (its ``repr``), moved two places, so neither rounding (``{:.0%}`` made
+    0.999 "100%") nor binary noise (``0.57 * 100`` is ``56.99999999999999``) shows.
+
+    >>> percent(0.95), percent(0.975), percent(0.999), percent(0.57), percent(1e-7)
+    ('95%', '97.5%', '99.9%', '57%', '0.00001%')
+    """
+    digits = Decimal(repr(float(share))).scaleb(2).normalize()
+    return f"{digits:f}%"
 
 
 def csv_field(text: str) -> str:

@@ -9,6 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from ..messages import Message, as_id, message
+from ..plain import percent
 from .power import minimum_detectable_effect
 
 #: Below this many queries a paired test is weak (Buckley & Voorhees 2000; Sanderson & Zobel 2005).
@@ -51,7 +52,7 @@ def few_queries_warning(n: int, alpha: float, power: float,
     units = "; ".join(f"{m}: {d_min * sd:.4f}" for m, sd in sd_of_differences.items()
                       if math.isfinite(sd) and math.isfinite(d_min))
     return (f"only {n} queries: tests are weak; at alpha={alpha:g} a paired t-test has "
-            f"{power:.0%} power only for effects of Cohen's d >= {d_min:.2f}"
+            f"{percent(power)} power only for effects of Cohen's d >= {d_min:.2f}"
             + (f" (minimum detectable mean difference {units})" if units else "")
             + f"; use at least {FEW_QUERIES} queries")
 

@@ -242,6 +242,30 @@ def test_header_says_when_the_randomization_test_was_exact():
                                      "1000 permutations for the others, seed 0")
 
 
+@pytest.mark.parametrize("confidence,label", [(0.999, "99.9%"), (0.975, "97.5%"), (0.95, "95%"),
+                                              (0.9, "90%"), (0.9999, "99.99%")])
+def test_confidence_level_is_shown_as_given(confidence, label):
+    # the level was rounded to a whole percent: 0.999 was labelled 100%, 0.975 98%
+    qrels, runs = collection(n=30, seed=1, strengths=(1.0, 0.6))
+    c = rankwise.compare(qrels, runs, ["AP"], test="t", confidence=confidence)
+    assert f", {label} intervals (t)" in c.describe()
+    assert c._test_header()[4] == f"{label} CI"
+    table = c.to_table()
+    assert table.splitlines()[0] == f"comparison: {c.describe()}" and f"{label} CI" in table
+    markdown = c.to_markdown()
+    assert f"{label} intervals" in markdown and f"| {label} CI |" in markdown
+    assert f"{label} intervals".replace("%", r"\%") in c.to_latex()
+
+
+def test_few_queries_warning_shows_the_power_as_given():
+    from rankwise.stats.pitfalls import few_queries_warning
+
+    text = few_queries_warning(10, 0.05, 0.875, {})
+    assert "has 87.5% power" in text
+    d = (stats.t.ppf(0.975, 9) + stats.t.ppf(0.875, 9)) / math.sqrt(10)
+    assert f"Cohen's d >= {d:.2f}" in text
+
+
 def test_cutoff_and_missing_query_and_nan_warnings():
     qrels, runs = collection(n=30, seed=4, strengths=(0.8, 0.2))
     del runs["s1"]["q03"]
