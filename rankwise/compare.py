@@ -438,18 +438,16 @@ class Comparison:
             for si, name in enumerate(self.systems) if si != b}
 
     def _agreement(self) -> None:
-        from .stats.agreement import kendall_tau, rbo
+        from .stats.agreement import expected_rbo, kendall_tau
 
         means = {m: np.array([(-1.0 if _lower_is_better(m) else 1.0) * self.summary[m][s]["mean"]
                               for s in self.systems]) for m in self.measures}
         for a in range(len(self.measures)):
             for b in range(a + 1, len(self.measures)):
                 ma, mb = self.measures[a], self.measures[b]
-                order_a = [self.systems[i] for i in np.argsort(-means[ma], kind="stable")]
-                order_b = [self.systems[i] for i in np.argsort(-means[mb], kind="stable")]
                 self.agreement.append({"measures": [ma, mb],
                                        "kendall_tau": kendall_tau(means[ma], means[mb]),
-                                       "rbo": rbo(order_a, order_b)})
+                                       "rbo": expected_rbo(means[ma], means[mb])})
 
     # ------------------------------------------------------------------ access
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import subprocess
@@ -264,6 +265,28 @@ def test_few_queries_warning_shows_the_power_as_given():
     assert "has 87.5% power" in text
     d = (stats.t.ppf(0.975, 9) + stats.t.ppf(0.875, 9)) / math.sqrt(10)
     assert f"Cohen's d >= {d:.2f}" in text
+
+
+def test_rank_agreement_does_not_depend_on_the_order_of_the_runs():
+    # A and B tie on P@1 (0.5 each), B is ahead of A on RR, C last on both: RBO was 0.9 when
+    # A was given first and 1.0 when B was; it is now the mean over both orderings of the tie
+    qrels = {f"q{i}": {"rel": 1, "x": 0, "y": 0} for i in range(4)}
+
+    def run(first):  # the rank of the relevant document in each query
+        ranked = [["x", "y"][:r - 1] + ["rel"] + ["x", "y"][r - 1:] for r in first]
+        return {f"q{i}": {d: float(10 - k) for k, d in enumerate(docs)}
+                for i, docs in enumerate(ranked)}
+
+    runs = {"A": run([1, 1, 3, 3]), "B": run([1, 1, 2, 2]), "C": run([1, 3, 3, 3])}
+    seen = set()
+    for names in itertools.permutations(runs):
+        c = rankwise.compare(qrels, {n: runs[n] for n in names}, ["P@1", "RR"], test="t")
+        (agreement,) = c.agreement
+        seen.add((round(agreement["kendall_tau"], 12), round(agreement["rbo"], 12)))
+    (tau, value), = seen
+    assert tau == pytest.approx(stats.kendalltau([0.5, 0.5, 0.25], [2 / 3, 0.75, 0.5]).statistic)
+    # the orderings (A, B, C) and (B, A, C) against (B, A, C): RBO 0.9 and 1, equally likely
+    assert value == pytest.approx((0.1 / 0.9 * (0.81 + 0.729) + 0.729 + 1.0) / 2)
 
 
 def test_cutoff_and_missing_query_and_nan_warnings():

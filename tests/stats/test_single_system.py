@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from rankwise.stats import (bootstrap_mean_interval, describe, kendall_tau, mean_interval,
-                            minimum_detectable_effect, rbo, t_interval, trisk, urisk)
+from rankwise.stats import (bootstrap_mean_interval, describe, expected_rbo, kendall_tau,
+                            mean_interval, minimum_detectable_effect, rbo, t_interval, trisk,
+                            urisk)
 
 
 def test_t_interval_matches_scipy():
@@ -82,6 +84,45 @@ def test_rbo():
         assert rbo(x, y, 0.8) == pytest.approx(rbo(y, x, 0.8))
     # equal lengths: eq. 30, (1-p)/p sum X_d/d p^d + X_k/k p^k; swap of the top two, p = 0.9
     assert rbo(list("abc"), list("bac")) == pytest.approx(0.1 * (0.9 + 0.81) + 0.729)
+
+
+def tie_breakings(scores):
+    """Every ordering of the items (indices) by score, highest first, ties in every order."""
+    values = sorted(set(scores), reverse=True)
+    groups = [[i for i, v in enumerate(scores) if v == value] for value in values]
+    for parts in itertools.product(*(itertools.permutations(g) for g in groups)):
+        yield [i for part in parts for i in part]
+
+
+def brute_force_expected_rbo(a, b, p):
+    """Mean of eq. 32 over every tie-breaking of a and of b, each pair equally likely."""
+    values = [slow_rbo_ext(x, y, p) for x in tie_breakings(a) for y in tie_breakings(b)]
+    return sum(values) / len(values)
+
+
+@pytest.mark.parametrize("a,b", [
+    ([0.5, 0.5, 0.25], [0.6667, 0.75, 0.5]),  # two systems tied on the first measure
+    ([0.3, 0.2, 0.1, 0.0], [0.0, 0.1, 0.2, 0.3]),  # no ties: plain RBO
+    ([1, 1, 1, 0, 0], [2, 1, 1, 1, 0]),
+    ([0.4, 0.4, 0.4, 0.4], [0.1, 0.2, 0.3, 0.4]),  # all tied
+    ([3, 1, 2, 2, 1, 3, 0], [1, 1, 2, 0, 0, 1, 2]),
+])
+@pytest.mark.parametrize("p", [0.9, 0.5])
+def test_expected_rbo_is_the_mean_over_every_tie_breaking(a, b, p):
+    assert expected_rbo(a, b, p) == pytest.approx(brute_force_expected_rbo(a, b, p), rel=1e-12)
+    # it depends on the scores only: the same items listed in any order give the same value
+    rng = np.random.default_rng(len(a))
+    for _ in range(3):
+        order = rng.permutation(len(a))
+        assert expected_rbo(np.take(a, order), np.take(b, order), p) == pytest.approx(
+            expected_rbo(a, b, p), rel=1e-14)
+
+
+def test_expected_rbo_without_ties_is_rbo_of_the_orderings():
+    a, b = np.array([0.9, 0.1, 0.5, 0.3]), np.array([0.2, 0.4, 0.8, 0.1])
+    order = list(np.argsort(-a)), list(np.argsort(-b))
+    assert expected_rbo(a, b) == pytest.approx(rbo(*order), rel=1e-14)
+    assert expected_rbo(a, a) == pytest.approx(1.0)
 
 
 def test_minimum_detectable_effect():
