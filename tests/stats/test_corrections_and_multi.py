@@ -3,6 +3,8 @@ HSD against a slow loop; groups."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -62,6 +64,49 @@ def test_anova_matches_statsmodels(seed):
     assert ours.df_error == table.loc["Residual", "df"]
     assert ours.f_system == pytest.approx(table.loc["C(system)", "F"], rel=1e-9)
     assert ours.p_system == pytest.approx(table.loc["C(system)", "PR(>F)"], rel=1e-8)
+
+
+def exact_blocked_sums_of_squares(s):
+    """SS_sys and SS_err of the blocked design in rational arithmetic on the float inputs:
+    no rounding at all."""
+    k, n = s.shape
+    y = [[Fraction(float(v)) for v in row] for row in s]
+    system = [sum(row) / n for row in y]
+    query = [sum(y[i][j] for i in range(k)) / k for j in range(n)]
+    grand = sum(system) / k
+    ss_system = n * sum((m - grand) ** 2 for m in system)
+    ss_error = sum((y[i][j] - system[i] - query[j] + grand) ** 2
+                   for i in range(k) for j in range(n))
+    return float(ss_system), float(ss_error)
+
+
+@pytest.mark.parametrize("query_sd,error_sd", [(1e4, 1e-4), (1e5, 1e-5)])
+def test_anova_when_query_effects_dwarf_the_error(query_sd, error_sd):
+    # SS_err as SS_total - SS_sys - SS_query cancelled: here 0 for 9e-7 and for 1e-8 (F
+    # infinite, every Tukey p-value 0); the residuals computed directly do not
+    from scipy import stats
+
+    rng = np.random.default_rng(int(query_sd))
+    k, n = 4, 30
+    s = (rng.normal(0, query_sd, n)[None, :] + np.arange(k)[:, None] * error_sd * 0.5
+         + rng.normal(0, error_sd, (k, n)))
+    ours = anova_blocked(s)
+    ss_system, ss_error = exact_blocked_sums_of_squares(s)
+    assert ours.ss_error == pytest.approx(ss_error, rel=1e-12)
+    assert ours.ss_system == pytest.approx(ss_system, rel=1e-12)
+    assert ours.f_system == pytest.approx(ss_system / (k - 1) / (ss_error / ((k - 1) * (n - 1))),
+                                          rel=1e-12)
+    # statsmodels' least squares carry rounding of their own here (about 1e-7 in SS_err and
+    # 3e-6 in F at query sd 1e5, 1e-9 at 1e4)
+    table = anova_lm(ols("y ~ C(system) + C(query)", data=frame(s)).fit())
+    assert ours.ss_error == pytest.approx(table.loc["Residual", "sum_sq"], rel=1e-5)
+    assert ours.f_system == pytest.approx(table.loc["C(system)", "F"], rel=1e-5)
+    assert ours.p_system == pytest.approx(table.loc["C(system)", "PR(>F)"], rel=1e-4)
+    _, diff, p, _ = tukey_hsd(s)
+    se = np.sqrt(ss_error / ((k - 1) * (n - 1)) / n)
+    assert p == pytest.approx(stats.studentized_range.sf(np.abs(diff) / se, k, (k - 1) * (n - 1)),
+                              rel=1e-6)
+    assert 0 < p.max() < 1
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
