@@ -204,6 +204,10 @@ def test_zero_plus_float_noise_is_a_tie_for_the_sign_and_wilcoxon_tests():
     assert (paired_t_test(x, y).ties, randomization_test(x, y).ties) == (3, 3)
     # a difference far above rounding is no tie, however small: 1e-12 between values of 1e-6
     assert sign_test([1e-6 + 1e-12, 0.5], [1e-6, 0.5]).wins == 1
+    # the randomization test flips the differences beyond rounding only: the same p-value as
+    # on the exact differences (the noise alone gave 2/2**3 for these three ties)
+    assert randomization_test(x, y).p_value == randomization_test(exact, 0 * exact).p_value
+    assert randomization_test(x[:3], y[:3]).p_value == 1.0
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
