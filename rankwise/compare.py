@@ -63,7 +63,8 @@ def compare(qrels: Any, runs: Any, measures: str | Sequence[str], baseline: str 
     confidence : float
         Level of every confidence interval.
     power : float
-        Power for the minimum detectable effect reported with few queries.
+        Power for the minimum detectable effect reported with few queries, strictly between
+        ``alpha`` and 1.
     interval : str, optional
         Interval of each system's mean: ``"t"`` or ``"bootstrap"``; default: bootstrap for
         the bootstrap test, t otherwise.
@@ -91,7 +92,7 @@ def compare(qrels: Any, runs: Any, measures: str | Sequence[str], baseline: str 
     """
     from .api import evaluate
 
-    _check_arguments(test, correction, alpha, permutations, seed)
+    _check_arguments(test, correction, alpha, permutations, seed, power)
     result = evaluate(qrels, runs, measures, conventions, per_query=True,
                       missing_queries=missing_queries, **convention_overrides)
     return compare_result(result, baseline, test, correction, alpha, seed,
@@ -100,8 +101,9 @@ def compare(qrels: Any, runs: Any, measures: str | Sequence[str], baseline: str 
 
 
 def _check_arguments(test: str, correction: str, alpha: float, permutations: int,
-                     seed: int | None) -> None:
+                     seed: int | None, power: float | None = None) -> None:
     from .stats.corrections import CORRECTIONS
+    from .stats.power import check_alpha_and_power
 
     if test not in TESTS:
         raise InputError(f"unknown test: expected one of {', '.join(TESTS)}", source="test",
@@ -109,9 +111,7 @@ def _check_arguments(test: str, correction: str, alpha: float, permutations: int
     if correction not in CORRECTIONS:
         raise InputError("unknown correction: expected one of none, bonferroni, holm, bh",
                          source="correction", value=str(correction))
-    if not 0 < alpha < 1:
-        raise InputError("alpha must be strictly between 0 and 1", source="alpha",
-                         value=repr(alpha))
+    check_alpha_and_power(alpha, power)
     if not isinstance(permutations, (int, np.integer)) or permutations < 1:
         raise InputError("permutations must be a positive integer", source="permutations",
                          value=repr(permutations))
@@ -128,7 +128,7 @@ def compare_result(result: Result, baseline: str | None = None, test: str = "ran
                    measures: Sequence[str] | None = None) -> "Comparison":
     """:func:`compare` on a :class:`~rankwise.Result` evaluated with ``per_query=True``
     (``measures``: a subset of its measures; default: all of them)."""
-    _check_arguments(test, correction, alpha, permutations, seed)
+    _check_arguments(test, correction, alpha, permutations, seed, power)
     chosen = list(result.measures) if measures is None else [_canonical(m) for m in measures]
     unknown = [m for m in chosen if m not in result.measures]
     if unknown:

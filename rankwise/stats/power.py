@@ -3,6 +3,27 @@
 from __future__ import annotations
 
 import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+
+def check_alpha_and_power(alpha: Any, power: Any = None) -> None:
+    """Refuse a level outside (0, 1), or a power (where given) outside (alpha, 1): a test at
+    level alpha has power alpha against no effect at all, so no effect is detected "with
+    power" alpha or less (and the minimum detectable effect turns negative or NaN)."""
+    def number(value: Any) -> bool:
+        return isinstance(value, (int, float, np.integer, np.floating)) \
+            and not isinstance(value, (bool, np.bool_))
+
+    if not number(alpha) or not 0 < alpha < 1:
+        raise InputError("alpha must be strictly between 0 and 1", source="alpha",
+                         value=repr(alpha))
+    if power is not None and (not number(power) or not alpha < power < 1):
+        raise InputError(f"power must be a number strictly between alpha ({alpha:g}) and 1",
+                         source="power", value=repr(power))
 
 
 def minimum_detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
@@ -20,6 +41,7 @@ def minimum_detectable_effect(n: int, alpha: float = 0.05, power: float = 0.8) -
     """
     from scipy import stats
 
+    check_alpha_and_power(alpha, power)
     if n < 2:
         return math.inf
     return float((stats.t.ppf(1 - alpha / 2, n - 1) + stats.t.ppf(power, n - 1)) / math.sqrt(n))

@@ -416,6 +416,21 @@ def test_bad_arguments():
                             ({"seed": -1}, "seed must be"), ({"seed": 1.5}, "seed must be")]:
         with pytest.raises(rankwise.InputError, match=message):
             rankwise.compare(qrels, runs, ["AP"], **kwargs)
+    # power: 1.5 gave "150% power ... d >= nan", 0 and 1 "d >= -inf" and "d >= inf"; at or
+    # below alpha, a test has that power against no effect at all
+    result = rankwise.evaluate(qrels, runs, ["AP"], per_query=True)
+    for power in (1.5, 1, 1.0, 0, -0.2, 0.05, 0.01, float("nan"), "0.8", True):
+        for call in (lambda: rankwise.compare(qrels, runs, ["AP"], power=power),
+                     lambda: compare_result(result, power=power)):
+            with pytest.raises(rankwise.InputError) as caught:
+                call()
+            assert str(caught.value) == ("power: power must be a number strictly between "
+                                         f"alpha (0.05) and 1 (got {repr(power)!r})")
+    with pytest.raises(rankwise.InputError, match=r"between alpha \(0.1\) and 1"):
+        rankwise.compare(qrels, runs, ["AP"], alpha=0.1, power=0.1)
+    few = rankwise.compare(qrels, runs, ["AP"], alpha=0.1, power=0.11, test="t")
+    d = (stats.t.ppf(0.95, 4) + stats.t.ppf(0.11, 4)) / math.sqrt(5)
+    assert any(f"has 11% power only for effects of Cohen's d >= {d:.2f}" in w for w in few.warnings)
     with pytest.raises(rankwise.InputError, match="at least two systems"):
         rankwise.compare(qrels, runs["s0"], ["AP"])
 

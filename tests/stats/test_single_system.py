@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
 from scipy import stats
 
+from rankwise.errors import InputError
 from rankwise.stats import (bootstrap_mean_interval, describe, expected_rbo, kendall_tau,
                             mean_interval, minimum_detectable_effect, rbo, t_interval, trisk,
                             urisk)
@@ -131,3 +133,14 @@ def test_minimum_detectable_effect():
     assert minimum_detectable_effect(n) == pytest.approx(expected)
     assert minimum_detectable_effect(100) < minimum_detectable_effect(25)
     assert minimum_detectable_effect(1) == math.inf
+
+
+@pytest.mark.parametrize("alpha, power, fragment", [
+    (0.05, 1.5, "power must be a number strictly between alpha (0.05) and 1"),
+    (0.05, 0.05, "power must be"), (0.05, True, "power must be"),
+    (0.0, 0.8, "alpha must be strictly between 0 and 1"), (math.nan, 0.8, "alpha must be"),
+])
+def test_minimum_detectable_effect_checks_its_level_and_power(alpha, power, fragment):
+    """As compare checks them: a power of 1.5 gave NaN, 0 or 1 an infinity."""
+    with pytest.raises(InputError, match=re.escape(fragment)):
+        minimum_detectable_effect(25, alpha=alpha, power=power)
