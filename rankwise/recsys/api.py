@@ -30,7 +30,9 @@ class RecsysResult(Result):
 
     Per-user values cover every user with a list: one with a list but no test interaction has
     NaN accuracy values (not evaluated, as trec_eval ignores run-only queries; counted in the
-    diagnostics as ``queries_only_in_run``). A user given an empty list is an empty ranking
+    diagnostics as ``queries_only_in_run``) or, with ``run_only_queries="zero"``, the values
+    of a user without relevant items (``no_relevant``; counted as
+    ``queries_only_in_run_scored``). A user given an empty list is an empty ranking
     (accuracy values 0, counted as ``queries_empty_in_run``). A user with test data but no
     list is left out (counted as ``queries_only_in_qrels``) or, with
     ``missing_queries="zero"``, has accuracy values 0 and NaN beyond-accuracy values. A
@@ -228,7 +230,10 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
         Column names.
     conventions, **convention_overrides
         As for :func:`rankwise.evaluate` (a ``Conventions``, a profile name, field overrides
-        such as ``ap_denominator="min_relevant_cutoff"``, ``max_depth=100``).
+        such as ``ap_denominator="min_relevant_cutoff"``, ``max_depth=100``,
+        ``run_only_queries="zero"``): every field means what it means there. The relevance
+        threshold is the one ``relevance`` and ``threshold`` give (``relevance_threshold=``
+        is refused).
 
     Returns
     -------
@@ -243,6 +248,7 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
     >>> result.per_user()["ann"]["RR"], result.mean("P@2"), result.mean("Coverage@2")
     (0.5, 0.5, 0.75)
     """
+    _check_overrides(convention_overrides)
     conv = resolve(conventions, **convention_overrides)
     threshold = check_threshold(threshold)
     _check_catalog(catalog)
@@ -264,9 +270,9 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
         systems, inputs, warnings = {}, {}, {}
         result_conv = conv
         for name, one in _systems(recs):
-            raw = read_recommendations(one, user, item, score, rank, users, pad)
-            prep = prepare(raw, test_raw, train_raw, feature_items, relevance, threshold, impute,
-                           exclude_train, conv)
+            prep = prepare(read_recommendations(one, user, item, score, rank, users, pad),
+                           test_raw, train_raw, feature_items, relevance, threshold, impute,
+                           exclude_train, conv)  # the lists as read are freed once prepared
             sys_conv = conv.with_options(relevance_threshold=prep.relevance_threshold)
             result_conv = sys_conv
             systems[name], inputs[name] = _system(name, prep, sys_conv, accuracy, beyond_measures,
@@ -359,6 +365,16 @@ def _context(prep: Prepared, conv: Conventions, feature_matrix: Any, catalog: An
     if feature_matrix is not None:
         ctx.features = _aligned_features(prep, feature_matrix, len(catalogue))
     return ctx
+
+
+def _check_overrides(overrides: dict[str, Any]) -> None:
+    """Refuse a relevance threshold given as a convention: here the relevance policy sets
+    it, and taking it silently for the policy's would evaluate another threshold."""
+    if overrides.get("relevance_threshold") is not None:
+        raise InputError("rankwise.recsys.evaluate sets the relevance threshold from "
+                         "relevance= and threshold= (relevance='graded', threshold=2: ratings "
+                         "of 2 or more are relevant)", source="relevance_threshold",
+                         value=repr(overrides["relevance_threshold"]))
 
 
 def _check_catalog(catalog: Any) -> None:

@@ -4,10 +4,12 @@
 :class:`~rankwise.core.lists.RankedLists`. Recommendation lists are already in ranked order
 and already joined with the held-out data (on integer codes), so the common case needs no
 string work at all: the ranked lists are built directly from the codes (the fast path).
-Where a convention needs the engine's own ranking pass (items repeated in a list, unjudged
-items removed, optimistic or pessimistic ties), the lists and judgments are written out as a
-rankwise ``Run`` and ``Qrels`` and go through :func:`rankwise.core.ranked.rank` (the generic
-path). Both give the same numbers; ``tests/recsys`` checks that they do.
+Where a convention needs the engine's own ranking pass (unjudged items removed, optimistic
+or pessimistic ties), the lists and judgments are written out as a rankwise ``Run`` and
+``Qrels`` and go through :func:`rankwise.core.ranked.rank` (the generic path). Both give the
+same numbers as :func:`rankwise.evaluate` on the same lists, under every convention;
+``tests/recsys`` checks that they do. (Items repeated in a list are resolved before, as the
+``duplicates`` convention says: :func:`rankwise.recsys.inputs.drop_duplicates`.)
 """
 
 from __future__ import annotations
@@ -24,18 +26,42 @@ from .inputs import Prepared
 
 def needs_engine(prep: Prepared, conv: Conventions) -> bool:
     """Whether these lists must go through the engine's ranking pass (the generic path)."""
-    return (prep.duplicates_in_lists > 0 or conv.unjudged == "remove"
-            or (prep.lists.ties > 0 and conv.ties in ("optimistic", "pessimistic")))
+    return conv.unjudged == "remove" or (
+        prep.lists.ties > 0 and conv.ties in ("optimistic", "pessimistic"))
 
 
 def ranked_lists(prep: Prepared, conv: Conventions, force_engine: bool = False) -> RankedLists:
     """The evaluated users' lists as RankedLists (fast path, or the engine when needed)."""
-    if force_engine or needs_engine(prep, conv):
-        lists = rank(index_judgments(to_qrels(prep)), to_run(prep), conv)
-        lists.diagnostics.rows_beyond_depth = prep.counts.get("rows_beyond_depth", 0)
-        lists.diagnostics.run_rows += lists.diagnostics.rows_beyond_depth
-        return lists
-    return _fast(prep, conv)
+    if not (force_engine or needs_engine(prep, conv)):
+        return _fast(prep, conv)
+    lists = rank(index_judgments(to_qrels(prep)), to_run(prep), conv)
+    # the engine saw the lists cut at the depth, repeats dropped: what it counts on the
+    # lists as given, counted here
+    diag = lists.diagnostics
+    diag.rows_beyond_depth, diag.rows_in_run_only_queries = _depth_counts(
+        prep, _judged_users(prep, _judgments(prep)[0])[:prep.lists.num_lists], conv)
+    diag.run_duplicates_dropped = prep.counts["run_duplicates_dropped"]
+    diag.tied_rows = prep.tied_rows
+    diag.run_rows += prep.counts["rows_beyond_depth"] + diag.run_duplicates_dropped
+    return lists
+
+
+def _judged_users(prep: Prepared, user: np.ndarray) -> np.ndarray:
+    """Per user code: whether the user has a judgment (``user``: the user of each)."""
+    judged = np.zeros(len(prep.user_ids), dtype=bool)
+    judged[user] = True
+    return judged
+
+
+def _depth_counts(prep: Prepared, judged_lists: np.ndarray, conv: Conventions
+                  ) -> tuple[int, int]:
+    """``rows_beyond_depth`` and ``rows_in_run_only_queries`` as the engine counts them on
+    the lists as given (``judged_lists``: per list, whether its user has judgments): it cuts
+    only the lists it evaluates at ``max_depth`` and counts the rows of lists without
+    judgments as given, before any cut."""
+    cut = prep.beyond_depth
+    evaluated = int(cut.sum() if conv.run_only_queries == "zero" else cut[judged_lists].sum())
+    return evaluated, int((prep.lists.lengths + cut)[~judged_lists].sum())
 
 
 def _judgments(prep: Prepared) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -49,22 +75,28 @@ def _judgments(prep: Prepared) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
+    """The ranked lists built from the codes, in the engine's order of queries: the lists of
+    the evaluated users (with judgments; under ``run_only_queries="zero"`` those without too,
+    as queries without relevant items), then the judged users given an empty list, then
+    (``missing_queries="zero"``) the judged users without a list."""
     lists = prep.lists
     user, _, grade = _judgments(prep)
     n_users = len(prep.user_ids)
-    judged_users = np.zeros(n_users, dtype=bool)
-    judged_users[user] = True
-    has_list = np.zeros(n_users, dtype=bool)  # an empty list too: an empty ranking
-    has_list[:lists.num_lists] = True
-    evaluated = np.flatnonzero(has_list & judged_users)
-    missing = np.flatnonzero(judged_users & ~has_list)
-    if len(evaluated) == 0:  # as the engine: almost always the wrong file or column
+    judged_users = _judged_users(prep, user)
+    judged_lists = judged_users[:lists.num_lists]  # the users with a list come first
+    missing = lists.num_lists + np.flatnonzero(judged_users[lists.num_lists:])
+    if not judged_lists.any():  # as the engine: almost always the wrong file or column
         from ..errors import InputError
 
         raise InputError(
             f"no user in common with the test data in {prep.test.source} (users with a list "
-            f"such as {_examples(prep, np.flatnonzero(has_list))[:1]}, test users such as "
+            f"such as {_examples(prep, np.arange(lists.num_lists))[:1]}, test users such as "
             f"{_examples(prep, np.flatnonzero(judged_users))[:1]})", source=lists.source)
+    run_only = ~judged_lists
+    # run_only_queries="zero": their lists too (the engine has no row for an empty one)
+    scored = run_only & (lists.lengths > 0) if conv.run_only_queries == "zero" else \
+        np.zeros_like(run_only)
+    evaluated = np.flatnonzero(judged_lists | scored)
     # the empty lists after the others, as the engine places queries given with no document
     given = lists.lengths[evaluated] > 0
     empty, evaluated = evaluated[~given], evaluated[given]
@@ -89,18 +121,19 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
     levels, level_counts = _level_counts(user, grade, query_users, n_users)
 
     counts = prep.counts
-    run_only = has_list & ~judged_users
+    beyond_depth, run_only_rows = _depth_counts(prep, judged_lists, conv)
     diag = Diagnostics(
-        run_rows=lists.num_rows + counts.get("rows_beyond_depth", 0),
+        run_rows=lists.num_rows + counts["rows_beyond_depth"] + counts["run_duplicates_dropped"],
+        run_duplicates_dropped=counts["run_duplicates_dropped"],
         run_queries=int(np.count_nonzero(lists.lengths)),
         qrels_rows=len(user) + counts["test_duplicates_dropped"],
         qrels_queries=int(judged_users.sum()), queries_only_in_run=int(run_only.sum()),
+        queries_only_in_run_scored=int(scored.sum()),
         queries_only_in_qrels=len(missing),
         queries_only_in_qrels_scored_zero=len(missing) if conv.missing_queries == "zero" else 0,
-        rows_in_run_only_queries=int(lists.lengths[run_only[:lists.num_lists]].sum()),
-        rows_beyond_depth=counts.get("rows_beyond_depth", 0),
+        rows_in_run_only_queries=run_only_rows, rows_beyond_depth=beyond_depth,
         unjudged_retrieved=len(row_grade) - int(np.count_nonzero(row_grade >= 0)),
-        tied_rows=_tied_rows(lists.scores, lists.offsets) if lists.ties else 0,
+        tied_rows=prep.tied_rows,
         qrels_duplicates_dropped=counts["test_duplicates_dropped"],
         negative_grades=int(np.count_nonzero(grade < 0)), queries_empty_in_run=len(empty))
     diag.examples["queries_only_in_run"] = _examples(prep, np.flatnonzero(run_only))
@@ -127,18 +160,6 @@ def _level_counts(user: np.ndarray, grade: np.ndarray, query_users: np.ndarray, 
     nlev = len(levels)
     counts = np.bincount(user[judged] * nlev + level, minlength=n_users * nlev)
     return levels.astype(np.float64), counts.reshape(n_users, nlev)[query_users]
-
-
-def _tied_rows(scores: np.ndarray, offsets: np.ndarray) -> int:
-    if len(scores) < 2:
-        return 0
-    same = scores[1:] == scores[:-1]
-    inner = offsets[1:-1]
-    same[inner[(inner > 0) & (inner < len(scores))] - 1] = False
-    tied = np.zeros(len(scores), dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    return int(tied.sum())
 
 
 def _examples(prep: Prepared, users: np.ndarray, limit: int = 5) -> list[str]:

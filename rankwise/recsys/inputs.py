@@ -30,7 +30,7 @@ then goes through the relevance policy; counted in the diagnostics).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import pairwise
 from typing import Any
@@ -66,6 +66,7 @@ class TopLists:
     List ``u`` is ``items[offsets[u]:offsets[u+1]]``; ``users[u]`` is its user id.
     ``scores`` are the input's scores in list order (for lists given without scores:
     ``length − position``, so every score is positive and the order is the given one).
+    ``input_rows``, where kept (to resolve repeated items), are each row's row in the input.
     """
 
     users: Any  # Arrow string array, one distinct id per list
@@ -74,6 +75,7 @@ class TopLists:
     scores: np.ndarray  # float64, in ranked order
     ties: int  # rows whose score equals the previous row's in the same list
     source: str
+    input_rows: np.ndarray | None = None  # int64, in ranked order; None: not kept
 
     @property
     def num_lists(self) -> int:
@@ -123,7 +125,12 @@ class TopLists:
         offsets = np.zeros(self.num_lists + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         return TopLists(self.users, offsets, self.items[mask], self.scores[mask],
-                        count_ties(self.scores[mask], offsets), self.source)
+                        count_ties(self.scores[mask], offsets), self.source,
+                        self.moved_input_rows(mask))
+
+    def moved_input_rows(self, rows: np.ndarray) -> np.ndarray | None:
+        """The input rows of ``rows`` (a mask or an order), where kept."""
+        return None if self.input_rows is None else self.input_rows[rows]
 
     def truncate(self, depth: int) -> TopLists:
         """Only the first ``depth`` items of each list."""
@@ -156,7 +163,8 @@ class Prepared:
     Attributes
     ----------
     lists : TopLists
-        The recommendations as evaluated (after training-item exclusion and ``max_depth``).
+        The recommendations as evaluated (one row per user and item, as the ``duplicates``
+        convention keeps them; after training-item exclusion and ``max_depth``).
     user_ids : Arrow string array
         Every user: first the ``lists.num_lists`` users with a list (same order), then users
         only in the test or training data.
@@ -169,6 +177,10 @@ class Prepared:
     row_grade : ndarray
         Grade of every recommended row (NaN when not judged, after imputation).
     train : Interactions or None
+    beyond_depth : ndarray
+        Per list, the rows ``max_depth`` cut from it (all 0 without a depth).
+    tied_rows : int
+        Rows in a tie group of their list, before the depth cut.
     counts : dict
         What was done to the input, for the diagnostics.
     """
@@ -183,7 +195,8 @@ class Prepared:
     imputed_grade: np.ndarray | None
     train: Interactions | None
     relevance_threshold: float
-    duplicates_in_lists: int
+    beyond_depth: np.ndarray
+    tied_rows: int
     counts: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -197,8 +210,11 @@ def prepare(recs: RawLists, test: RawPairs, train: RawPairs | None = None,
             impute: str = "nonrelevant", exclude_train: bool = False,
             conventions: Any = None) -> Prepared:
     """Code everything against one user index and item catalogue, put tied items in the
-    conventions' order, exclude training items if asked, cut the lists at ``max_depth``,
-    apply the relevance and imputation policies and join the lists with the test data."""
+    conventions' order, exclude training items if asked, apply the relevance policy, join
+    the lists with the test data, keep one row per user and item (``duplicates``), order
+    tie groups by grade (``ties="optimistic"``, ``"pessimistic"``), cut the lists at
+    ``max_depth`` and apply the imputation policy: the depth cut comes after the other two,
+    as in the engine."""
     from ..conventions import Conventions
 
     conv = conventions or Conventions()
@@ -239,30 +255,14 @@ def prepare(recs: RawLists, test: RawPairs, train: RawPairs | None = None,
         user_codes.append(at[codes])
     offsets = np.zeros(len(recs.lengths) + 1, dtype=np.int64)
     np.cumsum(recs.lengths, out=offsets[1:])
-    lists = TopLists(recs.users, offsets, rec_items, recs.scores, recs.ties, recs.source)
+    given = TopLists(recs.users, offsets, rec_items, recs.scores, recs.ties, recs.source)
     n_items = len(item_ids)
-    lists = order_ties(lists, item_ids, conv)
-
     train_pairs = None
     if train is not None:
         train_pairs = Interactions(user_codes[1], train_items, train.rating, train.source)
-        seen = member(lists, train_pairs.user, train_pairs.item, n_items)
-        counts["recommended_seen_in_training"] = int(seen.sum())
-        counts["users_recommended_seen_items"] = int(
-            len(np.unique(lists.segment()[seen])) if seen.any() else 0)
-        if exclude_train and seen.any():
-            lists = lists.keep(~seen)
-            counts["training_items_excluded"] = counts["recommended_seen_in_training"]
-        else:
-            counts["training_items_excluded"] = 0
     elif exclude_train:
         raise InputError("exclude_train needs the training interactions (train=...)",
                          source="exclude_train")
-    counts["rows_beyond_depth"] = 0
-    if conv.max_depth is not None:
-        before = lists.num_rows
-        lists = lists.truncate(conv.max_depth)
-        counts["rows_beyond_depth"] = before - lists.num_rows
 
     # test: duplicates, relevance policy
     test_pairs, dropped = _dedupe(Interactions(user_codes[0], test_items, test.rating,
@@ -270,14 +270,21 @@ def prepare(recs: RawLists, test: RawPairs, train: RawPairs | None = None,
     counts["test_rows"] = len(test.users)
     counts["test_duplicates_dropped"] = dropped
     grade, rel_threshold = relevance_grades(test_pairs, relevance, threshold)
-    # the lists joined with the test data: every recommended row's grade (and rating), NaN
-    # where not judged; allocated first, so that the memory the join frees is reused later
-    row_grade = np.full(lists.num_rows, np.nan)
-    row_rating = np.full(lists.num_rows, np.nan) if test_pairs.rating is not None else None
-    pair, rows, duplicates = matches(lists, test_pairs.user, test_pairs.item, n_items)
-    row_grade[rows] = grade[pair]
-    if row_rating is not None:
-        row_rating[rows] = test_pairs.rating[pair]
+    lists = _arranged(given, item_ids, conv, train_pairs, exclude_train, counts)
+    row_grade, row_rating, repeated = _joined(lists, test_pairs, grade, n_items)
+    counts["run_duplicates_dropped"] = 0
+    if repeated:  # rare: the lists again, their input rows kept, one row per user and item
+        lists = _arranged(replace(given, input_rows=recs.input_row()), item_ids, conv,
+                          train_pairs, exclude_train, counts)
+        lists, counts["run_duplicates_dropped"] = drop_duplicates(lists, recs, item_ids, conv)
+        row_grade, row_rating, _ = _joined(lists, test_pairs, grade, n_items)
+    ties = tied_rows(lists.scores, lists.offsets) if lists.ties else 0
+    if lists.ties and conv.ties in ("optimistic", "pessimistic"):
+        lists, row_grade, row_rating = order_ties_by_grade(lists, row_grade, row_rating,
+                                                           conv.ties == "optimistic")
+    lists, row_grade, row_rating, beyond_depth = cut_at_depth(lists, row_grade, row_rating,
+                                                              conv.max_depth)
+    counts["rows_beyond_depth"] = int(beyond_depth.sum())
 
     imputed = imputed_grade = None
     counts["imputed_ratings"] = 0
@@ -289,7 +296,8 @@ def prepare(recs: RawLists, test: RawPairs, train: RawPairs | None = None,
                                          impute, n_items)
         counts["imputed_ratings"] = len(imputed)
     prepared = Prepared(lists, user_ids, item_ids, test_pairs, grade, row_grade, imputed,
-                        imputed_grade, train_pairs, rel_threshold, duplicates, counts)
+                        imputed_grade, train_pairs, rel_threshold, beyond_depth, ties,
+                        counts)
     prepared.feature_codes = feature_codes  # type: ignore[attr-defined]
     prepared.row_rating = row_rating  # type: ignore[attr-defined]
     if train is not None and not exclude_train and counts["recommended_seen_in_training"]:
@@ -298,6 +306,118 @@ def prepare(recs: RawLists, test: RawPairs, train: RawPairs | None = None,
             f"({counts['users_recommended_seen_items']} users) were already seen in training and "
             "stay in the lists; exclude_train=True removes them")
     return prepared
+
+
+def _arranged(lists: TopLists, item_ids: Any, conv: Any, train: Interactions | None,
+              exclude_train: bool, counts: dict[str, Any]) -> TopLists:
+    """The lists with ties in the conventions' order and, with ``exclude_train``, without
+    the items each user interacted with in training (those items counted either way)."""
+    lists = order_ties(lists, item_ids, conv)
+    if train is None:
+        return lists
+    seen = member(lists, train.user, train.item, len(item_ids))
+    counts["recommended_seen_in_training"] = int(seen.sum())
+    counts["users_recommended_seen_items"] = int(
+        len(np.unique(lists.segment()[seen])) if seen.any() else 0)
+    counts["training_items_excluded"] = counts["recommended_seen_in_training"] \
+        if exclude_train else 0
+    return lists.keep(~seen) if exclude_train and seen.any() else lists
+
+
+def _joined(lists: TopLists, test: Interactions, grade: np.ndarray, n_items: int
+            ) -> tuple[np.ndarray, np.ndarray | None, int]:
+    """Every recommended row's grade and rating (NaN where not judged), and the number of
+    rows repeating an item earlier in their list."""
+    # allocated first, so that the memory the join frees is reused later
+    row_grade = np.full(lists.num_rows, np.nan)
+    row_rating = np.full(lists.num_rows, np.nan) if test.rating is not None else None
+    pair, rows, repeated = matches(lists, test.user, test.item, n_items)
+    row_grade[rows] = grade[pair]
+    if row_rating is not None:
+        row_rating[rows] = test.rating[pair]
+    return row_grade, row_rating, repeated
+
+
+def drop_duplicates(lists: TopLists, recs: RawLists, item_ids: Any, conv: Any
+                    ) -> tuple[TopLists, int]:
+    """One row per user and item, as the engine keeps them (the ``duplicates`` convention):
+    the ``"first"`` or ``"last"`` in the input's row order (``lists.input_rows``), or the
+    highest score (``"max"``, then the first); the number of rows dropped. ``"error"``
+    refuses the repeated item whose second copy comes first in the input, naming both places
+    as ``recs`` (the lists as read) names them."""
+    segment, items, row = lists.segment(), lists.items, lists.input_rows
+    by_pair = np.lexsort((row, items, segment))  # each user's copies of an item together
+    pair_segment, pair_item = segment[by_pair], items[by_pair]
+    later = np.flatnonzero((pair_segment[1:] == pair_segment[:-1])
+                           & (pair_item[1:] == pair_item[:-1])) + 1  # every copy but the first
+    if conv.duplicates == "error":
+        raise _repeated_item(lists, recs, item_ids, by_pair[later - 1], by_pair[later])
+    if conv.duplicates == "max":  # the same groups, highest score first
+        scores = float32_scores(lists.scores) if conv.score_precision == "float32" \
+            else lists.scores
+        by_pair = np.lexsort((row, -scores, items, segment))
+    first = np.ones(len(by_pair), dtype=bool)
+    first[later] = False
+    chosen = by_pair[np.append(first[1:], True)] if conv.duplicates == "last" else \
+        by_pair[first]
+    keep = np.zeros(len(by_pair), dtype=bool)
+    keep[chosen] = True
+    return lists.keep(keep), len(later)
+
+
+def _repeated_item(lists: TopLists, recs: RawLists, item_ids: Any, earlier: np.ndarray,
+                   copies: np.ndarray) -> InputError:
+    """The error for the repeated item whose second copy comes first in the input."""
+    row = lists.input_rows
+    at = int(np.argmin(row[copies]))
+    (first, first_unit), (here, unit) = recs.place(int(row[earlier[at]])), \
+        recs.place(int(row[copies[at]]))
+    item = item_ids[int(lists.items[copies[at]])].as_py()
+    user = lists.users[int(lists.segment()[copies[at]])].as_py()
+    return InputError(f"item {item!r} appears twice for user {user!r} (first at {first_unit} "
+                      f"{first}; keep one with the duplicates convention, e.g. "
+                      "duplicates='first')", source=lists.source, line=here, unit=unit,
+                      value=str(item))
+
+
+def order_ties_by_grade(lists: TopLists, row_grade: np.ndarray, row_rating: np.ndarray | None,
+                        best_first: bool) -> tuple[TopLists, np.ndarray, np.ndarray | None]:
+    """The lists with each tie group ordered by grade, best first (``ties="optimistic"``) or
+    worst first (``"pessimistic"``), as the engine orders them before the depth cut (which
+    then keeps the rows the engine keeps), with their grades and ratings."""
+    from ..core.lists import ties_by_grade
+
+    tied, source = ties_by_grade(lists.scores, lists.offsets, row_grade, best_first)
+    order = np.arange(lists.num_rows)
+    order[tied] = source
+    return (TopLists(lists.users, lists.offsets, lists.items[order], lists.scores[order],
+                     lists.ties, lists.source, lists.moved_input_rows(order)),
+            row_grade[order], None if row_rating is None else row_rating[order])
+
+
+def tied_rows(scores: np.ndarray, offsets: np.ndarray) -> int:
+    """Rows whose score equals a neighbour's in the same list (every row of a tie group)."""
+    if len(scores) < 2:
+        return 0
+    same = scores[1:] == scores[:-1]
+    inner = offsets[1:-1]
+    same[inner[(inner > 0) & (inner < len(scores))] - 1] = False
+    tied = np.zeros(len(scores), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    return int(tied.sum())
+
+
+def cut_at_depth(lists: TopLists, row_grade: np.ndarray, row_rating: np.ndarray | None,
+                 depth: int | None):
+    """The first ``depth`` rows of each list, with their grades and ratings, and the rows cut
+    from each list (all 0 without a depth)."""
+    if depth is None or int(lists.lengths.max(initial=0)) <= depth:
+        return lists, row_grade, row_rating, np.zeros(lists.num_lists, dtype=np.int64)
+    keep = lists.position() < depth
+    cut = lists.keep(keep)
+    return cut, row_grade[keep], None if row_rating is None else row_rating[keep], \
+        lists.lengths - cut.lengths
 
 
 def order_ties(lists: TopLists, item_ids: Any, conv: Any) -> TopLists:
@@ -315,14 +435,15 @@ def order_ties(lists: TopLists, item_ids: Any, conv: Any) -> TopLists:
         scores = float32_scores(scores)
         ties = count_ties(scores, lists.offsets)
     if ties == 0 or conv.ties == "input_order":
-        return TopLists(lists.users, lists.offsets, lists.items, scores, ties, lists.source)
+        return TopLists(lists.users, lists.offsets, lists.items, scores, ties, lists.source,
+                        lists.input_rows)
     policy = conv.ties if conv.ties in ORDERING_TIES else "docid_desc"
     segment = lists.segment().astype(np.int32)
     run = Run(segment, cast(to_arrow(np.arange(lists.num_lists)), pa.string()),
               take(item_ids, lists.items), lists.source, None, "row", scores)
     order, _ = ranking_order(run, policy)
     return TopLists(lists.users, lists.offsets, lists.items[order], scores[order], ties,
-                    lists.source)
+                    lists.source, lists.moved_input_rows(order))
 
 
 def relevance_grades(pairs: Interactions, policy: str, threshold: float

@@ -28,6 +28,16 @@ class RawLists:
     source: str
     padding: int = 0
     numbers: np.ndarray | None = None  # the user ids as int64, when the input's are integers
+    input_rows: np.ndarray | None = None  # each row's row in the input; None: its own position
+    locate: Locate | None = None  # an input row's place in error messages; None: (row, "row")
+
+    def input_row(self) -> np.ndarray:
+        """Each row's row in the input (the rows are in ranked order)."""
+        return np.arange(len(self.scores)) if self.input_rows is None else self.input_rows
+
+    def place(self, row: int) -> tuple[Any, str]:
+        """Where input row ``row`` is, as error messages name it: (place, unit)."""
+        return (row, "row") if self.locate is None else self.locate(row)
 
 
 @dataclass
@@ -48,6 +58,7 @@ def read_recommendations(recs: Any, user: str = "user", item: str = "item",
         lists = lists_from_scored(user_strings(take(recs.query_dict, recs.query_code),
                                                recs.source),
                                   item_values(recs.docs, recs.source), recs.score, recs.source)
+        lists.locate = lambda row: (recs.location(row), recs.row_unit)
         return with_empty_lists(lists, string_array(list(recs.empty_queries)))
     if isinstance(recs, np.ndarray):
         return lists_from_array(recs, users, pad)
@@ -160,7 +171,7 @@ def lists_from_array(array: np.ndarray, users: Any, pad: Any) -> RawLists:
 
     items = item_values(items, source, cell)
     return RawLists(user_ids, lengths, items, list_scores(lengths), 0, source, padding,
-                    numbers)
+                    numbers, locate=cell)
 
 
 def lists_from_mapping(recs: Mapping) -> RawLists:
@@ -187,6 +198,7 @@ def lists_from_mapping(recs: Mapping) -> RawLists:
         lists = lists_from_scored(user_strings(users, source, user_key(users)),
                                   item_values(items, source, item_key(users, items, True)),
                                   np.asarray(scores, dtype=np.float64), source)
+        lists.locate = item_key(users, items, True)
         empty = [u for u, inner in recs.items() if not len(inner)]
         return with_empty_lists(lists, user_strings(empty, source, user_key(empty)))
     user_list, lengths, items = [], [], []
@@ -197,9 +209,9 @@ def lists_from_mapping(recs: Mapping) -> RawLists:
     lengths = np.asarray(lengths, dtype=np.int64)
     user_ids = user_strings(user_list, source, user_key(user_list))
     check_distinct(user_ids, source)
-    return RawLists(user_ids, lengths, item_values(items, source,
-                                                   list_item_key(user_list, lengths)),
-                    list_scores(lengths), 0, source)
+    locate = list_item_key(user_list, lengths)
+    return RawLists(user_ids, lengths, item_values(items, source, locate), list_scores(lengths),
+                    0, source, locate=locate)
 
 
 def with_empty_lists(lists: RawLists, users: Any) -> RawLists:
@@ -243,11 +255,14 @@ def list_item_key(users: list, lengths: np.ndarray) -> Locate:
     return locate
 
 
-def lists_from_scored(user_col, item_col, score: np.ndarray, source: str) -> RawLists:
+def lists_from_scored(user_col, item_col, score: np.ndarray, source: str,
+                      input_rows: np.ndarray | None = None) -> RawLists:
     """Rows of (user, item, score) in any order -> lists best first (stable for ties).
 
     Rows already grouped by user (each user's rows together) keep their order of users, and
-    rows already best first within each user are not moved at all."""
+    rows already best first within each user are not moved at all. ``input_rows``: each given
+    row's row in the input, when the rows were moved before (default: their positions); the
+    lists keep them where they move the rows (:attr:`RawLists.input_rows`)."""
     if not np.isfinite(score).all():
         row = int(np.flatnonzero(~np.isfinite(score))[0])
         raise InputError("score must be a finite number", source=source, line=row, unit="row",
@@ -268,11 +283,12 @@ def lists_from_scored(user_col, item_col, score: np.ndarray, source: str) -> Raw
     if order is not None:
         item_col = item_col[order] if isinstance(item_col, np.ndarray) else \
             take(item_col, order)
+        input_rows = order if input_rows is None else input_rows[order]
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return RawLists(user_strings(users, source), lengths, item_col,
                     score.astype(np.float64, copy=False), count_ties(score, offsets), source,
-                    numbers=as_integers(users))
+                    numbers=as_integers(users), input_rows=input_rows)
 
 
 def best_first(score: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
@@ -296,6 +312,7 @@ def lists_in_input_order(user_col, item_col, source: str) -> RawLists:
     """Rows without scores: each user's rows, in input order, are the list best first."""
     codes, _ = encode(user_col)
     n = len(codes)
+    order = None
     if n and np.any(codes[1:] < codes[:-1]):
         order = np.argsort(codes, kind="stable")
         user_col = take(user_col, order)
@@ -303,7 +320,7 @@ def lists_in_input_order(user_col, item_col, source: str) -> RawLists:
             take(item_col, order)
         codes = codes[order]
     lengths = np.diff(np.append(starts_of_runs(codes), n)).astype(np.int64)
-    return lists_from_scored(user_col, item_col, list_scores(lengths), source)
+    return lists_from_scored(user_col, item_col, list_scores(lengths), source, order)
 
 
 def list_scores(lengths: np.ndarray) -> np.ndarray:

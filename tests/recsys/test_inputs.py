@@ -198,22 +198,47 @@ def collections(draw):
 
 CONVENTIONS = st.builds(
     Conventions, ties=st.sampled_from(["docid_desc", "docid_asc", "input_order", "expected"]),
-    missing_queries=st.sampled_from(["ignore", "zero"]), max_depth=st.sampled_from([None, 2]),
+    missing_queries=st.sampled_from(["ignore", "zero"]),
+    run_only_queries=st.sampled_from(["ignore", "zero"]),
+    max_depth=st.sampled_from([None, 1, 2]),
     ap_denominator=st.sampled_from(["relevant", "min_relevant_cutoff"]),
-    short_lists=st.sampled_from(["cutoff", "length"]), ideal=st.sampled_from(["judgments",
-                                                                              "retrieved"]),
+    short_lists=st.sampled_from(["cutoff", "length"]),
+    recall_denominator=st.sampled_from(["relevant", "min_relevant_cutoff"]),
+    no_relevant=st.sampled_from(["zero", "nan", "skip", "one"]),
+    idcg_zero=st.sampled_from(["zero", "nan", "skip", "one"]),
+    ideal=st.sampled_from(["judgments", "retrieved"]),
     score_precision=st.sampled_from(["float64", "float32"]),
-    nonpositive_scores=st.sampled_from(["ranked", "nonrelevant"]))
+    nonpositive_scores=st.sampled_from(["ranked", "nonrelevant"]),
+    duplicates=st.sampled_from(["first", "last", "max"]))
+
+#: The diagnostics both paths count.
+PATH_COUNTS = ("queries_evaluated", "queries_only_in_run", "queries_only_in_run_scored",
+               "queries_only_in_qrels", "queries_only_in_qrels_scored_zero", "rows_evaluated",
+               "unjudged_retrieved", "queries_without_relevant", "queries_empty_in_run",
+               "run_queries", "run_rows", "rows_in_run_only_queries", "rows_beyond_depth",
+               "run_duplicates_dropped", "tied_rows")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def _with_repeats(recs: dict, repeats: list[tuple[int, float]]) -> dict | pd.DataFrame:
+    """``recs`` as a frame with a second row for some of the items (the ``(i, score)`` of
+    ``repeats``: the i-th row again, with that score), or as they are without repeats."""
+    rows = [(u, i, s) for u, items in recs.items() for i, s in items.items()]
+    if not rows or not repeats:
+        return recs
+    rows += [(*rows[i % len(rows)][:2], score) for i, score in repeats]
+    return pd.DataFrame(rows, columns=["user", "item", "score"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(), CONVENTIONS, st.sampled_from(inputs.RELEVANCE_POLICIES),
-       st.sampled_from(inputs.IMPUTATION_POLICIES))
-def test_fast_path_equals_the_engine(data, conv, relevance, impute):
+       st.sampled_from(inputs.IMPUTATION_POLICIES),
+       st.lists(st.tuples(st.integers(0, 50), st.sampled_from([0.5, 2.0, 5.0])), max_size=3))
+def test_fast_path_equals_the_engine(data, conv, relevance, impute, repeats):
     """The ranked lists built from integer codes give exactly what the engine's own ranking
-    pass gives from the same lists written out as a Run and Qrels."""
+    pass gives from the same lists written out as a Run and Qrels, under every convention
+    (run_only_queries="zero" was ignored on the fast path), with the same diagnostics."""
     recs, test = data
-    raw = readers.read_recommendations(recs)
+    raw = readers.read_recommendations(_with_repeats(recs, repeats))
     prep = inputs.prepare(raw, readers.read_interactions(test, "test"), relevance=relevance,
                           threshold=4, impute=impute, conventions=conv)
     conv = conv.with_options(relevance_threshold=prep.relevance_threshold)
@@ -229,9 +254,7 @@ def test_fast_path_equals_the_engine(data, conv, relevance, impute):
     for m in fast.values:
         assert np.allclose(fast.values[m], slow.values[m], rtol=1e-12, atol=1e-12,
                            equal_nan=True), m
-    for key in ("queries_evaluated", "queries_only_in_run", "queries_only_in_qrels",
-                "rows_evaluated", "unjudged_retrieved", "queries_without_relevant",
-                "queries_empty_in_run", "run_queries"):
+    for key in PATH_COUNTS:
         assert fast.diagnostics[key] == slow.diagnostics[key], key
 
 
