@@ -18,7 +18,7 @@ from ..io.frames import table_columns
 from ..plain import text_ids
 from ..results import Result, SystemResult
 from .beyond import BeyondMeasure, Context, mean_of, parse_beyond
-from .columns import check_threshold, one_chunk
+from .columns import check_threshold, is_missing, missing_id, one_chunk
 from .inputs import Prepared, prepare
 from .readers import read_interactions, read_recommendations
 
@@ -225,7 +225,8 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
         about.
     catalog
         The item catalogue for Coverage and Gini: a positive number of items, or the item
-        ids; default the items of ``train``, else every item seen in any input.
+        ids (each given once or more; a missing one, None or NaN, is refused); default the
+        items of ``train``, else every item seen in any input.
     user, item, score, rank, rating
         Column names.
     conventions, **convention_overrides
@@ -251,7 +252,7 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
     _check_overrides(convention_overrides)
     conv = resolve(conventions, **convention_overrides)
     threshold = check_threshold(threshold)
-    _check_catalog(catalog)
+    catalog = _check_catalog(catalog)
     names = [measures] if isinstance(measures, str) else list(measures)
     if isinstance(conventions, str):
         names = profile(conventions).measure_names(names)
@@ -350,7 +351,7 @@ def _context(prep: Prepared, conv: Conventions, feature_matrix: Any, catalog: An
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        ids = pa.array([str(c) for c in catalog])
+        ids = pc.unique(pa.array([str(c) for c in catalog], pa.string()))
         found = pc.drop_null(pc.index_in(ids, value_set=prep.item_ids))
         at = np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64)
         catalogue[at] = True
@@ -377,16 +378,22 @@ def _check_overrides(overrides: dict[str, Any]) -> None:
                          value=repr(overrides["relevance_threshold"]))
 
 
-def _check_catalog(catalog: Any) -> None:
-    """Refuse a ``catalog`` that is neither None, a positive number of items nor item ids (a
-    float, a boolean, a string: its characters are no item ids)."""
+def _check_catalog(catalog: Any) -> int | list[Any] | None:
+    """``catalog`` as a number of items, a list of item ids or None; refuse one that is
+    neither a positive number of items nor item ids (a float, a boolean, a string: its
+    characters are no item ids) and a missing item id (None, NaN, pandas' NA or NaT, an
+    Arrow null), naming its position: it would be one more item, "nan"."""
     integral = isinstance(catalog, numbers.Integral) and not isinstance(catalog, (bool, np.bool_))
-    if catalog is None or (integral and catalog >= 1) or (
-            not integral and isinstance(catalog, Iterable)
-            and not isinstance(catalog, (str, bytes))):
-        return
-    raise InputError("catalog must be a positive number of items or the item ids",
-                     source="catalog", value=repr(catalog))
+    if catalog is None or (integral and catalog >= 1):
+        return catalog
+    if integral or not isinstance(catalog, Iterable) or isinstance(catalog, (str, bytes)):
+        raise InputError("catalog must be a positive number of items or the item ids",
+                         source="catalog", value=repr(catalog))
+    ids = catalog.to_pylist() if hasattr(catalog, "to_pylist") else list(catalog)  # Arrow
+    row = next((i for i, c in enumerate(ids) if is_missing(c)), None)
+    if row is not None:
+        raise missing_id("item", "catalog", row, None)
+    return ids
 
 
 def _sized_catalogue(prep: Prepared, size: int) -> np.ndarray:

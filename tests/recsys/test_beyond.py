@@ -275,6 +275,28 @@ def test_catalogue_can_be_given():
     assert result.mean("Gini") == pytest.approx(0.5)  # counts 0, 0, 1, 1
 
 
+@pytest.mark.parametrize("form", ["list", "array", "series", "arrow"])
+@pytest.mark.parametrize("missing", [None, math.nan, np.float64("nan"), pd.NA, pd.NaT], ids=repr)
+def test_a_missing_item_id_in_the_catalogue_is_refused_naming_its_position(missing, form):
+    """It was one more catalogue item, "nan" (or "None", "<NA>", "NaT"): Coverage 0.5, not
+    2/3, and Gini over an item that does not exist."""
+    import pyarrow as pa
+
+    ids = ["a", "b", "c", missing]
+    catalog = {"list": ids, "array": np.array(ids, dtype=object), "series": pd.Series(ids),
+               "arrow": pa.array(["a", "b", "c", None])}[form]
+    with pytest.raises(InputError, match=r"^catalog, row 3: missing item id$"):
+        rs.evaluate({"u": ["a", "b"]}, {"u": ["a"]}, ["Coverage", "Gini"], catalog=catalog)
+
+
+def test_an_item_id_given_twice_in_the_catalogue_is_one_item():
+    """An id the inputs do not name counted once per time it was given: Coverage 0.5."""
+    result = rs.evaluate({"u": ["a", "b"]}, {"u": ["a"]}, ["Coverage"],
+                         catalog=["a", "b", "z", "z", "a"])
+    assert result.mean("Coverage") == pytest.approx(2 / 3)
+    assert result.settings["catalogue_items"] == 3
+
+
 @pytest.mark.parametrize("measure, message", [
     ("TailShare(ratio=nan)@2", "TailShare parameter ratio must be a finite number"),
     ("TailShare(ratio=inf)@2", "TailShare parameter ratio must be a finite number"),
