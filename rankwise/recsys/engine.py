@@ -43,6 +43,7 @@ def ranked_lists(prep: Prepared, conv: Conventions, force_engine: bool = False) 
     diag.run_duplicates_dropped = prep.counts["run_duplicates_dropped"]
     diag.tied_rows = prep.tied_rows
     diag.run_rows += prep.counts["rows_beyond_depth"] + diag.run_duplicates_dropped
+    diag.qrels_queries_without_judgments = prep.counts["test_users_without_items"]
     return lists
 
 
@@ -135,6 +136,7 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
         unjudged_retrieved=len(row_grade) - int(np.count_nonzero(row_grade >= 0)),
         tied_rows=prep.tied_rows,
         qrels_duplicates_dropped=counts["test_duplicates_dropped"],
+        qrels_queries_without_judgments=counts["test_users_without_items"],
         negative_grades=int(np.count_nonzero(grade < 0)), queries_empty_in_run=len(empty))
     diag.examples["queries_only_in_run"] = _examples(prep, np.flatnonzero(run_only))
     diag.examples["queries_only_in_qrels"] = _examples(prep, missing)

@@ -268,6 +268,7 @@ def prepare(recs: RawLists, test: RawPairs, train: RawPairs | None = None,
     test_pairs, dropped = _dedupe(Interactions(user_codes[0], test_items, test.rating,
                                                test.source), n_items)
     counts["test_rows"] = len(test.users)
+    counts["test_users_without_items"] = test.empty_users
     counts["test_duplicates_dropped"] = dropped
     grade, rel_threshold = relevance_grades(test_pairs, relevance, threshold)
     lists = _arranged(given, item_ids, conv, train_pairs, exclude_train, counts)

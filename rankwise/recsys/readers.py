@@ -46,6 +46,7 @@ class RawPairs:
     items: Any  # numpy int array or Arrow string array per row
     rating: np.ndarray | None
     source: str
+    empty_users: int = 0  # users given with no item ({user: []}), counted, not evaluated
 
 
 def read_recommendations(recs: Any, user: str = "user", item: str = "item",
@@ -115,7 +116,8 @@ def read_interactions(data: Any, what: str, user: str = "user", item: str = "ite
         source = f"{what} dict"
         return RawPairs(user_strings(users, source, user_key(users)),
                         item_values(items, source, item_key(users, items, bool(explicit))),
-                        np.asarray(ratings, dtype=np.float64) if explicit else None, source)
+                        np.asarray(ratings, dtype=np.float64) if explicit else None, source,
+                        sum(1 for inner in data.values() if not len(inner)))
     columns, names = frame_columns(data, what, user, item, rating, None, need_value=False)
     if columns is None:
         raise InputError("expected a DataFrame or Arrow table with user and item columns, "

@@ -195,3 +195,21 @@ def test_relevance_threshold_is_refused_as_relevance_and_threshold_set_it():
     graded = rs.evaluate(recs, test, ["P@2"], relevance="graded", threshold=2)
     assert graded.mean("P@2") == core.mean("P@2") == 0.5
     assert graded.conventions.relevance_threshold == 2
+
+
+@pytest.mark.parametrize("path", ["fast", "engine"])
+def test_a_test_user_given_no_item_is_counted_as_the_core_counts_it(path, monkeypatch):
+    """``{user: []}`` in the test data is a user with no judgment: the core counts such a
+    query as ``qrels_queries_without_judgments`` (and ignores it); it was counted nowhere."""
+    test = {"u1": [], "u2": ["c"], "u3": []}
+    recs = {"u1": ["a"], "u2": ["c", "a"]}
+    core = rankwise.evaluate({"u1": {}, "u2": {"c": 1}, "u3": {}},
+                             {"u1": {"a": 2.0}, "u2": {"c": 2.0, "a": 1.0}}, ["Success@3"])
+    if path == "engine":
+        monkeypatch.setattr(engine, "needs_engine", lambda prep, conv: True)
+    result = rs.evaluate(recs, test, ["HR@3"])
+    got = result.diagnostics["recs"]
+    assert got["qrels_queries_without_judgments"] == 2 == \
+        core.diagnostics["run"]["qrels_queries_without_judgments"]
+    assert result.mean("HR@3") == core.mean("Success@3") == 1.0
+    assert result.inputs["recs"]["test_users_without_items"] == 2
