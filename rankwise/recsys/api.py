@@ -28,9 +28,11 @@ class RecsysResult(Result):
     ``measures`` hold the accuracy measures (per evaluated user, through rankwise's engine)
     followed by the beyond-accuracy ones.
 
-    Per-user values cover every user with a list: one with a list but no test interaction has
-    NaN accuracy values (not evaluated, as trec_eval ignores run-only queries; counted in the
-    diagnostics as ``queries_only_in_run``) or, with ``run_only_queries="zero"``, the values
+    Per-user values cover the users evaluated (as ``rankwise.evaluate``'s ``per_query``) and,
+    with beyond-accuracy measures, every user with a list: one with a list but no test
+    interaction is then there with NaN accuracy values (not evaluated, as trec_eval ignores
+    run-only queries; counted in the diagnostics as ``queries_only_in_run``; with accuracy
+    measures only it is left out) or, with ``run_only_queries="zero"``, the values
     of a user without relevant items (``no_relevant``; counted as
     ``queries_only_in_run_scored``). A user given an empty list is an empty ranking
     (accuracy values 0, counted as ``queries_empty_in_run``). A user with test data but no
