@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .conventions import Conventions, profile, resolve
+from .conventions import Conventions, resolve
 from .core.memory import large_arrays
 from .core.judgments import index_judgments
 from .core.ranked import THREAD_MIN_ROWS, rank
@@ -80,9 +80,7 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
     {'P@1': 0.0, 'RR': 0.5}
     """
     conv = resolve(conventions, **convention_overrides)
-    if isinstance(conventions, str):
-        measures = profile(conventions).measure_names(measures)
-    parsed = parse_measures(measures)
+    parsed = parse_measures(measures, conventions)
     with large_arrays():
         return _evaluate(qrels, run, parsed, conv, per_query, (query, doc, score))
 

@@ -312,24 +312,71 @@ class Profile:
     notes: str = ""  # where the peer differs beyond conventions (its bugs, measures it lacks)
 
     def measure_names(self, measures: Any) -> Any:
-        """``measures`` with the peer's own names (``ndcg_score@10``) turned into rankwise's."""
+        """``measures`` with the peer's own names (``ndcg_score@10``) turned into rankwise's.
+
+        An alias is looked up for the whole name first, then as a pattern, then for the part
+        before ``@``: ``"recall": "SetR"`` maps ``recall`` alone; a key with ``{k}`` is a
+        pattern whose target takes the matched text (``"recall@{k}": "R@{k}"`` maps
+        ``recall@10`` to ``R@10``, ``"rbp.{k}": "RBP(p=0.{k})"``); otherwise a key names the
+        part before ``@`` (``"mrr": "RR"`` maps ``mrr`` and ``mrr@10``). Names without an
+        alias, and anything but a string, are passed on as given.
+
+        >>> profile("ranx").measure_names(["recall", "recall@10", "mrr@10", "P@5"])
+        ['SetR', 'R@10', 'RR@10', 'P@5']
+        """
         if not self.aliases or not isinstance(measures, (str, list, tuple)):
             return measures
-        aliases = dict(self.aliases)
+        exact, patterns = _alias_tables(self.aliases)
 
         def one(name: Any) -> Any:
             if not isinstance(name, str):
                 return name
+            if name in exact:
+                return exact[name]
+            for pattern, target in patterns:
+                match = pattern.fullmatch(name)
+                if match:
+                    return target.replace("{k}", match["k"])
             head, at, tail = name.partition("@")
-            return aliases.get(head, head) + at + tail
+            return exact.get(head, head) + at + tail
 
         return one(measures) if isinstance(measures, str) else [one(m) for m in measures]
+
+
+def _alias_tables(aliases: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], list]:
+    """A profile's aliases as a table of whole names and a list of compiled patterns (the
+    keys with ``{k}``, in order)."""
+    import re
+
+    exact = {key: target for key, target in aliases if "{k}" not in key}
+    patterns = [(re.compile(re.escape(key).replace(re.escape("{k}"), "(?P<k>.+)", 1)), target)
+                for key, target in aliases if "{k}" in key]
+    return exact, patterns
 
 
 def _profile(name: str, peer: str, notes: str = "", aliases: dict[str, str] | None = None,
              **conventions: Any) -> Profile:
     return Profile(name, peer, Conventions(**conventions), tuple((aliases or {}).items()), notes)
 
+
+#: ranx's metric names (ranx/metrics/__init__.py ``metric_switch``) as ranx reads them. Without
+#: ``@k`` (or with ``@0``) a ranx metric reads the whole list: ``precision``, ``recall``, ``f1``,
+#: ``hit_rate`` and ``hits`` alone are set measures, not trec_eval's cutoff families;
+#: ``r-precision`` and ``bpref`` ignore a k; ``rbp`` takes its persistence after a dot or an
+#: at sign (``rbp.95``: p = 0.95). ``hits`` is averaged over queries (Hits), where trec_eval's
+#: ``num_rel_ret`` (NumRelRet) is summed.
+_RANX_WHOLE_LIST = {"precision": "SetP", "recall": "SetR", "f1": "SetF", "hit_rate": "Success",
+                    "hits": "Hits", "map": "AP", "mrr": "RR", "ndcg": "nDCG", "dcg": "DCG",
+                    "ndcg_burges": "nDCG(gain=exp)", "dcg_burges": "DCG(gain=exp)",
+                    "r-precision": "Rprec", "bpref": "Bpref"}
+RANX_ALIASES = {
+    **_RANX_WHOLE_LIST,
+    **{f"{name}@0": target for name, target in _RANX_WHOLE_LIST.items()},
+    "precision@{k}": "P@{k}", "recall@{k}": "R@{k}", "f1@{k}": "F1@{k}",
+    "hit_rate@{k}": "Success@{k}", "hits@{k}": "Hits@{k}",
+    "r-precision@{k}": "Rprec", "bpref@{k}": "Bpref",
+    "rbp.{k}": "RBP(p=0.{k},rel=1)", "rbp@{k}": "RBP(p=0.{k},rel=1)",
+}  # the other names with @k (map@10, ndcg_burges@10) map the part before the @
 
 #: The named profiles, each checked against the real package in tests/peers.
 PROFILES: dict[str, Profile] = {p.name: p for p in (
@@ -369,10 +416,12 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "kernel, which leaves every later query of that thread's chunk at 0 (the values "
              "depend on the thread count), a query without judged non-relevant documents gets "
              "NaN, and grade -1 counts as judged non-relevant. The profile deliberately gives "
-             "trec_eval's bpref, which equals ranx's wherever ranx's kernel is defined.",
-             aliases={"ndcg_burges": "nDCG(gain=exp)", "dcg_burges": "DCG(gain=exp)",
-                      "hit_rate": "Success", "hits": "NumRelRet", "mrr": "RR",
-                      "r-precision": "Rprec", "f1": "F1", "map": "AP"},
+             "trec_eval's bpref, which equals ranx's wherever ranx's kernel is defined. "
+             "ranx's rbp weights a relevant document by its grade (its documentation says 1): "
+             "the profile's rbp is binary, ranx's on 0/1 judgments. Names without @k "
+             "(precision, recall, f1, hit_rate, hits) read the whole list, as in ranx; hits "
+             "is averaged over queries (Hits).",
+             aliases=RANX_ALIASES,
              ties="input_order", recall_levels="trec_eval9", duplicates="last",
              missing_queries="zero"),
     _profile("sklearn", "scikit-learn 1.9 ndcg_score / dcg_score",
@@ -391,9 +440,11 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "torch.topk / torch.argsort, whose order of equal scores is unspecified (not the "
              "input order): the profile keeps the input order, so tied lists can differ there. "
              "empty_target_action='neg' is no_relevant='zero', 'pos' is 'one', 'skip' is "
-             "'skip'.",
-             aliases={"retrieval_normalized_dcg": "nDCG", "retrieval_precision": "P",
-                      "retrieval_recall": "R", "retrieval_average_precision": "AP",
+             "'skip'. Without top_k (a name without @k) precision, recall and hit rate read "
+             "the whole list: SetP, SetR and Success.",
+             aliases={"retrieval_normalized_dcg": "nDCG", "retrieval_precision": "SetP",
+                      "retrieval_precision@{k}": "P@{k}", "retrieval_recall": "SetR",
+                      "retrieval_recall@{k}": "R@{k}", "retrieval_average_precision": "AP",
                       "retrieval_reciprocal_rank": "RR", "retrieval_hit_rate": "Success",
                       "retrieval_r_precision": "Rprec"},
              ties="input_order", ideal="retrieved", ap_denominator="relevant_retrieved",

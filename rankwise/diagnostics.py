@@ -67,7 +67,8 @@ from .parts import Parts
 
 SHORT_LIST_FAMILIES = ("P", "F1", "RelP")
 #: Families whose value at cutoff K depends on which documents are in the top K.
-RANK_CUTOFF_FAMILIES = ("P", "R", "F1", "Success", "RR", "AP", "nDCG", "DCG", "CG", "ERR", "RelP")
+RANK_CUTOFF_FAMILIES = ("P", "Hits", "R", "F1", "Success", "RR", "AP", "nDCG", "DCG", "CG", "ERR",
+                        "RelP")
 #: Families with an exponential gain (always, or with ``gain=exp``).
 EXP_GAIN_FAMILIES = ("nDCG", "DCG", "IDCG", "CG")
 #: Largest grade of the usual 0-4 scale; above it exponential gains explode.

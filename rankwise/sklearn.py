@@ -136,7 +136,9 @@ def make_scorer(measure: str, group: Any = None, *, conventions: Conventions | s
     Parameters
     ----------
     measure : str
-        A measure name in any dialect: ``"nDCG@10"``, ``"AP"``, ``"ndcg_cut_10"``.
+        A measure name in any dialect: ``"nDCG@10"``, ``"AP"``, ``"ndcg_cut_10"``; with a
+        profile name as ``conventions``, also that peer's (``"ndcg_score@10"`` under
+        ``"sklearn"``), as :func:`rankwise.evaluate` reads them.
     group : column name, column position, array-like or None
         Where the query of each row comes from (see the module docstring).
     conventions : Conventions or profile name, optional
@@ -158,7 +160,9 @@ def make_scorer(measure: str, group: Any = None, *, conventions: Conventions | s
     >>> scorer.score(y, [0.1, 0.3, 0.2, 0.0, 1.0], groups=X[:, 0])  # scores given directly
     0.4353711100697945
     """
-    return RankingScorer(measure, group, resolve(conventions, **overrides), response_method)
+    conv = resolve(conventions, **overrides)
+    (parsed,) = check_measures([measure], conventions)  # a profile reads its peer's names
+    return RankingScorer(parsed, group, conv, response_method)
 
 
 def _query_weights(sample_weight: Any, candidates: Candidates) -> np.ndarray:

@@ -26,13 +26,13 @@ equals it before the queries are formed (a query of padding only disappears), an
 over queries that are all skipped (``no_relevant="skip"``, ``idcg_zero="skip"``) is 0.0
 (``rankwise.evaluate`` gives NaN).
 
-The measures P, R, Success, RR, AP, Rprec, nDCG and DCG are computed with tensor operations on
-the tensors' device (CPU or CUDA, float64, nothing copied to the host), under every
-convention, except ``ties="expected"`` for Success, RR and AP. Those, and the other families,
-are computed by the numpy engine, which copies the three tensors to the host. Values come back
-as float64 tensors on the input's device: the mean over queries (skipping or propagating
-undefined values as the conventions say), or with ``per_query=True`` one value per query, in
-the order of ``torch.unique(indexes)``.
+The measures P, Hits, R, SetP, SetR, Success, RR, AP, Rprec, nDCG and DCG are computed with
+tensor operations on the tensors' device (CPU or CUDA, float64, nothing copied to the host),
+under every convention, except ``ties="expected"`` for Success, RR and AP. Those, and the other
+families, are computed by the numpy engine, which copies the three tensors to the host. Values
+come back as float64 tensors on the input's device: the mean over queries (skipping or
+propagating undefined values as the conventions say), or with ``per_query=True`` one value per
+query, in the order of ``torch.unique(indexes)``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,10 @@ def evaluate(preds: Any, target: Any, indexes: Any, measures: Any,
     preds, target, indexes : torch.Tensor
         Scores, grades and query ids of the candidates (1-D, same length, same device).
     measures : str or list of str
-        Names in any dialect: ``"nDCG@10"``, ``"AP"``, ``"P@5"``, ``"recip_rank"``.
+        Names in any dialect: ``"nDCG@10"``, ``"AP"``, ``"P@5"``, ``"recip_rank"``; with a
+        profile name as ``conventions``, also that peer's, as :func:`rankwise.evaluate` reads
+        them (``"retrieval_normalized_dcg@10"``, and ``"retrieval_recall"`` without a
+        cutoff, under ``"torchmetrics"``).
     conventions : Conventions or profile name, optional
         trec_eval's by default; ``"torchmetrics"`` reproduces torchmetrics. Keyword overrides
         apply on top.
@@ -89,7 +92,7 @@ def evaluate(preds: Any, target: Any, indexes: Any, measures: Any,
     from .measures import parse_measures
 
     conv = resolve(conventions, **overrides)
-    parsed = parse_measures(measures)
+    parsed = parse_measures(measures, conventions)
     preds, target, indexes = tensors.check(preds, target, indexes)
     if ignore_index is not None:
         preds, target, indexes = tensors.drop_ignored(preds, target, indexes, ignore_index)
@@ -133,25 +136,31 @@ def reciprocal_rank(preds: Any, target: Any, indexes: Any, k: int | None = None,
                 per_query, overrides)
 
 
-def precision(preds: Any, target: Any, indexes: Any, k: int,
+def precision(preds: Any, target: Any, indexes: Any, k: int | None = None,
               conventions: Conventions | str | None = None, per_query: bool = False,
               **overrides: Any):
-    """P@k (see :func:`evaluate`)."""
-    return _one(f"P@{k}", preds, target, indexes, conventions, per_query, overrides)
+    """P@k; without ``k`` the whole list, relevant / candidates (SetP), as torchmetrics'
+    ``RetrievalPrecision(top_k=None)`` (see :func:`evaluate`)."""
+    return _one("SetP" if k is None else f"P@{k}", preds, target, indexes, conventions,
+                per_query, overrides)
 
 
-def recall(preds: Any, target: Any, indexes: Any, k: int,
+def recall(preds: Any, target: Any, indexes: Any, k: int | None = None,
            conventions: Conventions | str | None = None, per_query: bool = False,
            **overrides: Any):
-    """R@k (see :func:`evaluate`)."""
-    return _one(f"R@{k}", preds, target, indexes, conventions, per_query, overrides)
+    """R@k; without ``k`` the whole list, relevant retrieved / relevant (SetR), as
+    torchmetrics' ``RetrievalRecall(top_k=None)`` (see :func:`evaluate`)."""
+    return _one("SetR" if k is None else f"R@{k}", preds, target, indexes, conventions,
+                per_query, overrides)
 
 
-def hit_rate(preds: Any, target: Any, indexes: Any, k: int,
+def hit_rate(preds: Any, target: Any, indexes: Any, k: int | None = None,
              conventions: Conventions | str | None = None, per_query: bool = False,
              **overrides: Any):
-    """Success@k, the hit rate (see :func:`evaluate`)."""
-    return _one(f"Success@{k}", preds, target, indexes, conventions, per_query, overrides)
+    """Success@k, the hit rate; without ``k`` whether any relevant candidate is retrieved, as
+    torchmetrics' ``RetrievalHitRate(top_k=None)`` (see :func:`evaluate`)."""
+    return _one("Success" if k is None else f"Success@{k}", preds, target, indexes,
+                conventions, per_query, overrides)
 
 
 def r_precision(preds: Any, target: Any, indexes: Any,
@@ -177,7 +186,7 @@ class RetrievalMetric:
                  ignore_index: int | None = None, **overrides: Any) -> None:
         from .compat.candidates import check_measures
 
-        self.measures = [str(m) for m in check_measures(measures)]
+        self.measures = [str(m) for m in check_measures(measures, conventions)]
         self.conventions = resolve(conventions, **overrides)
         tensors.check_ignore_index(ignore_index)
         self.ignore_index = ignore_index

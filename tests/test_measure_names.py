@@ -16,6 +16,9 @@ SAME = [
     ("RR@10", "mrr@10"),
     ("R@100", "recall_100", "recall@100"),
     ("Success@10", "success_10", "hit_rate@10"),
+    ("Success", "hit_rate"),
+    ("Hits@5", "hits@5"),
+    ("Hits", "hits"),
     ("Rprec", "r-precision", "R-Precision"),
     ("nDCG(gain=exp)@10", "ndcg_burges@10", "nDCG(dcg=exp-log2)@10"),
     ("IPrec@0.5", "iprec_at_recall_0.50"),
@@ -75,7 +78,8 @@ def test_negative_zero_levels_are_zero(text, trec_name):
     ("P@1.5", "positive integer"),
     ("P@ten", "positive integer"),
     ("P", None),
-    ("Success", "needs a cutoff"),
+    ("F1", "needs a cutoff"),
+    ("NumRelRet@5", "takes no cutoff"),
     ("Rprec@10", "takes no cutoff"),
     ("P(foo=1)@5", "has no parameter 'foo'"),
     ("IPrec@1.5", "between 0 and 1"),
@@ -100,3 +104,47 @@ def test_numbers_in_ascii_digits_and_no_empty_parameter(text):
         parse_measure(text)
     assert parse_measure("nDCG(base=1e1)") == parse_measure("nDCG(base=10)")
     assert parse_measure("P()@5") == parse_measure("P@5")
+
+
+@pytest.mark.parametrize("names, expected", [
+    # ranx: without @k (or with @0) the whole list; with @k the cutoff family
+    (["recall", "recall@10", "precision", "precision@5", "f1", "f1@3", "hit_rate",
+      "hit_rate@5", "hits", "hits@5"],
+     ["SetR", "R@10", "SetP", "P@5", "SetF", "F1@3", "Success", "Success@5", "Hits", "Hits@5"]),
+    (["ndcg@0", "precision@0", "map@0"], ["nDCG", "SetP", "AP"]),
+    (["map", "map@100", "mrr@10", "ndcg_burges@10", "dcg_burges", "r-precision",
+      "r-precision@5", "bpref@5"],
+     ["AP", "AP@100", "RR@10", "nDCG(gain=exp)@10", "DCG(gain=exp)", "Rprec", "Rprec",
+      "Bpref"]),
+    (["rbp.95", "rbp@5"], ["RBP(p=0.95,rel=1)", "RBP(p=0.5,rel=1)"]),
+    (["P@5", "recall_10", "NumRelRet"], ["P@5", "R@10", "NumRelRet"]),  # rankwise's own names
+])
+def test_ranx_profile_reads_ranx_names_as_ranx_means_them(names, expected):
+    translated = rankwise.conventions.profile("ranx").measure_names(names)
+    assert [str(parse_measure(n)) for n in translated] == expected
+    assert [str(m) for m in parse_measures(names, conventions="ranx")] == \
+        list(dict.fromkeys(expected))
+
+
+def test_trec_eval_names_keep_their_meaning_outside_the_ranx_profile():
+    # trec_eval's bare "recall" is its family of cutoffs; num_rel_ret is summed
+    assert [str(m) for m in parse_measures("recall")][:2] == ["R@5", "R@10"]
+    qrels = {"q1": {"a": 1, "b": 1}, "q2": {"c": 1}}
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}
+    result = rankwise.evaluate(qrels, run, ["num_rel_ret", "hits"])
+    assert result.aggregates["run"] == {"NumRelRet": 3.0, "Hits": 1.5}
+    assert rankwise.evaluate(qrels, run, ["hits"], conventions="ranx").mean("Hits") == 1.5
+
+
+@pytest.mark.parametrize("conventions, names, expected", [
+    ("torchmetrics", ["retrieval_normalized_dcg@2", "retrieval_recall", "retrieval_recall@3",
+                      "retrieval_precision", "retrieval_precision@3", "retrieval_hit_rate"],
+     ["nDCG@2", "SetR", "R@3", "SetP", "P@3", "Success"]),
+    ("sklearn", ["ndcg_score@2", "dcg_score"], ["nDCG@2", "DCG"]),
+])
+def test_profile_names_reach_every_adapter(conventions, names, expected):
+    """One alias step for every entry point that takes measures and conventions."""
+    from rankwise.compat.candidates import check_measures
+
+    assert [str(m) for m in parse_measures(names, conventions)] == expected
+    assert [str(m) for m in check_measures(names, conventions)] == expected

@@ -24,7 +24,7 @@ class RankingMetric:
 
     def __init__(self, measures: Sequence[Any], conventions: Conventions | str | None,
                  overrides: dict[str, Any]) -> None:
-        self.measures = check_measures(measures)
+        self.measures = check_measures(measures, conventions)
         self.conventions = resolve(conventions, **overrides)
         self.names = [str(m) for m in self.measures]
         self._cache: OrderedDict[tuple, tuple[np.ndarray, np.ndarray, Candidates]] = OrderedDict()

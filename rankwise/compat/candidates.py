@@ -216,10 +216,11 @@ def _level_counts(labels: np.ndarray, segment: np.ndarray,
     return levels.astype(np.float64), counts.reshape(num_queries, len(levels)).astype(np.int64)
 
 
-def check_measures(measures: Sequence[Any]) -> list:
-    """Parsed measures, at least one."""
+def check_measures(measures: Sequence[Any], conventions: Any = None) -> list:
+    """Parsed measures, at least one (a profile name as ``conventions`` also reads its peer's
+    measure names, as :func:`rankwise.evaluate` does)."""
     from ..measures import parse_measures
 
     if not measures:
         raise InputError("name at least one measure, e.g. 'nDCG@10'", source="measures")
-    return parse_measures(list(measures))
+    return parse_measures(list(measures), conventions)

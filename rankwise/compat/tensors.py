@@ -22,9 +22,9 @@ from ..conventions import Conventions
 from ..errors import InputError
 
 #: families computed with tensor operations; the rest goes through the numpy engine
-NATIVE = ("P", "R", "Success", "RR", "AP", "Rprec", "nDCG", "DCG")
+NATIVE = ("P", "Hits", "R", "SetP", "SetR", "Success", "RR", "AP", "Rprec", "nDCG", "DCG")
 #: families whose expected value over tie orders is linear in the positions (native too)
-NATIVE_EXPECTED = ("P", "R", "Rprec", "nDCG", "DCG")
+NATIVE_EXPECTED = ("P", "Hits", "R", "SetP", "SetR", "Rprec", "nDCG", "DCG")
 
 
 # ------------------------------------------------------------------------------ ranking
@@ -220,6 +220,8 @@ def compute(measure, lists: _Lists, base: Conventions):
     hit = _hits(lists, rel, conv, expected)
     num_rel = _num_relevant(lists, rel, conv)
     family = measure.family
+    if family == "Hits":  # a count: defined without relevant documents too
+        return _sum_within(lists, hit, cutoff)
     if family == "P":
         found = _sum_within(lists, hit, cutoff)
         if conv.short_lists == "length":
@@ -230,6 +232,10 @@ def compute(measure, lists: _Lists, base: Conventions):
         denominator = num_rel if conv.recall_denominator == "relevant" else \
             torch.clamp(num_rel, max=cutoff)
         values = _divide(_sum_within(lists, hit, cutoff), denominator)
+    elif family == "SetP":
+        values = _divide(_segment_sum(lists, hit), torch.diff(lists.offsets).double())
+    elif family == "SetR":
+        values = _divide(_segment_sum(lists, hit), num_rel)
     elif family == "Success":
         values = (_sum_within(lists, hit, cutoff) > 0).double()
     elif family == "Rprec":

@@ -9,8 +9,8 @@ table *is* the computation. The tests check the final value against
 :func:`rankwise.evaluate` for every family under varied conventions, and the founding
 articles' worked tables.
 
-Every measure family rankwise computes is explained, one module per kind: ``binary`` (P, R,
-F1, Success, RelP, Rprec, RprecMult, RR, ARHR, AP, Bpref, infAP, binG), ``graded`` (nDCG, DCG,
+Every measure family rankwise computes is explained, one module per kind: ``binary`` (P, Hits,
+R, F1, Success, RelP, Rprec, RprecMult, RR, ARHR, AP, Bpref, infAP, binG), ``graded`` (nDCG, DCG,
 IDCG, CG, ERR, RWRR), ``trec_graded`` (ndcg_rel, Rndcg, G), ``rbp`` (RBP, RBPResid),
 ``judged`` (Judged, Unjudged), ``sets`` (the set measures, Utility and the counts), ``curves``
 (IPrec, 11pt_avg) and ``rating`` (MAE, RMSE).
@@ -88,17 +88,14 @@ def explain_many(qrels: Any, run: Any, query: str, measures: Any, conventions: A
     [('RR', 0.5), ('P@2', 0.5)]
     """
     from ..api import _runs
-    from ..conventions import profile, resolve
+    from ..conventions import resolve
     from ..io.frames import to_qrels
     from ..measures import Measure, parse_measures
 
     conv = resolve(conventions, **convention_overrides)
     if isinstance(measures, (str, Measure)):
         measures = [measures]
-    if isinstance(conventions, str):
-        measures = profile(conventions).measure_names(
-            [m if isinstance(m, str) else str(m) for m in measures])
-    parsed = parse_measures(measures)
+    parsed = parse_measures(measures, conventions)
     runs = _runs(run)
     if len(runs) != 1:
         raise InputError("explain takes one run", source="run",

@@ -1,5 +1,5 @@
-"""Binary families, rank by rank: P, R, F1, Success, RelP, Rprec, RprecMult, RR, ARHR, AP,
-Bpref, infAP and binG. A document is relevant when its grade reaches the threshold (and,
+"""Binary families, rank by rank: P, Hits, R, F1, Success, RelP, Rprec, RprecMult, RR, ARHR,
+AP, Bpref, infAP and binG. A document is relevant when its grade reaches the threshold (and,
 under ``nonpositive_scores="nonrelevant"``, its score is above 0)."""
 
 from __future__ import annotations
@@ -77,6 +77,8 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
         why = "K" if c.conv.short_lists == "cutoff" else "min(K, list length)"
         return value, [f"{name} = relevant {where} / {why} = {hits} / {denominator} = "
                        f"{number(value)}"]
+    if kind == "Hits":
+        return float(hits), [f"{name} = relevant {where} = {hits} (averaged over the queries)"]
     if kind == "R":
         denominator = c.num_rel if c.conv.recall_denominator == "relevant" else min(c.num_rel, k)
         value = divide(hits, denominator)
@@ -156,6 +158,7 @@ _HITS = ["rank", "doc", "grade", "relevant", "hits"]
 _SUMMED = ["rank", "doc", "grade", "relevant", "contribution", "running"]
 KINDS = {
     "P": _kind(_HITS + ["precision"], "relevant"),
+    "Hits": _kind(_HITS, "relevant"),
     "R": _kind(_HITS, "relevant"),
     "F1": _kind(_HITS + ["precision"], "relevant"),
     "Success": _kind(_HITS, "relevant"),
@@ -172,7 +175,7 @@ KINDS = {
                    "running"]),
 }
 #: Family -> kind, for the families explained here.
-FAMILIES = {"P": "P", "R": "R", "F1": "F1", "Success": "Success", "RelP": "RelP",
-            "Rprec": "Rprec", "RprecMult": "RprecMult", "RR": "RR", "ARHR": "ARHR", "AP": "AP",
-            "gm_map": "AP", "Bpref": "Bpref", "gm_bpref": "Bpref", "infAP": "infAP",
+FAMILIES = {"P": "P", "Hits": "Hits", "R": "R", "F1": "F1", "Success": "Success",
+            "RelP": "RelP", "Rprec": "Rprec", "RprecMult": "RprecMult", "RR": "RR", "ARHR": "ARHR",
+            "AP": "AP", "gm_map": "AP", "Bpref": "Bpref", "gm_bpref": "Bpref", "infAP": "infAP",
             "binG": "binG"}

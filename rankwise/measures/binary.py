@@ -77,11 +77,38 @@ def f1(lists, cutoff: int, rel: float) -> np.ndarray:
     return _safe_divide(2.0 * p * r, p + r)
 
 
-@family("Success", "Success at K (hit rate): 1 if a relevant document is in the top K "
-        "(trec_eval m_success.c).", cutoff="required", params=REL, trec_cutoff_name="success_{cutoff}")
-def success(lists, cutoff: int, rel: float) -> np.ndarray:
-    """Success@K = 1 if any relevant document is ranked within K, else 0."""
+@family("Success", "Success at K (hit rate): 1 if a relevant document is in the top K, or "
+        "without K anywhere in the list (trec_eval m_success.c; ranx hit_rate, torchmetrics "
+        "RetrievalHitRate without top_k).", cutoff="optional", params=REL,
+        trec_cutoff_name="success_{cutoff}")
+def success(lists, cutoff: int | None, rel: float) -> np.ndarray:
+    """Success@K = 1 if any relevant document is ranked within K (without K: retrieved at
+    all), else 0.
+
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"a": 3, "b": 2, "c": 1}}
+    >>> result = evaluate({"q": {"c": 1}}, run, ["Success@2", "Success"])
+    >>> result.mean("Success@2"), result.mean("Success")
+    (0.0, 1.0)
+    """
     return (hits_at(lists, cutoff, rel) > 0).astype(np.float64)
+
+
+@family("Hits", "Hits at K: relevant documents in the top K (without K: all retrieved), "
+        "averaged over queries (ranx hits; NumRelRet, trec_eval's num_rel_ret, is the same "
+        "count without K, summed).", cutoff="optional", params=REL, bounds=None,
+        undefined_when=None)
+def hits(lists, cutoff: int | None, rel: float) -> np.ndarray:
+    """Hits@K = |relevant in the top K| (= K · P@K); the aggregate is the mean over queries.
+
+    >>> from rankwise import evaluate
+    >>> qrels = {"q1": {"a": 1, "c": 1}, "q2": {"d": 1}}
+    >>> run = {"q1": {"a": 3, "b": 2, "c": 1}, "q2": {"d": 1}}
+    >>> result = evaluate(qrels, run, ["Hits@2", "Hits", "NumRelRet"])
+    >>> result.mean("Hits@2"), result.mean("Hits"), result.mean("NumRelRet")
+    (1.0, 1.5, 3.0)
+    """
+    return hits_at(lists, cutoff, rel)
 
 
 @family("RR", "Reciprocal rank of the first relevant document, optionally within K "

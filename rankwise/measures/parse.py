@@ -44,6 +44,7 @@ ALIASES: dict[str, tuple[str, dict[str, Any]]] = {
     "numret": ("NumRet", {}), "num_ret": ("NumRet", {}),
     "numrel": ("NumRel", {}), "num_rel": ("NumRel", {}),
     "numrelret": ("NumRelRet", {}), "num_rel_ret": ("NumRelRet", {}),
+    "hits": ("Hits", {}),
     "setp": ("SetP", {}), "set_p": ("SetP", {}),
     "setr": ("SetR", {}), "set_recall": ("SetR", {}),
     "setf": ("SetF", {}), "set_f": ("SetF", {}),
@@ -89,12 +90,27 @@ _TREC_CUT = re.compile(r"^(?P<family>P|recall|ndcg_cut|map_cut|success|iprec_at_
                        r"|unj|Rprec_mult)_(?P<cutoff>\d+(?:\.\d+)?)$")
 
 
-def parse_measures(specs: Iterable[str | Measure] | str) -> list[Measure]:
+def parse_measures(specs: Iterable[str | Measure] | str,
+                   conventions: Any = None) -> list[Measure]:
     """Parse measure strings (or pass Measure objects through); duplicates removed, order kept.
+
+    ``conventions``: a profile name also reads that peer's own measure names, as the peer
+    means them (:meth:`rankwise.conventions.Profile.measure_names`): under ``"ranx"``,
+    ``recall`` is ranx's whole-list recall where it is otherwise trec_eval's family of
+    recall cutoffs. A ``Conventions`` value or None changes nothing. Every function that
+    takes measures and conventions parses them here.
 
     >>> [str(m) for m in parse_measures(["P_10", "ndcg_cut.5,10", "mrr@10", "map"])]
     ['P@10', 'nDCG@5', 'nDCG@10', 'RR@10', 'AP']
+    >>> [str(m) for m in parse_measures(["recall", "recall@10"], conventions="ranx")]
+    ['SetR', 'R@10']
     """
+    if isinstance(conventions, str):
+        from ..conventions import profile
+
+        if isinstance(specs, (str, Measure)):
+            specs = [specs]
+        specs = profile(conventions).measure_names(list(specs))
     if isinstance(specs, (str, Measure)):
         specs = [specs]
     out: list[Measure] = []

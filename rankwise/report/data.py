@@ -131,7 +131,7 @@ def collect(qrels: Any, runs: Any, measures: str | Sequence[str] | None = None,
     ReportData
     """
     from ..api import _kind, _runs, _summarise
-    from ..conventions import profile, resolve
+    from ..conventions import resolve
     from ..core.memory import large_arrays
     from ..core.judgments import index_judgments
     from ..errors import InputError
@@ -145,9 +145,7 @@ def collect(qrels: Any, runs: Any, measures: str | Sequence[str] | None = None,
                          f"pr_sample={pr_sample}")
     conv = resolve(conventions, **convention_overrides)
     names = list(DEFAULT_MEASURES) if measures is None else measures
-    if isinstance(conventions, str):
-        names = profile(conventions).measure_names(names)
-    parsed = parse_measures(names)
+    parsed = parse_measures(names, conventions)
     timings: dict[str, float] = {}
     start = time.perf_counter()
     judged = to_qrels(qrels)

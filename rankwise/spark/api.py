@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..conventions import Conventions, profile, resolve
+from ..conventions import Conventions, resolve
 from ..errors import InputError
 from ..measures import Measure, parse_measures
 from ..results import Result, SystemResult
@@ -254,9 +254,7 @@ def evaluate_ranking_columns(df: Any, measures: str | Measure | Sequence[str | M
 def _measures(measures, conventions, chunk_rows: int, overrides: dict):
     """The conventions and the parsed measures; InputError for what Spark cannot combine."""
     conv = resolve(conventions, **overrides)
-    if isinstance(conventions, str):
-        measures = profile(conventions).measure_names(measures)
-    parsed = parse_measures(measures)
+    parsed = parse_measures(measures, conventions)
     for m in parsed:
         if m.spec.aggregate not in ("mean", "sum", "gmean"):
             raise InputError(f"{m} is averaged as {m.spec.aggregate!r}, which the Spark engine "

@@ -58,7 +58,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..conventions import Conventions, profile, resolve
+from ..conventions import Conventions, resolve
 from ..core.join import nothing_ranked
 from ..core.memory import large_arrays
 from ..errors import InputError
@@ -135,9 +135,7 @@ def evaluate_stream(qrels: Any, run: Any, measures: str | Measure | Sequence[str
     True
     """
     conv = resolve(conventions, **convention_overrides)
-    if isinstance(conventions, str):
-        measures = profile(conventions).measure_names(measures)
-    parsed = parse_measures(measures)
+    parsed = parse_measures(measures, conventions)
     if not isinstance(chunk_bytes, int) or isinstance(chunk_bytes, bool) or chunk_bytes < 1:
         raise InputError("chunk_bytes must be a positive number of bytes", source="chunk_bytes",
                          value=repr(chunk_bytes))

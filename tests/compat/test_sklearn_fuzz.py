@@ -66,6 +66,22 @@ def test_ndcg_score_and_dcg_score_on_random_rows(k):
     assert checked == 480
 
 
+@pytest.mark.parametrize("k", [None, 3])
+def test_the_profiles_names_in_the_scorer(k):
+    """make_scorer reads the sklearn profile's own names (ndcg_score, dcg_score), with
+    scikit-learn's meaning, as rankwise.evaluate does."""
+    suffix = "" if k is None else f"@{k}"
+    for seed in range(20):
+        y, scores, _, groups = random_rows(seed)
+        for name, function in ((f"ndcg_score{suffix}", ndcg_score),
+                               (f"dcg_score{suffix}", dcg_score)):
+            scorer = rs.make_scorer(name, conventions="sklearn")
+            assert str(scorer.measure) == name.replace("ndcg_score", "nDCG").replace(
+                "dcg_score", "DCG")
+            assert scorer.score(y.ravel(), scores.ravel(), groups) == pytest.approx(
+                function(y, scores, k=k), rel=1e-12, abs=1e-12), (seed, name)
+
+
 def test_ignore_ties_on_random_rows():
     """``ignore_ties=True``: on distinct scores every tie policy gives ndcg_score's value (the
     default conventions too: every candidate is judged, the ideal is built from them); on tied

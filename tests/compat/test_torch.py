@@ -17,7 +17,8 @@ from rankwise import InputError  # noqa: E402
 from rankwise.compat.candidates import Candidates  # noqa: E402
 
 MEASURES = ["nDCG@10", "nDCG", "DCG@5", "nDCG(gain=exp)@5", "AP", "AP@5", "P@5", "P(rel=2)@5",
-            "R@10", "RR", "RR@3", "Rprec", "Success@3", "ERR@10", "Bpref", "F1@5"]
+            "R@10", "RR", "RR@3", "Rprec", "Success@3", "ERR@10", "Bpref", "F1@5", "SetP",
+            "SetR", "Success", "Hits", "Hits@3"]
 CONVENTIONS = [
     {}, {"ties": "docid_asc"}, {"ties": "input_order"}, {"ties": "expected"},
     {"ties": "optimistic"}, {"ties": "pessimistic"}, {"gain": "exponential"},
@@ -102,6 +103,9 @@ def _torchmetrics_cases():
     ("RetrievalPrecision", {"top_k": 5, "adaptive_k": True}, "P@5", {"short_lists": "length"}),
     ("RetrievalRecall", {"top_k": 5}, "R@5", {}),
     ("RetrievalHitRate", {"top_k": 5}, "Success@5", {}),
+    ("RetrievalPrecision", {}, "SetP", {}),  # top_k=None: the whole list
+    ("RetrievalRecall", {}, "SetR", {}),
+    ("RetrievalHitRate", {}, "Success", {}),
     ("RetrievalRPrecision", {}, "Rprec", {}),
     ("RetrievalMAP", {"empty_target_action": "skip"}, "AP", {"no_relevant": "skip"}),
     ("RetrievalNormalizedDCG", {"top_k": 5, "empty_target_action": "skip"}, "nDCG@5",
@@ -128,12 +132,72 @@ def test_non_positive_scores_under_the_torchmetrics_profile():
     for metric, kwargs, name in [("RetrievalMRR", {}, "RR"), ("RetrievalMAP", {}, "AP"),
                                  ("RetrievalPrecision", {"top_k": 1}, "P@1"),
                                  ("RetrievalHitRate", {"top_k": 5}, "Success@5"),
+                                 ("RetrievalPrecision", {}, "SetP"),
+                                 ("RetrievalRecall", {}, "SetR"),
+                                 ("RetrievalHitRate", {}, "Success"),
                                  ("RetrievalRPrecision", {}, "Rprec")]:
         reference = getattr(retrieval, metric)(**kwargs)
         reference.update(preds, target, indexes=query)
         got = rt.evaluate(preds, target, query, [name], conventions="torchmetrics")[name]
         assert float(got) == float(reference.compute()), name
     assert float(rt.reciprocal_rank(preds, target, query)) == 1.0  # trec_eval: ranked as scored
+
+
+@pytest.mark.parametrize("metric, kwargs, function, k", [
+    ("RetrievalRecall", {}, rt.recall, None), ("RetrievalPrecision", {}, rt.precision, None),
+    ("RetrievalHitRate", {}, rt.hit_rate, None), ("RetrievalRecall", {"top_k": 3}, rt.recall, 3),
+    ("RetrievalPrecision", {"top_k": 3}, rt.precision, 3),
+    ("RetrievalHitRate", {"top_k": 3}, rt.hit_rate, 3),
+])
+def test_functions_take_k_as_torchmetrics_takes_top_k(metric, kwargs, function, k):
+    """recall, precision and hit_rate without k read the whole list, as torchmetrics'
+    RetrievalRecall / RetrievalPrecision / RetrievalHitRate with top_k=None."""
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    query, binary, _, distinct, _ = _torchmetrics_cases()
+    reference = getattr(retrieval, metric)(**kwargs)
+    reference.update(distinct, binary, indexes=query)
+    got = function(distinct, binary, query, k, conventions="torchmetrics")
+    assert float(got) == pytest.approx(float(reference.compute()), abs=1e-6)
+    per_query = function(distinct, binary, query, k, conventions="torchmetrics", per_query=True)
+    assert per_query.shape == (len(torch.unique(query)),)
+
+
+@pytest.mark.parametrize("name, metric, kwargs", [
+    ("retrieval_normalized_dcg@3", "RetrievalNormalizedDCG", {"top_k": 3}),
+    ("retrieval_normalized_dcg", "RetrievalNormalizedDCG", {}),
+    ("retrieval_average_precision", "RetrievalMAP", {}),
+    ("retrieval_reciprocal_rank@3", "RetrievalMRR", {"top_k": 3}),
+    ("retrieval_precision@3", "RetrievalPrecision", {"top_k": 3}),
+    ("retrieval_precision", "RetrievalPrecision", {}),
+    ("retrieval_recall@3", "RetrievalRecall", {"top_k": 3}),
+    ("retrieval_recall", "RetrievalRecall", {}),
+    ("retrieval_hit_rate@2", "RetrievalHitRate", {"top_k": 2}),
+    ("retrieval_hit_rate", "RetrievalHitRate", {}),
+    ("retrieval_r_precision", "RetrievalRPrecision", {}),
+])
+def test_the_profiles_names_in_evaluate_and_retrieval_metric(name, metric, kwargs):
+    """The torchmetrics profile's own names reach rankwise.torch.evaluate and RetrievalMetric
+    as they reach rankwise.evaluate, with torchmetrics' meaning."""
+    import rankwise
+
+    retrieval = pytest.importorskip("torchmetrics.retrieval")
+    query, binary, graded, distinct, tied = _torchmetrics_cases()
+    is_ndcg = "dcg" in name
+    target, scores = (graded, tied) if is_ndcg else (binary, distinct)
+    reference = getattr(retrieval, metric)(**kwargs)
+    reference.update(scores, target, indexes=query)
+    theirs = float(reference.compute())
+    (got,) = rt.evaluate(scores, target, query, [name], conventions="torchmetrics").values()
+    assert float(got) == pytest.approx(theirs, abs=1e-6)
+    accumulated = rt.RetrievalMetric(name, conventions="torchmetrics")
+    for part in torch.arange(len(scores)).chunk(3):
+        accumulated.update(scores[part], target[part], query[part])
+    (batched,) = accumulated.compute().values()
+    assert float(batched) == pytest.approx(theirs, abs=1e-6)
+    qrels, run = rankwise.from_arrays(target.numpy(), scores.numpy(), query=query.numpy())
+    (in_memory,) = rankwise.evaluate(qrels, run, [name], conventions="torchmetrics"
+                                     ).aggregates["run"].values()
+    assert in_memory == pytest.approx(float(got), abs=1e-12)
 
 
 def test_negative_targets_differ_from_torchmetrics_as_documented():

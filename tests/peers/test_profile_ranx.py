@@ -33,6 +33,7 @@ Slow-marked tests compile every ranx metric (numba, about a minute of CPU on a c
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -42,24 +43,29 @@ ranx = pytest.importorskip("ranx")
 from ranx import Qrels, Run  # noqa: E402
 from ranx.metrics import interpolated_precision_at_recall  # noqa: E402
 
+import rankwise  # noqa: E402
+from rankwise.conventions import profile  # noqa: E402
 from tests.peers.profile_compare import (  # noqa: E402
     assert_same, assert_within_tie_bounds, mismatches, rankwise_values)
 from tests.peers.profile_data import make_profile_data  # noqa: E402
 
-# ranx metric -> the name rankwise is given under the profile (ranx's own name where rankwise
-# or the profile's aliases parse it)
+#: ranx's metric names (ranx.metrics.metric_switch), with and without @k, given to rankwise
+#: as they are: what is tested is the profile's own translation (Profile.measure_names)
+RANX_NAMES = [
+    "precision", "precision@5", "precision@10", "recall", "recall@10", "f1", "f1@10",
+    "hits", "hits@5", "hit_rate", "hit_rate@5", "mrr", "mrr@3", "map", "map@10", "ndcg",
+    "ndcg@10", "ndcg_burges", "ndcg_burges@10", "dcg", "dcg@10", "dcg_burges",
+    "dcg_burges@10", "r-precision", "r-precision@3", "bpref", "ndcg@0", "precision@0",
+]
+# ranx metric -> the name rankwise is given under the profile: ranx's own, but for the -lN
+# suffixes, which the profile refuses (docs/conventions.md gives these spellings)
 MEASURES = {
-    "precision@5": "precision@5", "precision@10": "precision@10",
-    "precision@5-l2": "P(rel=2)@5", "precision": "SetP",  # no k: hits / list length
-    "recall@10": "recall@10", "recall": "SetR", "f1@10": "f1@10", "f1@3-l2": "F1(rel=2)@3",
-    "hits": "hits", "hit_rate@5": "hit_rate@5", "mrr": "mrr", "mrr@3": "mrr@3",
-    "map": "map", "map@10": "map@10", "map-l2": "AP(rel=2)",
-    "ndcg": "ndcg", "ndcg@10": "ndcg@10", "ndcg_burges": "ndcg_burges",
-    "ndcg_burges@10": "ndcg_burges@10",
+    **{name: name for name in RANX_NAMES},
+    "precision@5-l2": "P(rel=2)@5", "f1@3-l2": "F1(rel=2)@3", "map-l2": "AP(rel=2)",
     "ndcg@10-l2": "nDCG(gain={1:0})@10",  # ranx's -l zeroes the gains of lower grades
-    "dcg@10": "dcg@10", "dcg_burges": "dcg_burges", "r-precision": "r-precision",
-    "bpref": "bpref",
 }
+#: the names whose meaning depends on the cutoff being there (the whole list without it)
+WHOLE_LIST = ["precision", "recall", "f1", "hit_rate", "hits", "hits@5"]
 # a few kernels for the tests outside the slow mark (each ranx metric compiles on first use)
 CORE = ["precision@5", "map", "mrr", "ndcg@10"]
 # where ranx's bpref kernel is undefined (see the module docstring)
@@ -80,6 +86,65 @@ def ours(data, metrics, **overrides):
                            **overrides)
 
 
+def ranx_means(data, metrics) -> dict[str, float]:
+    """ranx's means over the queries (return_mean=True), as its users read them."""
+    scores = ranx.evaluate(Qrels(data.qrels), Run(data.run), list(metrics),
+                           make_comparable=True)
+    return {metrics[0]: scores} if len(metrics) == 1 else scores
+
+
+def our_means(data, metrics) -> dict[str, float]:
+    """rankwise.evaluate's aggregates under the profile, given ranx's names."""
+    result = rankwise.evaluate(data.qrels, data.run, [MEASURES[m] for m in metrics],
+                               conventions="ranx")
+    names = profile("ranx").measure_names([MEASURES[m] for m in metrics])
+    return {m: result.aggregates["run"][str(rankwise.parse_measure(n))]
+            for m, n in zip(metrics, names)}
+
+
+@pytest.mark.parametrize("seed", [10, 11])
+def test_names_without_a_cutoff_read_the_whole_list(seed):
+    """ranx's precision, recall, f1, hit_rate and hits without @k are computed over the
+    whole list (and hits@k is the hits in the top k): the profile's translation of ranx's
+    own names gives ranx's values per query and ranx's means (hits averaged, not summed)."""
+    data = make_profile_data(seed, max_depth=15).without(*BPREF_BREAKERS)
+    theirs = ranx_values(data, WHOLE_LIST)
+    assert_same(ours(data, WHOLE_LIST), theirs, 1e-9, f"seed {seed}")
+    means = ranx_means(data, WHOLE_LIST)
+    for name, value in our_means(data, WHOLE_LIST).items():
+        assert value == pytest.approx(float(means[name]), rel=1e-12, abs=1e-12), name
+
+
+@pytest.mark.slow
+def test_means_of_every_name():
+    data = make_profile_data(12, ties=False).without(*BPREF_BREAKERS)
+    metrics = list(MEASURES)
+    means = ranx_means(data, metrics)
+    for name, value in our_means(data, metrics).items():
+        assert value == pytest.approx(float(means[name]), rel=1e-12, abs=1e-12), name
+
+
+def binary(data):
+    """The same collection with every relevant grade 1."""
+    return replace(data, qrels={q: {d: min(g, 1) for d, g in docs.items()}
+                                for q, docs in data.qrels.items()})
+
+
+def test_rbp_is_binary_rbp_with_ranx_persistence():
+    """ranx's rbp.95 and rbp@95 are RBP with p = 0.95 (not a cutoff of 95). ranx weights a
+    relevant document by its grade, where its docstring says r_i is 0 or 1: the profile
+    gives binary RBP (rel=1), ranx's value on 0/1 judgments."""
+    data = binary(make_profile_data(13, max_depth=15))
+    names = {"rbp.95": "rbp.95", "rbp@8": "rbp@8", "rbp.5": "rbp.5"}
+    theirs = ranx_values(data, list(names))
+    assert_same(rankwise_values(data.qrels, data.run, names, "ranx"), theirs, 1e-12, "rbp")
+    graded = make_profile_data(13, max_depth=15)
+    differing = mismatches(rankwise_values(graded.qrels, graded.run, names, "ranx"),
+                           ranx_values(graded, list(names)), 1e-9)
+    assert differing and all(theirs_value > ours_value
+                             for _, _, ours_value, theirs_value in differing)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_tie_free_every_measure(seed):
@@ -91,16 +156,6 @@ def test_tie_free_every_measure(seed):
     # bpref on every query where ranx's kernel is defined
     fine = data.without(*BPREF_BREAKERS)
     assert_same(ours(fine, ["bpref"]), ranx_values(fine, ["bpref"]), 1e-9, "bpref")
-
-
-@pytest.mark.slow
-def test_hits_at_k_is_precision_times_k():
-    # rankwise has no hits@k; P@k * k is the same number
-    data = make_profile_data(2, ties=False)
-    theirs = ranx_values(data, ["hits@5"])
-    mine = ours(data, ["precision@5"])
-    assert all(theirs[q]["hits@5"] == pytest.approx(5 * mine[q]["precision@5"], abs=1e-12)
-               for q in theirs)
 
 
 @pytest.mark.parametrize("seed, metrics", [

@@ -265,8 +265,9 @@ def _collection(seed: int):
     return qrels, run
 
 
-MEASURES = ["P@1", "P@5", "R@3", "F1@4", "Success@2", "RelP@3", "Rprec", "RR", "RR@3", "AP",
-            "AP@4", "gm_map", "Bpref", "gm_bpref", "nDCG", "nDCG@3", "nDCG(gain=exp)@5", "DCG@4",
+MEASURES = ["P@1", "P@5", "Hits", "Hits@3", "Success", "R@3", "F1@4", "Success@2", "RelP@3",
+            "Rprec", "RR", "RR@3", "AP", "AP@4", "gm_map", "Bpref", "gm_bpref", "nDCG", "nDCG@3",
+            "nDCG(gain=exp)@5", "DCG@4",
             "IDCG@3", "CG@3", "ERR", "ERR@3", "P(rel=2)@3", "AP(rel=2)", "ERR(max_grade=3)@4",
             "nDCG(gain={1:2,2:5})@4", "DCG(base=10)@3", "RBP", "RBP(p=0.5,rel=2)@4", "rbp",
             "Judged@3", "Judged", "Unjudged@5", "infAP", "infAP(rel=2)", "binG", "RprecMult@0.6",

@@ -12,7 +12,7 @@ group starts at 0-based position ``s``, holds ``n`` documents of which ``r`` are
 of its positions within the cutoff K, ``clip(K - s, 0, n)``. A position ``j`` (1-based) of a
 group holds a hit with probability ``r / n``.
 
-* **Linear measures** (P, R, F1, RelP, Rprec, RprecMult, CG, DCG, nDCG, RWRR, ARHR, RBP,
+* **Linear measures** (P, Hits, R, F1, RelP, Rprec, RprecMult, CG, DCG, nDCG, RWRR, ARHR, RBP,
   RBPResid, Judged, Unjudged): the expected value at a position is the group's mean, so
   E[hits@K] = Σ_groups r·m/n and E[DCG@K] = Σ_positions mean gain of the group / log_b(rank + 1).
   F1 = 2·hits / (P's + R's denominator) is linear in the hits too.

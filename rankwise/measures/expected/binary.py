@@ -1,5 +1,5 @@
-"""Expected values of the binary measures over tie orders: P, R, F1, RelP, Rprec, RprecMult,
-Success, RR, AP, Bpref, infAP, binG, Judged and Unjudged."""
+"""Expected values of the binary measures over tie orders: P, Hits, R, F1, RelP, Rprec,
+RprecMult, Success, RR, AP, Bpref, infAP, binG, Judged and Unjudged."""
 
 from __future__ import annotations
 
@@ -31,6 +31,12 @@ def precision(lists, groups: TieGroups, cutoff: int, rel: float) -> np.ndarray:
     if lists.conventions.short_lists == "length":
         return _safe_divide(hits, np.minimum(lists.num_retrieved, cutoff))
     return hits / cutoff
+
+
+@expected_for("Hits")
+def hits(lists, groups: TieGroups, cutoff: int | None, rel: float) -> np.ndarray:
+    """E[Hits@K] = E[hits@K] (without K every relevant retrieved document: no tie matters)."""
+    return expected_hits(lists, groups, rel, cutoff)
 
 
 @expected_for("R")
