@@ -271,6 +271,29 @@ def test_bad_lines_report_the_files_own_line(tmp_path, collection):
             assert message in str(streamed.value) and streamed.value.line == 152
 
 
+def test_no_query_in_common_under_conventions_that_score_both_sides(tmp_path):
+    """Under missing_queries="zero" with run_only_queries="zero" (the spark profile) a run
+    without a judged query is evaluated, every query of either side scored, streamed or in
+    one pass alike; under -c alone it is refused, as in one pass."""
+    qrels = write(tmp_path, "qrels.txt", "1 0 3.0 1\n2 0 x 2\n")
+    run = write(tmp_path, "run.txt", "0 Q0 1.0 1 0 t\n0 Q0 2.0 2 -1 t\n5 Q0 a 1 1 t\n")
+    measures = ["P@3", "nDCG@3", "AP", "RR", "NumRet", "Judged@2", "RBPResid", "Hits"]
+    in_memory = rankwise.evaluate(qrels, run, measures, conventions="spark", per_query=True)
+    assert sorted(in_memory.per_query()) == ["0", "1", "2", "5"]
+    assert in_memory.mean("P@3") == 0.0 and in_memory.mean("NumRet") == 3.0
+    for chunk_bytes in (1, 20, 10 ** 9):
+        streamed = evaluate_stream(qrels, run, measures, conventions="spark", per_query=True,
+                                   chunk_bytes=chunk_bytes)
+        assert streamed.to_json() == in_memory.to_json(), chunk_bytes
+    with pytest.raises(rankwise.InputError) as refused:
+        rankwise.evaluate(qrels, run, ["AP"], missing_queries="zero")
+    assert "no query in common" in str(refused.value)
+    for chunk_bytes in (1, 10 ** 9):
+        with pytest.raises(rankwise.InputError) as streamed:
+            evaluate_stream(qrels, run, ["AP"], missing_queries="zero", chunk_bytes=chunk_bytes)
+        assert str(streamed.value) == str(refused.value)
+
+
 @pytest.mark.parametrize("qrels_text, run_text, expected", [
     # a document twice in a chunk of queries not judged, and no judged query at all
     ("q1 0 d1 1\n", "x1 Q0 d1 1 1 t\nx1 Q0 d1 2 0.5 t\nx2 Q0 d2 1 1 t\n", "no query in common"),

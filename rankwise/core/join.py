@@ -34,15 +34,26 @@ class JoinedRun:
     run_keys: np.ndarray | None  # the run's pair keys, kept only when there are such pairs
 
 
+def scores_one_sided_queries(conventions) -> bool:
+    """Whether the conventions give every query on one side only a value: the judged queries
+    missing from the run (``missing_queries="zero"``) and the run's queries without
+    judgments (``run_only_queries="zero"``), as Spark's RankingMetrics scores both kinds of
+    user 0. Then a run and judgments without a query in common are evaluated; under any
+    other conventions one side would count for nothing, and they are refused
+    (:func:`no_overlap`: almost always a wrong file)."""
+    return conventions.missing_queries == "zero" and conventions.run_only_queries == "zero"
+
+
 def join_run(index: JudgmentIndex | Future, run, query_parts: np.ndarray,
-             run_keys: np.ndarray | None = None) -> JoinedRun:
+             run_keys: np.ndarray | None = None, one_sided: bool = False) -> JoinedRun:
     """Key the run's (query, doc) pairs and look their grades up in the judgments' index.
 
     ``query_parts``: bounds of the query codes of the runs stacked in ``run`` (``[0,
     num_queries]`` for one run): each part's queries without judgments are numbered as that
     run alone numbers them. ``run_keys``: exact keys, when ``index`` is exact. Raises the
-    run's error when it has no judged query and gives none empty, and :class:`KeyCollision`
-    when two different doc ids share a key.
+    run's error when it has no judged query and gives none empty, unless ``one_sided``
+    (:func:`scores_one_sided_queries` of the conventions), and :class:`KeyCollision` when two
+    different doc ids share a key.
     """
     from concurrent.futures import Future
 
@@ -54,7 +65,8 @@ def join_run(index: JudgmentIndex | Future, run, query_parts: np.ndarray,
         index = index.result()
     qrels = index.qrels
     run_to_qrels_query = index_in(run.query_dict, qrels.query_dict)
-    if not (run_to_qrels_query >= 0).any() and not len(empty_queries(run, qrels)[0]):
+    if not one_sided and not (run_to_qrels_query >= 0).any() \
+            and not len(empty_queries(run, qrels)[0]):
         raise no_overlap(qrels, run)
     # one query code space for both sides: judged queries keep their qrels code, the others
     # come after them, numbered from 0 in each part

@@ -16,7 +16,8 @@ import numpy as np
 from ..conventions import Conventions
 from ..parts import Parts
 from .arrow import take
-from .join import empty_queries, join_run, raise_duplicate, rows_to_keep
+from .join import (empty_queries, join_run, raise_duplicate, rows_to_keep,
+                   scores_one_sided_queries)
 from .judgments import JudgmentIndex, index_from_keys, index_judgments, query_ids_per_row
 from .keys import KeyCollision, exact_pair_keys
 from .lists import Diagnostics, RankedLists, count_skipped, ties_by_grade
@@ -101,7 +102,8 @@ def order_run(run, ties: str, parts: np.ndarray | None = None):
 
 def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_keys,
                   dropped: int, ordering: Future) -> RankedLists:
-    joined = join_run(index, run, np.array([0, run.num_queries]), run_keys)
+    joined = join_run(index, run, np.array([0, run.num_queries]), run_keys,
+                      one_sided=scores_one_sided_queries(conv))
     run, index = joined.run, joined.index
     if len(joined.first):
         if conv.duplicates == "error":

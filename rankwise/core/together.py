@@ -27,7 +27,7 @@ import numpy as np
 from ..conventions import Conventions
 from ..errors import InputError
 from .keys import KeyCollision
-from .join import join_run
+from .join import join_run, scores_one_sided_queries
 from .judgments import JudgmentIndex
 from .lists import RankedLists, stack_lists
 from .order import float32_scores
@@ -158,10 +158,11 @@ def _order_and_join(judgments, stacked, query_parts: np.ndarray, row_parts: np.n
     join with the judgments."""
     from concurrent.futures import ThreadPoolExecutor
 
+    one_sided = scores_one_sided_queries(conv)
     if len(stacked) < THREAD_MIN_ROWS:
         return (order_run(stacked, conv.ties, row_parts),
-                join_run(judgments, stacked, query_parts))
+                join_run(judgments, stacked, query_parts, one_sided=one_sided))
     with ThreadPoolExecutor(max_workers=1) as pool:
         ordering = pool.submit(order_run, stacked, conv.ties, row_parts)
-        joined = join_run(judgments, stacked, query_parts)
+        joined = join_run(judgments, stacked, query_parts, one_sided=one_sided)
         return ordering.result(), joined

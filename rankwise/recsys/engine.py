@@ -18,6 +18,7 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..core.arrow import take
+from ..core.join import scores_one_sided_queries
 from ..core.judgments import index_judgments
 from ..core.lists import Diagnostics, RankedLists
 from ..core.ranked import rank
@@ -86,8 +87,8 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
     judged_users = _judged_users(prep, user)
     judged_lists = judged_users[:lists.num_lists]  # the users with a list come first
     missing = lists.num_lists + np.flatnonzero(judged_users[lists.num_lists:])
-    if not judged_lists.any():  # as the engine: almost always the wrong file or column
-        from ..errors import InputError
+    if not judged_lists.any() and not scores_one_sided_queries(conv):
+        from ..errors import InputError  # as the engine: almost always the wrong file
 
         raise InputError(
             f"no user in common with the test data in {prep.test.source} (users with a list "

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..conventions import Conventions, resolve
+from ..core.join import scores_one_sided_queries
 from ..errors import InputError
 from ..measures import Measure, parse_measures
 from ..results import Result, SystemResult
@@ -325,6 +326,8 @@ def _first_error(sides: list[Any], plan: Plan, error: InputError) -> InputError:
         if first is not None:
             return problem_error(first[2], sources[s])
     last = sources.index(error.source) if error.source in sources[1:] else 0
+    if scores_one_sided_queries(plan.conventions):
+        last = 0  # a run without a judged query is evaluated, not refused
     for s in range(1, last + 1):
         if sides[s].join(sides[0], "q", "left_semi").limit(1).count() == 0:
             (run_query,), (judged_query,) = (side.agg(F.min_by("q", ROW)).first()

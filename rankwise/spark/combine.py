@@ -18,6 +18,7 @@ import json
 import math
 from typing import Any
 
+from ..core.join import scores_one_sided_queries
 from ..errors import InputError
 from ..results import SystemResult
 from . import exact
@@ -117,12 +118,16 @@ def _diagnostics(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _check_input(plan: Plan, s: int, diagnostics: dict[str, Any]) -> None:
     """What the in-memory readers and engine refuse: an empty run or judgments, and a run with
-    no query in common with the judgments (almost always a wrong file)."""
+    no query in common with the judgments (almost always a wrong file), unless the
+    conventions score every query on one side only (the spark profile: Spark's RankingMetrics
+    scores such users 0)."""
     source = plan.run_sources[s]
     if not diagnostics.get("qrels_rows"):  # the judgments first, as the in-memory engine reads
         raise InputError(EMPTY_QRELS, source=plan.qrels_source)
     if not diagnostics.get(_ROWS):
         raise InputError(EMPTY_RUN, source=source)
+    if scores_one_sided_queries(plan.conventions):
+        return
     shared = diagnostics.get("queries_evaluated", 0) \
         - diagnostics.get("queries_only_in_qrels_scored_zero", 0) \
         - diagnostics.get("queries_only_in_run_scored", 0)
@@ -134,7 +139,14 @@ def _check_input(plan: Plan, s: int, diagnostics: dict[str, Any]) -> None:
 
 def no_common_query(plan: Plan, s: int, run_query: str, judged_query: str) -> InputError:
     """The error for run ``s`` without a query judged (almost always a wrong file), given
-    its first query and the judgments' first, as the in-memory engine words it."""
+    its first query and the judgments' first, as the in-memory engine words it; in the array
+    layout (one DataFrame holds both sides), in its terms."""
+    if plan.qrels_source == plan.run_sources[s]:
+        return InputError(f"no row with both predictions and labels (rows with predictions "
+                          f"only such as {run_query!r}, with labels only such as "
+                          f"{judged_query!r}); Spark's RankingMetrics scores such rows 0, as "
+                          "conventions='spark' (missing_queries='zero' with "
+                          "run_only_queries='zero') does", source=plan.run_sources[s])
     return InputError(f"no query in common with the judgments in {plan.qrels_source} (run "
                       f"queries such as {run_query!r}, judged queries such as "
                       f"{judged_query!r})", source=plan.run_sources[s])

@@ -151,10 +151,11 @@ class SystemStream:
 
     def _check_judgments(self, path: str, first_row: tuple[str, str]) -> None:
         """Raise the error of rankwise.evaluate for conflicting judgments, else for a run
-        without a judged query; the judged queries no chunk held are checked too."""
+        without a judged query (unless the conventions score every query on one side only);
+        the judged queries no chunk held are checked too."""
         if not (self.seen.judged_first_line >= 0).any():  # conflicts first, as in one pass
             rank(self.qrels, Run.from_columns([first_row[0]], [first_row[1]], [0.0],
-                                              source=path), self.chunk_conv)
+                                              source=path), self.conv)
         self.judgments.check_rest()
 
     def _finish(self, path: str, first_row: tuple[str, str], name: str,
@@ -164,7 +165,8 @@ class SystemStream:
         missing = np.flatnonzero(~seen)
         scored = self.conv.missing_queries == "zero" and len(missing) > 0
         if scored:
-            self._score_missing(missing, int(np.flatnonzero(seen)[0]))
+            self._score_missing(missing, int(np.flatnonzero(seen)[0]) if seen.any() else None,
+                                first_row[0])
 
         counts = dict(self.counts)
         if not self.rank_column:  # as the in-memory reader: no rank column, nothing checked
@@ -201,16 +203,22 @@ class SystemStream:
             warnings=[c.message for c in checks if c.severity == "warning"],
             checks=[c.to_dict() for c in checks])
 
-    def _score_missing(self, missing: np.ndarray, seen_code: int) -> None:
+    def _score_missing(self, missing: np.ndarray, seen_code: int | None,
+                       run_query: str) -> None:
         """Values of the judged queries absent from the run under ``missing_queries="zero"``:
         one pass over a one-row run of a judged query that was seen, with the judgments of
         that query and the missing ones; the missing ones are appended empty, in judgments
-        order, as the in-memory pass appends them."""
-        codes = np.sort(np.append(missing, seen_code))
-        qid = self.qrels.query_dict[seen_code].as_py()
+        order, as the in-memory pass appends them. Where no judged query was seen (the
+        conventions also score the run's queries without judgments), the one row is of the
+        run's query ``run_query``, a query without judgments."""
+        if seen_code is None:
+            codes, qid = missing, run_query
+        else:
+            codes, qid = np.sort(np.append(missing, seen_code)), \
+                self.qrels.query_dict[seen_code].as_py()
         one = Run.from_columns([qid], ["-"], [0.0], source="stand-in")
-        lists = rank(self.judgments.subset(codes, 0, widen=False, strings=True), one,
-                     self.conv)
+        lists = rank(self.judgments.subset(codes, int(seen_code is None), widen=False,
+                                           strings=True), one, self.conv)
         at = np.arange(1, 1 + len(missing))  # query 0 is the one-row query; the stand-in last
         self._add_lists(lists, at)
         self.counts["queries_evaluated"] += len(missing)

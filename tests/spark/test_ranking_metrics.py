@@ -154,3 +154,64 @@ def test_pyspark_wrapper_ignores_relevance_values(spark):
     binary = rankwise_means(spark, data, False, SPARK, ["nDCG@5"])["nDCG@5"]
     graded = rankwise_means(spark, data, True, SPARK, ["nDCG@5"])["nDCG@5"]
     assert wrapper == pytest.approx(binary, rel=1e-12) and graded != pytest.approx(binary)
+
+
+#: users with predictions but no labels and users with labels but no predictions, none with
+#: both: Spark scores every one of them 0
+ONE_SIDED = [([1.0, 2.0], [], []), ([], [3.0], [2.0]), ([4.0], [], []),
+             ([], [5.0, 6.0], [1.0, 1.0])]
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS)
+def test_no_user_with_both_predictions_and_labels(spark, conventions):
+    """Spark's RankingMetrics and RankingEvaluator score such input 0; under conventions that
+    score both kinds of user (the profile) rankwise evaluates it as Spark does, in both
+    layouts and in memory, instead of refusing it."""
+    import rankwise
+    from pyspark.ml.evaluation import RankingEvaluator
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    measures = ["AP"] + [f"{m}@{k}" for k in (1, 3) for m in ("P", "R", "AP", "nDCG")]
+    metrics = RankingMetrics(spark.sparkContext.parallelize([(p, l) for p, l, _ in ONE_SIDED], 2))
+    theirs = {"AP": metrics.meanAveragePrecision}
+    for k in (1, 3):
+        theirs.update({f"P@{k}": metrics.precisionAt(k), f"R@{k}": metrics.recallAt(k),
+                       f"AP@{k}": metrics.meanAveragePrecisionAt(k),
+                       f"nDCG@{k}": metrics.ndcgAt(k)})
+    frame = spark.createDataFrame([(p, l) for p, l, _ in ONE_SIDED],
+                                  "prediction array<double>, label array<double>")
+    evaluator = RankingEvaluator(k=3)
+    for metric, measure in (("meanAveragePrecision", "AP"), ("precisionAtK", "P@3"),
+                            ("recallAtK", "R@3"), ("ndcgAtK", "nDCG@3"),
+                            ("meanAveragePrecisionAtK", "AP@3")):
+        assert evaluator.setMetricName(metric).evaluate(frame) == theirs[measure] == 0.0
+    ours = rankwise_means(spark, ONE_SIDED, False, conventions, measures)  # both layouts
+    assert ours == theirs
+    run, qrels = from_ranking_columns(frame)
+    in_memory = rankwise.evaluate(rankwise.to_qrels(qrels.toPandas()),
+                                  rankwise.to_run(run.toPandas()), measures, conventions,
+                                  per_query=True)
+    assert in_memory.aggregates["run"] == theirs
+    assert len(in_memory.per_query()) == len(ONE_SIDED)  # every user counted, as Spark does
+
+
+@pytest.mark.parametrize("options", [{}, {"missing_queries": "zero"},
+                                     {"run_only_queries": "zero"}],
+                         ids=["trec_eval", "-c", "run-only zero"])
+def test_no_user_with_both_is_refused_where_one_side_would_not_count(spark, options):
+    """Conventions that leave users with labels only, or with predictions only, out would
+    evaluate one side alone: refused (almost always a mistake), in the terms of each layout,
+    as the in-memory engine refuses it."""
+    import rankwise
+    from rankwise import InputError
+
+    frame = spark.createDataFrame([(p, l) for p, l, _ in ONE_SIDED],
+                                  "prediction array<double>, label array<double>")
+    with pytest.raises(InputError, match="no row with both predictions and labels"):
+        rs.evaluate_ranking_columns(frame, ["P@3"], **options)
+    run, qrels = from_ranking_columns(frame)
+    with pytest.raises(InputError, match="no query in common"):
+        rs.evaluate(run, qrels, ["P@3"], **options)
+    with pytest.raises(InputError, match="no query in common"):
+        rankwise.evaluate(rankwise.to_qrels(qrels.toPandas()), rankwise.to_run(run.toPandas()),
+                          ["P@3"], **options)
