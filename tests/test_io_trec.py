@@ -172,6 +172,12 @@ def test_one_sided_queries_are_counted(tmp_path):
     assert set(result.per_query()) == {"q1", "q2"}
     assert diag["run_rows"] == diag["rows_evaluated"] + diag["rows_in_run_only_queries"] \
         + diag["rows_beyond_depth"] + diag["rows_unjudged_removed"]
+    # scored, the run-only query's rows are evaluated, and still counted as its own
+    scored = rankwise.evaluate(write(tmp_path, "q", qrels), write(tmp_path, "r", run), ["AP"],
+                               run_only_queries="zero").diagnostics["sys"]
+    assert scored["queries_only_in_run_scored"] == 1 and scored["rows_in_run_only_queries"] == 1
+    assert scored["run_rows"] == scored["rows_evaluated"] + scored["rows_beyond_depth"] \
+        + scored["rows_unjudged_removed"] == diag["run_rows"]
 
 
 def _error(tmp_path, qrels=QRELS, run=RUN) -> InputError:

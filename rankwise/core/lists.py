@@ -24,7 +24,10 @@ class Diagnostics:
     """What happened to every input row and query; nothing is dropped without being counted.
 
     Run rows add up: ``run_rows == rows_evaluated + rows_beyond_depth + rows_unjudged_removed
-    + rows_in_run_only_queries + run_duplicates_dropped``.
+    + rows_in_run_only_queries + run_duplicates_dropped``, where under
+    ``run_only_queries="zero"`` the rows of queries only in the run are evaluated and so
+    counted in ``rows_evaluated``, not again in ``rows_in_run_only_queries`` (which then
+    still counts them, beside ``queries_only_in_run_scored``).
     """
 
     run_rows: int = 0
