@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InputError
 from ..core.arrow import to_arrow
 from ..core.segments import positions
-from .tables import Qrels, Run, as_floats, is_number, not_unicode
+from .tables import Qrels, Run, as_floats, is_missing, is_number, not_unicode
 
 
 def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
@@ -159,21 +159,11 @@ def query_id_values(queries: np.ndarray) -> np.ndarray:
     if queries.dtype.kind in "iuU":
         return queries
     values = queries.tolist()
-    missing = next((row for row, value in enumerate(values) if _missing(value)), None)
+    missing = next((row for row, value in enumerate(values) if is_missing(value)), None)
     if missing is not None:
         raise InputError("missing query id", source="query", line=missing, unit="row",
                          value=str(values[missing]))
     return queries.astype(str)
-
-
-def _missing(value: Any) -> bool:
-    """None, NaN, NaT or pandas' NA (whose comparisons are NA, and NA has no truth)."""
-    if value is None:
-        return True
-    try:
-        return bool(value != value)
-    except TypeError:
-        return True
 
 
 def _position_in_query(code: np.ndarray, count: int) -> np.ndarray:

@@ -10,6 +10,7 @@ Every reader and converter produces one of these two classes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Sequence, TypeVar
@@ -495,6 +496,17 @@ def as_double(value: Any) -> float:
         return float(value)
     except OverflowError:
         return float("inf") if value > 0 else float("-inf")
+
+
+def is_missing(value: Any) -> bool:
+    """Whether an id is missing: None, NaN, or pandas' NA or NaT (as a frame's null).
+
+    >>> is_missing(None), is_missing(float("nan")), is_missing(np.float32("nan")), is_missing("a")
+    (True, True, True, False)
+    """
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
 
 
 def is_number(value: Any) -> bool:

@@ -296,7 +296,7 @@ def _parse_clean(source: str, data: bytes, clean: bytes, names: tuple[str, ...],
             at = table.column_names.index(name)
             try:
                 table = table.set_column(at, name, cast(table.column(name), pa.int64()))
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            except pa.ArrowInvalid:  # not all integers of 64 bits
                 table = table.remove_column(at)
         return table, None
 

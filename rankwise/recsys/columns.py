@@ -14,7 +14,7 @@ from ..core.arrow import cast, compute, starts_of_equal_runs, take, to_arrow, to
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from ..io.frames import table_columns
-from ..io.tables import id_arrow, is_whole_decimal
+from ..io.tables import id_arrow, is_missing, is_whole_decimal
 
 
 def frame_columns(obj: Any, what: str, user: str, item: str, value: str | None,
@@ -118,17 +118,6 @@ def id_array(values: Any, source: str, what: str, locate: Locate | None = None):
         row = int(np.flatnonzero(to_numpy(compute("is_null", values), bool))[0])
         raise missing_id(what, source, row, locate)
     return values
-
-
-def is_missing(value: Any) -> bool:
-    """Whether an id is missing: None, NaN, or pandas' NA or NaT (as a frame's null).
-
-    >>> is_missing(None), is_missing(float("nan")), is_missing(np.float32("nan")), is_missing("a")
-    (True, True, True, False)
-    """
-    if value is None or type(value).__name__ in ("NAType", "NaTType"):
-        return True
-    return isinstance(value, (float, np.floating)) and math.isnan(value)
 
 
 def missing_id(what: str, source: str, row: int, locate: Locate | None) -> InputError:

@@ -39,6 +39,7 @@ import numpy as np
 
 from ..core.arrow import cast, compute, index_in, string_array, take, to_arrow
 from ..core.order import float32_scores
+from ..core.segments import tied_neighbours
 from ..errors import InputError
 
 from .columns import (as_integers, as_strings, check_choice, check_threshold, encode,
@@ -400,9 +401,7 @@ def tied_rows(scores: np.ndarray, offsets: np.ndarray) -> int:
     """Rows whose score equals a neighbour's in the same list (every row of a tie group)."""
     if len(scores) < 2:
         return 0
-    same = scores[1:] == scores[:-1]
-    inner = offsets[1:-1]
-    same[inner[(inner > 0) & (inner < len(scores))] - 1] = False
+    same = tied_neighbours(scores, offsets)
     tied = np.zeros(len(scores), dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arrow import cast, index_in, string_array, take, to_arrow
-from ..core.segments import starts_of_runs
+from ..core.segments import starts_of_runs, tied_neighbours
 from ..errors import InputError
 from .columns import (Locate, as_integers, check_distinct, check_number, count_distinct_ids,
                       encode, frame_columns, hashed_codes, item_values, numeric_column,
@@ -337,9 +337,4 @@ def list_scores(lengths: np.ndarray) -> np.ndarray:
 
 def count_ties(score: np.ndarray, offsets: np.ndarray) -> int:
     """Rows whose score equals the previous row's in the same list (empty lists anywhere)."""
-    if len(score) < 2:
-        return 0
-    same = score[1:] == score[:-1]
-    inner = offsets[1:-1]
-    same[inner[(inner > 0) & (inner < len(score))] - 1] = False
-    return int(same.sum())
+    return int(tied_neighbours(score, offsets).sum())
