@@ -35,8 +35,8 @@ def command() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     parser = _parser()
-    args = parser.parse_args(_attach_values_with_minus(
-        parser, sys.argv[1:] if argv is None else list(argv)))
+    argv = _attach_values_with_minus(parser, sys.argv[1:] if argv is None else list(argv))
+    args = parser.parse_args(_inputs_after_values(parser, argv))
     _refuse_options_left_empty(parser, args)
     try:
         return args.handler(args)
@@ -71,6 +71,135 @@ def _attach_values_with_minus(parser: argparse.ArgumentParser, argv: list[str]) 
     return out
 
 
+def _inputs_after_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """trec_eval's order, ``-m all_trec qrels run``: an option of several values (``-m``,
+    ``plot --format``) takes every word up to the next option, so the files after it were
+    its values and the command stopped for want of its files. Where the command's files are
+    missing so, the words that end such an option's values and are none of its values (no
+    measure name, none of its choices) are the files: they go after a ``--``, in their
+    order. Otherwise, or where a word is not understood here, the words stay as given."""
+    commands = _commands(parser).choices
+    start = next((i for i, word in enumerate(argv) if not word.startswith("-")), None)
+    if start is None or argv[start] not in commands or "--" in argv:
+        return argv
+    command = commands[argv[start]]
+    items = _command_items(command, argv[start + 1:])
+    if items is None or _count_files(items) >= _files_needed(command):
+        return argv
+    profile = next((words[-1] if len(words) > 1 else words[0].partition("=")[2]
+                    for action, words in items
+                    if action is not None and action.dest == "profile"), None)
+    split = [part for item in items for part in _split_off_files(item, profile)]
+    if _count_files(split) < _files_needed(command):
+        return argv
+    options = [word for action, words in split if action is not None for word in words]
+    files = [word for action, words in split if action is None for word in words]
+    return [*argv[:start + 1], *options, "--", *files]
+
+
+#: One item of a command line: an option and the words it took (the option's own word
+#: first), or ``None`` and one file.
+_Item = tuple[argparse.Action | None, list[str]]
+
+
+def _command_items(command: argparse.ArgumentParser, words: list[str]) -> list[_Item] | None:
+    """The words of a command line as argparse reads them, option by option (``None`` for a
+    word not understood here: an abbreviated or unknown option)."""
+    items: list[_Item] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if not _is_option_word(command, word):
+            items.append((None, [word]))
+            i += 1
+            continue
+        found = _option_of(command, word)
+        if found is None:
+            return None
+        action, attached = found
+        taken = 0 if attached else _values_taken(command, action, words[i + 1:])
+        items.append((action, words[i:i + 1 + taken]))
+        i += 1 + taken
+    return items
+
+
+def _is_option_word(command: argparse.ArgumentParser, word: str) -> bool:
+    """Whether argparse reads ``word`` as an option (``-1`` and ``-`` are values)."""
+    if not word.startswith("-") or word == "-":
+        return False
+    return not (command._negative_number_matcher.match(word)
+                and not command._has_negative_number_optionals)
+
+
+def _option_of(command: argparse.ArgumentParser,
+               word: str) -> tuple[argparse.Action, bool] | None:
+    """The option a word gives and whether its value is in the word (``--measure=map``,
+    ``-mmap``, ``-qM10``): the last of flags written together (``-qc``)."""
+    options = command._option_string_actions
+    if word.startswith("--"):
+        name, equals, _ = word.partition("=")
+        return (options[name], bool(equals)) if name in options else None
+    for at in range(1, len(word)):
+        action = options.get("-" + word[at])
+        if action is None:
+            return None
+        if action.nargs != 0:
+            return action, at + 1 < len(word)
+    return action, False
+
+
+def _values_taken(command: argparse.ArgumentParser, action: argparse.Action,
+                  after: list[str]) -> int:
+    """How many of the words ``after`` an option whose value is not in its own word takes."""
+    values = 0
+    while values < len(after) and not _is_option_word(command, after[values]):
+        values += 1
+    if action.nargs in ("+", "*"):
+        return values
+    wanted = {None: 1, "?": 1}.get(action.nargs, action.nargs)
+    return min(wanted, values)
+
+
+def _split_off_files(item: _Item, profile: str | None) -> list[_Item]:
+    """An option of several values without the words that end them and are none of its
+    values (always leaving it one), those words as files."""
+    action, words = item
+    if action is None or action.nargs != "+" or len(words) < 3:
+        return [item]
+    end = len(words)
+    while end > 2 and not _is_value_of(action, words[end - 1], profile):
+        end -= 1
+    return [(action, words[:end]), *((None, [word]) for word in words[end:])]
+
+
+def _is_value_of(action: argparse.Action, word: str, profile: str | None) -> bool:
+    """Whether ``word`` can be a value of the option: one of its choices, a measure name
+    (in the profile's names too) for ``-m``; any word for other options."""
+    if action.choices is not None:
+        return word in action.choices
+    if action.dest != "measures":
+        return True
+    from .conventions import PROFILES
+    from .measures.parse import parse_measures
+
+    try:
+        parse_measures([word], conventions=profile if profile in PROFILES else None)
+    except InputError:
+        return False
+    return True
+
+
+def _count_files(items: list[_Item]) -> int:
+    return sum(1 for action, _ in items if action is None)
+
+
+def _files_needed(command: argparse.ArgumentParser) -> int:
+    """The fewest positional words the command takes (a qrels file and one run)."""
+    needed = {None: 1, "+": 1, "?": 0, "*": 0}
+    return sum(needed[a.nargs] if a.nargs in needed else a.nargs
+               for a in command._actions if not a.option_strings)
+
+
 def _commands(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return commands
@@ -101,7 +230,8 @@ def _parser() -> argparse.ArgumentParser:
                     "score tag), or Parquet (columns query, doc, score, optionally rank)")
     ev.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
                     metavar="MEASURE", help="measures in any dialect (nDCG@10, ndcg_cut_10, "
-                    "ndcg@10, official, all_trec); default: official")
+                    "ndcg@10, official, all_trec); default: official. The files may follow, "
+                    "as in trec_eval's -m all_trec qrels run")
     ev.add_argument("-q", "--per-query", action="store_true", help="also print per-query values")
     ev.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
     ev.add_argument("--diagnostics", action="store_true", help="print every count and every "

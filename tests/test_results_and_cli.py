@@ -285,3 +285,39 @@ def test_per_query_trec_and_csv_lines_are_formatted_value_by_value(files):
         rows = list(csv.reader(io.StringIO(result.to_csv(per_query=per_query))))
         assert rows[0][2 if per_query else 1:] == result.measures
         assert {len(row) for row in rows} == {len(rows[0])}
+
+
+@pytest.mark.parametrize("order", [
+    ["-m", "num_ret", "QRELS", "A"],  # trec_eval's: trec_eval -m num_ret qrels run
+    ["-q", "-m", "map", "-m", "num_ret", "QRELS", "A"],  # one measure per -m, as trec_eval
+    ["-m", "map", "num_ret", "QRELS", "A", "B"],  # several runs after the measures
+    ["QRELS", "-m", "map", "num_ret", "A", "B"],  # the judgments before them
+    ["-m", "map", "num_ret", "QRELS", "A", "B", "-f", "trec"],  # an option after the files
+    ["--profile", "sklearn", "-m", "ndcg_score", "QRELS", "A"],  # the profile's names
+])
+def test_cli_files_after_the_measures(files, order, capsys):
+    """The files may follow ``-m``, as trec_eval's command line has them (``-m`` takes every
+    word up to the next option: they were read as measures and the command stopped for want
+    of its files); they are the same command as with the files first."""
+    qrels, a, b = files
+    paths = {"QRELS": qrels, "A": a, "B": b}
+    words = [paths.get(word, word) for word in order]
+    files_first = [w for w in words if w in paths.values()]
+    options = [w for w in words if w not in paths.values()]
+    assert main(["evaluate", *files_first, *options]) == 0
+    expected = capsys.readouterr().out
+    assert main(["evaluate", *words]) == 0
+    assert capsys.readouterr().out == expected
+
+
+def test_cli_files_after_the_measures_say_what_is_wrong(files, capsys):
+    """A missing file after ``-m`` is named as such; a misspelt measure with no file after it
+    is still a usage error (it cannot be a file: the judgments are missing too)."""
+    qrels, a, _ = files
+    assert main(["evaluate", "-m", "map", "missing.txt", a]) == 2
+    assert capsys.readouterr().err == "rankwise: error: missing.txt: file not found\n"
+    with pytest.raises(SystemExit) as stop:
+        main(["evaluate", "-m", "map", "mapp"])
+    assert stop.value.code == 2
+    assert "the following arguments are required: qrels, RUN" in capsys.readouterr().err
+
