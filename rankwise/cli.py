@@ -1,6 +1,7 @@
 """The ``rankwise`` command line: ``evaluate``, ``compare``, ``measures`` and ``demo``.
 
-Exit status 0 on success, 2 on bad input (one line on stderr, no traceback).
+Exit status 0 on success, 2 on bad input, a usage error or output that cannot be written
+(one line on stderr, no traceback).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(_inputs_after_values(parser, argv))
     _refuse_options_left_empty(parser, args)
     try:
-        return args.handler(args)
+        status = args.handler(args)
+        sys.stdout.flush()  # a full disk is said here, not as a traceback at the exit
+        return status
     except InputError as exc:
         print(f"rankwise: error: {exc}", file=sys.stderr)
         return 2
@@ -47,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # writing the output: reading an input raises an InputError
+        print(f"rankwise: error: {exc.filename or 'standard output'}: cannot write "
+              f"({exc.strerror or exc})", file=sys.stderr)
+        return 2
 
 
 _STARTS_LIKE_A_NUMBER = re.compile(r"-[0-9.]")

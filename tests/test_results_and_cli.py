@@ -321,3 +321,24 @@ def test_cli_files_after_the_measures_say_what_is_wrong(files, capsys):
     assert stop.value.code == 2
     assert "the following arguments are required: qrels, RUN" in capsys.readouterr().err
 
+
+class FullDisk(io.StringIO):
+    """Standard output on a full disk: every write fails, as on ``/dev/full``."""
+
+    def write(self, text):
+        raise OSError(28, "No space left on device")
+
+    def flush(self):
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("command", [["evaluate", "QRELS", "A", "-m", "map"], ["profiles"],
+                                     ["measures"]])
+def test_cli_output_that_cannot_be_written_is_one_line(files, command, monkeypatch, capsys):
+    """A full disk (or any failing write of standard output) is exit status 2 and one line,
+    not a traceback."""
+    qrels, a, _ = files
+    monkeypatch.setattr(sys, "stdout", FullDisk())
+    assert main([{"QRELS": qrels, "A": a}.get(word, word) for word in command]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "rankwise: error: standard output: cannot write (No space left on device)")
