@@ -39,6 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = _attach_values_with_minus(parser, sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(_inputs_after_values(parser, argv))
     _refuse_options_left_empty(parser, args)
+    _refuse_conflicting_options(_commands(parser).choices[args.command], args)
     try:
         status = args.handler(args)
         sys.stdout.flush()  # a full disk is said here, not as a traceback at the exit
@@ -222,6 +223,33 @@ def _refuse_options_left_empty(parser: argparse.ArgumentParser,
         given = value or () if isinstance(action, argparse._AppendAction) else [value]
         if action.option_strings and action.nargs is None and [] in given:
             command.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+
+
+#: trec_eval's flags and the convention each sets: given with that convention's option set
+#: otherwise, the command line contradicts itself.
+_FLAG_CONVENTIONS = {"complete": ("missing_queries", "zero"),
+                     "judged_only": ("unjudged", "remove")}
+
+
+def _refuse_conflicting_options(command: argparse.ArgumentParser,
+                                args: argparse.Namespace) -> None:
+    """A usage error for options that contradict each other (``-c --missing-queries
+    ignore``, ``--stream --engine spark``) or would be ignored (a ``--spark-...`` option
+    without ``--engine spark``): one of them was left without a word."""
+    options = {action.dest: "/".join(action.option_strings) for action in command._actions}
+    for flag, (field, value) in _FLAG_CONVENTIONS.items():
+        if getattr(args, flag, False) and getattr(args, field) not in (None, value):
+            command.error(f"argument {options[flag]}: sets {options[field]} {value}, not "
+                          f"{getattr(args, field)}")
+    if not hasattr(args, "engine"):
+        return
+    if args.engine == "spark" and args.stream:
+        command.error("argument --stream: not with --engine spark (Spark reads the inputs in "
+                      "partitions of its own)")
+    spark_only = [options[dest] for dest in options if dest.startswith("spark_")
+                  and getattr(args, dest) != command.get_default(dest)]
+    if args.engine != "spark" and spark_only:
+        command.error(f"argument {spark_only[0]}: only with --engine spark")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -342,3 +342,36 @@ def test_cli_output_that_cannot_be_written_is_one_line(files, command, monkeypat
     assert main([{"QRELS": qrels, "A": a}.get(word, word) for word in command]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         "rankwise: error: standard output: cannot write (No space left on device)")
+
+
+@pytest.mark.parametrize("options, message", [
+    (["-c", "--missing-queries", "ignore"],
+     "argument -c/--complete: sets --missing-queries zero, not ignore"),
+    (["-J", "--unjudged", "nonrelevant"],
+     "argument -J/--judged-only: sets --unjudged remove, not nonrelevant"),
+    (["--spark-per-query-output", "per_query"],
+     "argument --spark-per-query-output: only with --engine spark"),
+    (["--spark-conf", "spark.driver.memory=8g"], "argument --spark-conf: only with --engine spark"),
+    (["--engine", "spark", "--stream"], "argument --stream: not with --engine spark"),
+])
+def test_cli_refuses_options_that_contradict_or_do_nothing(files, options, message, capsys,
+                                                           tmp_path, monkeypatch):
+    """Options that contradict each other, or that would be ignored, are a usage error: ``-c``
+    overrode ``--missing-queries ignore`` without a word, and a Spark option without ``--engine
+    spark`` was ignored (no per-query table written where one was asked for)."""
+    qrels, a, _ = files
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        main(["evaluate", qrels, a, "-m", "map", *options])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err.splitlines()[-1]
+    assert not (tmp_path / "per_query").exists()
+
+
+def test_cli_trec_flags_agree_with_the_conventions_they_set(files, capsys):
+    """``-c`` with ``--missing-queries zero`` (and ``-J`` with ``--unjudged remove``) say one
+    thing twice: accepted."""
+    qrels, a, _ = files
+    assert main(["evaluate", qrels, a, "-m", "num_q", "-c", "--missing-queries", "zero",
+                 "-J", "--unjudged", "remove", "-f", "trec"]) == 0
+    assert "num_q                 \tall\t3\n" in capsys.readouterr().out
