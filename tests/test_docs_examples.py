@@ -814,3 +814,33 @@ def test_every_block_has_a_known_language():
 def test_every_entry_has_its_block():
     for entry in PYTHON_EXAMPLES + SHELL_EXAMPLES:
         find_block(entry.page, entry.marker)
+
+
+def test_readme_counts_the_values_the_conformance_tests_compare():
+    """The README's counts of trec_eval values reproduced are the sums of the lines the
+    conformance tests pin (it said 110,468 on the random collections, without the 2,776 lines
+    of negative gains)."""
+    from tests.conformance import test_random_collections as random_collections
+    from tests.conformance.test_trec_eval import CASES
+
+    flags = sum(lines for _, _, lines in random_collections.FLAGS.values())
+    parameters = sum(lines for lines, _ in random_collections.PARAMETER_FLAGS.values())
+    gains = sum(random_collections.GAIN_LINES.values())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert (f"{sum(case.compared for case in CASES):,} values over {len(CASES)} cases"
+            in readme)
+    assert re.search(rf"And {flags + parameters + gains:,} values on\s+24 small random "
+                     rf"collections", readme)
+    assert re.search(rf"{flags:,} under seven flag sets, {parameters:,} with measure "
+                     rf"parameters and {gains:,} with gain maps", readme)
+
+
+def test_readme_names_every_profile():
+    """The README's list of profiles is every profile rankwise has (it left out lightgbm,
+    xgboost and spark)."""
+    from rankwise.conventions import PROFILES
+
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    listed = readme.split("A **profile** bundles the conventions of a peer library: ")[1]
+    listed = listed.split(" (`rankwise profiles`")[0]
+    assert re.findall(r"`(\w+)`", listed) == list(PROFILES)
