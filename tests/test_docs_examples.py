@@ -844,3 +844,15 @@ def test_readme_names_every_profile():
     listed = readme.split("A **profile** bundles the conventions of a peer library: ")[1]
     listed = listed.split(" (`rankwise profiles`")[0]
     assert re.findall(r"`(\w+)`", listed) == list(PROFILES)
+
+
+def test_readme_conventions_table_lists_every_choice():
+    """Each row of the README's conventions table names every choice of its field (the rows
+    of no_relevant and idcg_zero left out ``one``)."""
+    from rankwise.conventions import CHOICES
+
+    rows = dict(re.findall(r"^\| `(\w+)`(.*)$", (ROOT / "README.md").read_text(encoding="utf-8"),
+                           re.M))
+    missing = {name: [c for c in choices if f"`{c}`" not in rows.get(name, "")]
+               for name, choices in CHOICES.items()}
+    assert {name: left for name, left in missing.items() if left} == {}
