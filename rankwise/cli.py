@@ -1,4 +1,5 @@
-"""The ``rankwise`` command line: ``evaluate``, ``compare``, ``measures`` and ``demo``.
+"""The ``rankwise`` command line: ``evaluate``, ``compare``, ``measures``, ``profiles`` and
+``demo`` here; ``report``, ``plot`` and ``explain`` from the modules of ``COMMAND_MODULES``.
 
 Exit status 0 on success, 2 on bad input, a usage error or output that cannot be written
 (one line on stderr, no traceback).
