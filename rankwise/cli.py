@@ -484,8 +484,9 @@ def seed_argument(text: str) -> int:
     return value
 
 
-def _whole_grade(text: str) -> float:
-    """trec_eval's ``-l``: an integer grade (``2``, ``2.0``, ``-1e0``). trec_eval reads the
+def _whole_grade(text: str) -> int:
+    """trec_eval's ``-l``: an integer grade (``2``, ``2.0``, ``-1e0``), as an integer, so that
+    the conventions print as ``relevance_threshold=2`` does in Python. trec_eval reads the
     flag with ``atol``, so ``-l 1.5`` means 1 there: a fraction is refused rather than read
     otherwise (``--relevance-threshold`` takes one)."""
     try:
@@ -496,7 +497,7 @@ def _whole_grade(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"expected an integer grade, got {text!r} (trec_eval reads -l 1.5 as 1; "
             "--relevance-threshold takes a fraction)")
-    return value
+    return int(value)
 
 
 def _positive_int(text: str) -> int:

@@ -375,3 +375,14 @@ def test_cli_trec_flags_agree_with_the_conventions_they_set(files, capsys):
     assert main(["evaluate", qrels, a, "-m", "num_q", "-c", "--missing-queries", "zero",
                  "-J", "--unjudged", "remove", "-f", "trec"]) == 0
     assert "num_q                 \tall\t3\n" in capsys.readouterr().out
+
+
+def test_cli_trec_eval_threshold_prints_as_in_python(files, capsys):
+    """``-l 2`` is the threshold 2, as ``relevance_threshold=2`` in Python: the JSON and the
+    conventions line are the same (they said 2.0)."""
+    qrels, a, _ = files
+    assert main(["evaluate", qrels, a, "-m", "map", "-l", "2", "-f", "json"]) == 0
+    expected = rankwise.evaluate(qrels, a, ["map"], relevance_threshold=2)
+    assert capsys.readouterr().out == expected.to_json(indent=2) + "\n"
+    assert main(["evaluate", qrels, a, "-m", "map", "-l", "2"]) == 0
+    assert "relevance_threshold=2," in capsys.readouterr().out
