@@ -758,6 +758,7 @@ SHELL_EXAMPLES = [
                                 "--correction ...": "holm"},
         "explain": {"Q": "301"}, "profiles": {"NAME": "ranx"}},
         writes={"demo": ("rankwise-demo/report.html",)}),
+    ShellExample("README.md", "-f trec -m all_trec qrels.txt run.txt"),
     ShellExample("README.md", "rankwise compare qrels.txt bm25.run dense.run splade.run"),
     ShellExample("README.md", "--profile sklearn --gain exponential"),
     ShellExample("docs/conventions.md", "--profile torchmetrics"),
