@@ -386,3 +386,15 @@ def test_cli_trec_eval_threshold_prints_as_in_python(files, capsys):
     assert capsys.readouterr().out == expected.to_json(indent=2) + "\n"
     assert main(["evaluate", qrels, a, "-m", "map", "-l", "2"]) == 0
     assert "relevance_threshold=2," in capsys.readouterr().out
+
+
+def test_cli_files_after_the_measures_of_every_command(files, capsys):
+    """The files after ``-m`` are read so by every command that takes measures (here
+    ``explain`` and ``compare``), as by ``evaluate``."""
+    qrels, a, b = files
+    for command, options, inputs in (("explain", ["-Q", "q1"], [qrels, a]),
+                                     ("compare", ["--test", "t"], [qrels, a, b])):
+        assert main([command, *inputs, *options, "-m", "AP", "RR"]) == 0
+        expected = capsys.readouterr().out
+        assert main([command, *options, "-m", "AP", "RR", *inputs]) == 0
+        assert capsys.readouterr().out == expected
