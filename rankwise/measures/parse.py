@@ -77,11 +77,11 @@ TREC_CUTOFF_FAMILIES: dict[str, tuple[str, tuple[float, ...]]] = {
 
 OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
             "recip_rank", "iprec_at_recall", "P")
-ALL_TREC = OFFICIAL + ("recall", "gm_bpref", "11pt_avg", "ndcg", "ndcg_cut", "map_cut",
+ALL_TREC = OFFICIAL + ("recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
+                       "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
                        "relative_P", "success", "set_P", "set_relative_P", "set_recall",
-                       "set_map", "set_F", "num_nonrel_judged_ret", "infAP", "rbp",
-                       "rbp_resid", "unj", "utility", "binG", "Rprec_mult", "ndcg_rel",
-                       "Rndcg", "G")
+                       "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid",
+                       "unj")  # in trec_eval's order of printing (less relstring, after P)
 #: trec_eval 10's all_trec measures that rankwise does not compute (see docs/conformance.md)
 ALL_TREC_NOT_COMPUTED = ("relstring",)
 

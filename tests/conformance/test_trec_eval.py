@@ -244,3 +244,23 @@ def test_cli_trec_format_matches_trec_eval() -> None:
     printed = done.stdout.splitlines()
     assert len(expected) == 111
     assert printed == expected  # same lines, same order
+
+
+@pytest.mark.parametrize("expected, flags, run", [
+    ("out.test.a", (), "results.test"),
+    ("out.test.aq", ("-q",), "results.test"),
+    ("out.test.aqcM", ("-q", "-c", "-M100"), "results.trunc"),
+])
+def test_cli_all_trec_prints_trec_eval_lines_in_its_order(expected: str, flags: tuple[str, ...],
+                                                         run: str) -> None:
+    """``-m all_trec --format trec`` prints trec_eval's lines byte for byte and in its order,
+    less relstring (not computed), so the two outputs can be diffed."""
+    qrels = DATA / "trec_eval/qrels.test"
+    done = subprocess.run([sys.executable, "-m", "rankwise", "evaluate", "-m", "all_trec",
+                           *flags, "-f", "trec", str(qrels), str(DATA / "trec_eval" / run)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in read_text(DATA / "trec_eval" / expected).splitlines()
+             if not line.startswith("relstring")]
+    assert len(lines) >= 99  # every all_trec measure's 'all' line at least
+    assert done.stdout.splitlines() == lines
