@@ -780,22 +780,39 @@ def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None,
             if not high - low > 1e-12 * max(1.0, abs(high)):
                 continue
             ties = m.conventions(lists).ties
-            severity = "warning" if ties in ORDERING_TIES else "note"
+            digits = _distinguishing_digits(low, high)
+            # a range between the best and worst orders that rounds to one value at trec_eval's
+            # 4 decimals is a note: no printed mean would change
+            material = digits == 4 or not m.spec.grade_monotone
+            severity = "warning" if ties in ORDERING_TIES and material else "note"
             # where ordering ties by grade is not the best and worst order, the two grade
             # orders give values within the range, not its ends
-            span = f"from {low:.4f} to {high:.4f}" if m.spec.grade_monotone else \
-                f"from {low:.4f} or lower to {high:.4f} or higher"
+            span = f"from {low:.{digits}f} to {high:.{digits}f}" if m.spec.grade_monotone \
+                else f"from {low:.{digits}f} or lower to {high:.{digits}f} or higher"
             out[i].append(Check(
                 "tie_sensitivity", severity,
-                f"{name}: the mean {means[i]:.4f} (ties={ties}) would lie anywhere {span} "
-                f"under another order of tied documents ({changed[i]} "
-                "queries have ties of different grades that change it); ties='expected' "
+                f"{name}: the mean {means[i]:.{digits}f} (ties={ties}) would lie anywhere "
+                f"{span} under another order of tied documents ({changed[i]} of {total} "
+                "queries with ties of different grades that change it); ties='expected' "
                 "gives the order-free value", (name,), changed[i], total, examples[i],
                 high - low))
     return out
 
 
 # ---------------------------------------------------------------------------- helpers
+
+
+def _distinguishing_digits(low: float, high: float) -> int:
+    """The decimals (4, trec_eval's, or more, up to 12) at which ``low`` and ``high`` print
+    differently, so that a range never reads "from 0.1785 to 0.1785".
+
+    >>> _distinguishing_digits(0.75, 1.0), _distinguishing_digits(0.17851, 0.17853)
+    (4, 5)
+    """
+    digits = 4
+    while digits < 12 and f"{low:.{digits}f}" == f"{high:.{digits}f}":
+        digits += 1
+    return digits
 
 
 def _threshold(lists, measure) -> float:

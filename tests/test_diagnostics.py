@@ -4,6 +4,8 @@ JSON and on the command line, and the text of ``--diagnostics``."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -357,9 +359,9 @@ def test_tie_sensitivity_warns_with_the_range_of_the_mean():
     # q1: RR 0.5 (b before a, doc ids descending) or 1.0; q2: RR 1
     warning = [w for w in result.systems["run"].warnings if w.startswith("RR: the mean")]
     assert warning == ["RR: the mean 0.7500 (ties=docid_desc) would lie anywhere from 0.7500 "
-                       "to 1.0000 under another order of tied documents (1 queries have ties of "
-                       "different grades that change it); ties='expected' gives the order-free "
-                       "value"]
+                       "to 1.0000 under another order of tied documents (1 of 2 queries with ties "
+                       "of different grades that change it); ties='expected' gives the "
+                       "order-free value"]
     expected = rankwise.evaluate(qrels, run, ["RR"], ties="expected")
     assert expected.mean("RR") == 0.875
     assert not [w for w in expected.systems["run"].warnings if "order of tied" in w]
@@ -368,3 +370,19 @@ def test_tie_sensitivity_warns_with_the_range_of_the_mean():
     tie_free = rankwise.evaluate(qrels, {"q1": {"a": 2.0, "b": 1.0}, "q2": run["q2"]}, ["RR"])
     assert not [c for c in tie_free.systems["run"].checks
                 if c["code"] == "tie_sensitivity" and c["severity"] != "ok"]
+
+
+def test_tie_sensitivity_below_four_decimals_is_a_note_printed_with_the_digits_that_differ():
+    """A range that rounds to one value at 4 decimals (trec_eval's test data: AP from 0.17854
+    to 0.17855) would print as "from 0.1785 to 0.1785": it is a note, with the digits that
+    tell its ends apart."""
+    import rankwise
+
+    qrels = {f"q{i}": {"a": 1, "b": 0, **{f"r{j}": 1 for j in range(400)}} for i in range(3)}
+    run = {q: {"a": 1.0, "b": 1.0, **{f"r{j}": 2.0 - j / 1000 for j in range(400)}}
+           for q in qrels}
+    checks = [c for c in rankwise.evaluate(qrels, run, ["AP"]).systems["run"].checks
+              if c["code"] == "tie_sensitivity"]
+    assert [c["severity"] for c in checks] == ["note"]
+    low, high = re.search(r"from (\S+) to (\S+) under", checks[0]["message"]).groups()
+    assert low != high and len(low) > len("0.0000")
