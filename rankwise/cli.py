@@ -397,11 +397,12 @@ def _add_convention_options(command: argparse.ArgumentParser) -> None:
         "overrides the profile")
     group.add_argument("--profile", choices=tuple(PROFILES), help="conventions of a peer "
                        "library (see 'rankwise profiles'); default trec_eval")
-    group.add_argument("-l", dest="relevance_threshold", type=_whole_grade, metavar="GRADE",
-                       help="grade at or above which a document is relevant, an integer "
-                       "(trec_eval -l; default 1)")
-    group.add_argument("--relevance-threshold", type=float, metavar="GRADE",
-                       help="the same threshold, a fraction too (for fractional grades)")
+    threshold = group.add_mutually_exclusive_group()  # two spellings of one setting
+    threshold.add_argument("-l", dest="relevance_threshold", type=_whole_grade,
+                           metavar="GRADE", help="grade at or above which a document is "
+                           "relevant, an integer (trec_eval -l; default 1)")
+    threshold.add_argument("--relevance-threshold", type=float, metavar="GRADE",
+                           help="the same threshold, a fraction too (for fractional grades)")
     group.add_argument("-c", "--complete", action="store_true", help="queries judged but "
                        "missing from a run count as 0 (trec_eval -c; --missing-queries zero)")
     group.add_argument("-M", "--depth", type=_positive_int, metavar="N",

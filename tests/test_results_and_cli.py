@@ -353,6 +353,8 @@ def test_cli_output_that_cannot_be_written_is_one_line(files, command, monkeypat
      "argument --spark-per-query-output: only with --engine spark"),
     (["--spark-conf", "spark.driver.memory=8g"], "argument --spark-conf: only with --engine spark"),
     (["--engine", "spark", "--stream"], "argument --stream: not with --engine spark"),
+    (["-l", "2", "--relevance-threshold", "1.5"],
+     "argument --relevance-threshold: not allowed with argument -l"),
 ])
 def test_cli_refuses_options_that_contradict_or_do_nothing(files, options, message, capsys,
                                                            tmp_path, monkeypatch):
