@@ -310,6 +310,8 @@ class Profile:
     conventions: Conventions
     aliases: tuple[tuple[str, str], ...] = ()  # peer's measure name -> rankwise measure name
     notes: str = ""  # where the peer differs beyond conventions (its bugs, measures it lacks)
+    #: the peer writes a relevance level after its names: ranx's ``map-l2`` is ``AP(rel=2)``
+    level_suffix: str | None = None
 
     def measure_names(self, measures: Any) -> Any:
         """``measures`` with the peer's own names (``ndcg_score@10``) turned into rankwise's.
@@ -319,10 +321,14 @@ class Profile:
         pattern whose target takes the matched text (``"recall@{k}": "R@{k}"`` maps
         ``recall@10`` to ``R@10``, ``"rbp.{k}": "RBP(p=0.{k})"``); otherwise a key names the
         part before ``@`` (``"mrr": "RR"`` maps ``mrr`` and ``mrr@10``). Names without an
-        alias, and anything but a string, are passed on as given.
+        alias, and anything but a string, are passed on as given. With a ``level_suffix``
+        (ranx's ``-l``), a name ending in it and an integer N is the name without it, with
+        the parameter ``rel=N``: documents below grade N are not relevant, and gain 0.
 
         >>> profile("ranx").measure_names(["recall", "recall@10", "mrr@10", "P@5"])
         ['SetR', 'R@10', 'RR@10', 'P@5']
+        >>> profile("ranx").measure_names(["map-l2", "ndcg_burges@10-l2", "rbp.95-l3"])
+        ['AP(rel=2)', 'nDCG(gain=exp,rel=2)@10', 'RBP(p=0.95,rel=3)']
         """
         if not self.aliases or not isinstance(measures, (str, list, tuple)):
             return measures
@@ -331,6 +337,13 @@ class Profile:
         def one(name: Any) -> Any:
             if not isinstance(name, str):
                 return name
+            level = None
+            if self.level_suffix is not None:
+                name, level = _level_of(name, self.level_suffix)
+            mapped = mapped_name(name)
+            return mapped if level is None else _with_rel(mapped, level)
+
+        def mapped_name(name: str) -> str:
             if name in exact:
                 return exact[name]
             for pattern, target in patterns:
@@ -341,6 +354,30 @@ class Profile:
             return exact.get(head, head) + at + tail
 
         return one(measures) if isinstance(measures, str) else [one(m) for m in measures]
+
+
+def _level_of(name: str, suffix: str) -> tuple[str, int | None]:
+    """``name`` without a trailing relevance level (``map-l2``: ``map``, 2), or ``name`` and
+    None when it has none (ranx reads ``int()`` of what follows ``-l``)."""
+    import re
+
+    match = re.fullmatch(rf"(?P<name>.+){re.escape(suffix)}(?P<level>[0-9]+)", name)
+    return (name, None) if match is None else (match["name"], int(match["level"]))
+
+
+def _with_rel(name: str, level: int) -> str:
+    """The measure ``name`` with its parameter ``rel`` set to ``level``, as rankwise names it
+    (``AP`` -> ``AP(rel=2)``; ``RBP(p=0.95,rel=1)`` -> ``RBP(p=0.95,rel=2)``). RBP's level is 1
+    at least: ranx's rbp weighs each document by its grade, so at level 0 a grade-0 document
+    adds nothing, as at level 1 (the profile's binary RBP, equal to ranx's on 0/1 grades)."""
+    from .measures.parse import parse_measure
+    from .measures.registry import make_measure
+
+    measure = parse_measure(name)
+    if measure.family == "RBP":  # ranx weighs a document by its grade: grade 0 adds nothing
+        level = max(level, 1)
+    params = {**dict(measure.params), "rel": level}
+    return str(make_measure(measure.family, measure.cutoff, params, text=name))
 
 
 def _alias_tables(aliases: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], list]:
@@ -355,8 +392,9 @@ def _alias_tables(aliases: tuple[tuple[str, str], ...]) -> tuple[dict[str, str],
 
 
 def _profile(name: str, peer: str, notes: str = "", aliases: dict[str, str] | None = None,
-             **conventions: Any) -> Profile:
-    return Profile(name, peer, Conventions(**conventions), tuple((aliases or {}).items()), notes)
+             level_suffix: str | None = None, **conventions: Any) -> Profile:
+    return Profile(name, peer, Conventions(**conventions), tuple((aliases or {}).items()), notes,
+                   level_suffix)
 
 
 #: ranx's metric names (ranx/metrics/__init__.py ``metric_switch``) as ranx reads them. Without
@@ -420,8 +458,10 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "ranx's rbp weights a relevant document by its grade (its documentation says 1): "
              "the profile's rbp is binary, ranx's on 0/1 judgments. Names without @k "
              "(precision, recall, f1, hit_rate, hits) read the whole list, as in ranx; hits "
-             "is averaged over queries (Hits).",
-             aliases=RANX_ALIASES,
+             "is averaged over queries (Hits). A name's -lN suffix (ndcg@10-l2, map-l2) is "
+             "its rel=N: grades below N are not relevant and gain 0 (graded gains above keep "
+             "their grade).",
+             aliases=RANX_ALIASES, level_suffix="-l",
              ties="input_order", recall_levels="trec_eval9", duplicates="last",
              missing_queries="zero"),
     _profile("sklearn", "scikit-learn 1.9 ndcg_score / dcg_score",

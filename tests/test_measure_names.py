@@ -117,6 +117,12 @@ def test_numbers_in_ascii_digits_and_no_empty_parameter(text):
      ["AP", "AP@100", "RR@10", "nDCG(gain=exp)@10", "DCG(gain=exp)", "Rprec", "Rprec",
       "Bpref"]),
     (["rbp.95", "rbp@5"], ["RBP(p=0.95,rel=1)", "RBP(p=0.5,rel=1)"]),
+    # -lN: the relevance level N (rbp weighs by the grade: level 0 adds nothing to level 1)
+    (["map-l2", "precision@5-l2", "recall-l0", "ndcg@10-l2", "ndcg_burges-l3",
+      "dcg_burges@5-l2", "r-precision-l2", "bpref@5-l2", "rbp.95-l2", "rbp.9-l0", "ndcg-l0"],
+     ["AP(rel=2)", "P(rel=2)@5", "SetR(rel=0)", "nDCG(rel=2)@10", "nDCG(gain=exp,rel=3)",
+      "DCG(gain=exp,rel=2)@5", "Rprec(rel=2)", "Bpref(rel=2)", "RBP(p=0.95,rel=2)",
+      "RBP(p=0.9,rel=1)", "nDCG"]),
     (["P@5", "recall_10", "NumRelRet"], ["P@5", "R@10", "NumRelRet"]),  # rankwise's own names
 ])
 def test_ranx_profile_reads_ranx_names_as_ranx_means_them(names, expected):
@@ -124,6 +130,29 @@ def test_ranx_profile_reads_ranx_names_as_ranx_means_them(names, expected):
     assert [str(parse_measure(n)) for n in translated] == expected
     assert [str(m) for m in parse_measures(names, conventions="ranx")] == \
         list(dict.fromkeys(expected))
+
+
+def test_graded_gains_from_a_relevance_level():
+    """nDCG(rel=N) and DCG(rel=N): the grades below N gain 0, the others keep their gain
+    (linear or exponential), in the run's DCG and in the ideal; worked by hand."""
+    import math
+
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    qrels = {"q": {"a": 1, "b": 0, "c": 2, "d": 3, "z": 2}}
+    d = [1 / math.log2(r + 1) for r in range(1, 5)]
+    dcg, exp_dcg = 2 * d[2] + 3 * d[3], 3 * d[2] + 7 * d[3]
+    ideal, exp_ideal = 3 + 2 * d[1] + 2 * d[2], 7 + 3 * d[1] + 3 * d[2]
+    result = rankwise.evaluate(qrels, run, ["DCG(rel=2)", "nDCG(rel=2)", "nDCG(gain=exp,rel=2)",
+                                            "DCG(rel=2)@3", "nDCG(rel=0)", "nDCG(rel=4)"])
+    assert result.aggregates["run"] == pytest.approx({
+        "DCG(rel=2)": dcg, "nDCG(rel=2)": dcg / ideal, "nDCG(gain=exp,rel=2)": exp_dcg / exp_ideal,
+        "DCG(rel=2)@3": 2 * d[2], "nDCG": rankwise.evaluate(qrels, run, ["nDCG"]).mean("nDCG"),
+        "nDCG(rel=4)": 0.0}, rel=1e-12)
+    tied = {"q": {"a": 4.0, "b": 2.0, "c": 2.0, "d": 1.0}}  # b, c tied: c's 2 over ranks 2, 3
+    expected = rankwise.evaluate(qrels, tied, ["DCG(rel=2)"], ties="expected")
+    assert expected.mean("DCG(rel=2)") == pytest.approx((d[1] + d[2]) + 3 * d[3], rel=1e-12)
+    assert rankwise.explain(qrels, run, "q", "nDCG(rel=2)").value == \
+        pytest.approx(dcg / ideal, rel=1e-12)
 
 
 def test_trec_eval_names_keep_their_meaning_outside_the_ranx_profile():

@@ -201,7 +201,8 @@ def compute(measure, lists: _Lists, base: Conventions):
         if name in params and params[name] is None:
             params[name] = default
     native = measure.family in NATIVE and (
-        conv.ties != "expected" or measure.family in NATIVE_EXPECTED)
+        conv.ties != "expected" or measure.family in NATIVE_EXPECTED) and not (
+        measure.family in ("nDCG", "DCG") and params["rel"] > 0)  # gains from a grade
     if conv.ties != base.ties and conv.ties in ("optimistic", "pessimistic"):
         lists = _ties_by_grade(lists, best_first=conv.ties == "optimistic")
     if not native:

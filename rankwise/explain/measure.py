@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..errors import InputError
+from ..measures.graded import gain_from
 from ..measures.registry import undefined_value
 from . import binary, curves, graded, judged, rating, rbp, sets, trec_graded
 from .context import Context, Kind, Ranking, Rows, number
@@ -27,6 +30,9 @@ def explain_measure(m, listed: Listed, query: str, system: str, conv) -> Explana
     rel = fconv.relevance_threshold if rel is None or isinstance(rel, str) else float(rel)
     gain = params.get("gain")
     gain = fconv.gain_name if gain is None else gain
+    if m.family in ("nDCG", "DCG"):  # their rel: the grades below it gain 0
+        gain = gain_from(np.array([g for _, g in listed.judged] + list(listed.grades)), gain,
+                         params["rel"])
     base = params.get("base")
     base = fconv.discount_base if base is None else float(base)
     docs, grades, scores = listed.docs, listed.grades, listed.scores

@@ -21,6 +21,8 @@ from ..errors import InputError
 from .registry import EXP_GAIN_MAX_GRADE, family
 
 GAIN = {"gain": None, "base": None}  # None: the conventions' gain and discount_base
+#: DCG and nDCG also take ``rel``: the grades below it gain 0 (0: every positive grade gains)
+GAIN_FROM = {**GAIN, "rel": 0}
 
 #: A query whose largest |gain| lies outside [2^-SAFE, 2^SAFE] has its ratios (nDCG,
 #: ndcg_rel, Rndcg) computed with its gains scaled by a power of two: below 2^900 no sum of
@@ -77,6 +79,26 @@ def gains(grades: np.ndarray, gain) -> np.ndarray:
     for grade, value in gain:
         mapped[grades == grade] = value
     return mapped
+
+
+def gain_from(levels: np.ndarray, gain, rel: float):
+    """``gain`` with the grades below ``rel`` gaining 0 (ranx's ``-l``: ``ndcg@10-l2``), as a
+    gain map of the grade ``levels`` (every judged grade there is); ``gain`` itself when
+    ``rel`` is 0 (no grade below it gains anything).
+
+    >>> from rankwise import evaluate
+    >>> run = {"q": {"a": 3, "b": 2, "c": 1}}
+    >>> qrels = {"q": {"a": 1, "b": 0, "c": 2}}
+    >>> round(evaluate(qrels, run, ["nDCG(rel=2)"]).mean("nDCG(rel=2)"), 4)  # 2/log2(4) / 2
+    0.5
+    """
+    if not rel > 0:
+        return gain
+    levels = np.unique(levels[levels >= 0])
+    level_gain = np.zeros(len(levels))
+    kept = levels >= rel
+    level_gain[kept] = gains(levels[kept], gain)
+    return tuple(zip(levels.tolist(), level_gain.tolist()))
 
 
 def dcg_at(lists, cutoff, gain, base: float) -> np.ndarray:
@@ -293,11 +315,13 @@ def _ratio(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
 
 
 @family("nDCG", "Normalised DCG: DCG / ideal DCG from all judgments, 0 when the ideal is 0 "
-        "(trec_eval m_ndcg.c; with @K m_ndcg_cut.c).", cutoff="optional", params=GAIN, graded=True,
+        "(trec_eval m_ndcg.c; with @K m_ndcg_cut.c); grades below rel gain 0.", cutoff="optional",
+        params=GAIN_FROM, graded=True,
         undefined_when="idcg_zero", gain_scaling="invariant",
         trec_name="ndcg", trec_cutoff_name="ndcg_cut_{cutoff}")
-def ndcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
-    """nDCG@K = DCG@K / IDCG@K (Järvelin & Kekäläinen 2002).
+def ndcg(lists, cutoff: int | None, gain, base: float, rel: float) -> np.ndarray:
+    """nDCG@K = DCG@K / IDCG@K (Järvelin & Kekäläinen 2002), the grades below ``rel`` gaining
+    0 in both (:func:`gain_from`).
 
     >>> from rankwise import evaluate
     >>> run = {"q": {"a": .1, "b": .2, "c": .3, "d": 4, "e": 70}}
@@ -307,14 +331,16 @@ def ndcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
     >>> round(evaluate(qrels, run, ["nDCG(gain=exp)"]).mean("nDCG(gain=exp)"), 4)
     0.4097
     """
+    gain = gain_from(lists.levels, gain, rel)
     return _ratio(dcg_at(lists, cutoff, gain, base), ideal_dcg_at(lists, cutoff, gain, base))
 
 
-@family("DCG", "Discounted cumulative gain Σ gain / log2(rank + 1).", cutoff="optional",
-        params=GAIN, graded=True, bounds=None, gain_scaling="proportional")
-def dcg(lists, cutoff: int | None, gain, base: float) -> np.ndarray:
-    """DCG@K = Σ_{i<=K} gain_i / log_base(i + 1)."""
-    return dcg_at(lists, cutoff, gain, base)
+@family("DCG", "Discounted cumulative gain Σ gain / log2(rank + 1); grades below rel gain 0.",
+        cutoff="optional", params=GAIN_FROM, graded=True, bounds=None, undefined_when=None,
+        gain_scaling="proportional")
+def dcg(lists, cutoff: int | None, gain, base: float, rel: float) -> np.ndarray:
+    """DCG@K = Σ_{i<=K} gain_i / log_base(i + 1), the grades below ``rel`` gaining 0."""
+    return dcg_at(lists, cutoff, gain_from(lists.levels, gain, rel), base)
 
 
 @family("IDCG", "Ideal DCG: the DCG of the best ordering of all judged documents.",

@@ -57,13 +57,12 @@ RANX_NAMES = [
     "ndcg@10", "ndcg_burges", "ndcg_burges@10", "dcg", "dcg@10", "dcg_burges",
     "dcg_burges@10", "r-precision", "r-precision@3", "bpref", "ndcg@0", "precision@0",
 ]
-# ranx metric -> the name rankwise is given under the profile: ranx's own, but for the -lN
-# suffixes, which the profile refuses (docs/conventions.md gives these spellings)
-MEASURES = {
-    **{name: name for name in RANX_NAMES},
-    "precision@5-l2": "P(rel=2)@5", "f1@3-l2": "F1(rel=2)@3", "map-l2": "AP(rel=2)",
-    "ndcg@10-l2": "nDCG(gain={1:0})@10",  # ranx's -l zeroes the gains of lower grades
-}
+#: ranx's relevance levels (the -lN suffix: grades below N are not relevant and gain 0) on
+#: every metric that takes one: all of them (bpref where its kernel is defined; rbp binary,
+#: see test_rbp_is_binary_rbp_with_ranx_persistence)
+LEVELLED = [f"{name}-l{level}" for name in RANX_NAMES if name != "bpref" for level in (0, 2, 3)]
+# ranx metric -> the name rankwise is given under the profile: ranx's own
+MEASURES = {name: name for name in RANX_NAMES + LEVELLED}
 #: the names whose meaning depends on the cutoff being there (the whole list without it)
 WHOLE_LIST = ["precision", "recall", "f1", "hit_rate", "hits", "hits@5"]
 # a few kernels for the tests outside the slow mark (each ranx metric compiles on first use)
@@ -82,7 +81,7 @@ def ranx_values(data, metrics, threads: int = 0) -> dict[str, dict[str, float]]:
 
 
 def ours(data, metrics, **overrides):
-    return rankwise_values(data.qrels, data.run, {m: MEASURES[m] for m in metrics}, "ranx",
+    return rankwise_values(data.qrels, data.run, {m: MEASURES.get(m, m) for m in metrics}, "ranx",
                            **overrides)
 
 
@@ -115,6 +114,29 @@ def test_names_without_a_cutoff_read_the_whole_list(seed):
         assert value == pytest.approx(float(means[name]), rel=1e-12, abs=1e-12), name
 
 
+@pytest.mark.parametrize("seed, ties", [(14, True), (15, False)])
+def test_relevance_level_suffixes(seed, ties):
+    """ranx's -lN (metrics/common.py ``clean_qrels``: judgments below grade N dropped) is
+    rel=N: for the binary metrics grades from N on are relevant (N = 0: grade 0 too), and for
+    ndcg and dcg (burges too) the grades below N gain 0 while those above keep their gain."""
+    data = make_profile_data(seed, max_depth=15, ties=ties).without(*BPREF_BREAKERS)
+    metrics = [f"{name}-l{level}" for name in CORE + ["ndcg_burges@10", "dcg@10", "hits"]
+               for level in (0, 2, 3)]
+    assert_same(ours(data, metrics), ranx_values(data, metrics), 1e-9, f"seed {seed}")
+    # bpref-l2 where ranx's kernel is defined: relevant (>= 2) and non-relevant judgments
+    defined = data.only(lambda q: len({g >= 2 for g in data.qrels.get(q, {}).values()}) == 2)
+    assert_same(ours(defined, ["bpref-l2"]), ranx_values(defined, ["bpref-l2"]), 1e-9, "bpref")
+
+
+def test_relevance_level_suffix_names():
+    names = ["map-l2", "ndcg_burges@10-l3", "precision-l0", "hits@5-l2", "rbp.95-l0", "rbp@8-l2"]
+    assert profile("ranx").measure_names(names) == [
+        "AP(rel=2)", "nDCG(gain=exp,rel=3)@10", "SetP(rel=0)", "Hits(rel=2)@5",
+        "RBP(p=0.95,rel=1)", "RBP(rel=2)"]
+    with pytest.raises(rankwise.MeasureError):  # ranx itself fails on int("1.5")
+        rankwise.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map-l1.5"], conventions="ranx")
+
+
 @pytest.mark.slow
 def test_means_of_every_name():
     data = make_profile_data(12, ties=False).without(*BPREF_BREAKERS)
@@ -135,7 +157,7 @@ def test_rbp_is_binary_rbp_with_ranx_persistence():
     relevant document by its grade, where its docstring says r_i is 0 or 1: the profile
     gives binary RBP (rel=1), ranx's value on 0/1 judgments."""
     data = binary(make_profile_data(13, max_depth=15))
-    names = {"rbp.95": "rbp.95", "rbp@8": "rbp@8", "rbp.5": "rbp.5"}
+    names = {name: name for name in ("rbp.95", "rbp@8", "rbp.5", "rbp.95-l0", "rbp.5-l2")}
     theirs = ranx_values(data, list(names))
     assert_same(rankwise_values(data.qrels, data.run, names, "ranx"), theirs, 1e-12, "rbp")
     graded = make_profile_data(13, max_depth=15)

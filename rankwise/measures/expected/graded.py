@@ -9,7 +9,8 @@ import numpy as np
 
 from ...core.segments import discounts, rank_within
 from ..binary import _safe_divide
-from ..graded import _ratio, check_exp_gain, gains, ideal_dcg_at, ideal_dcg_of, unscaled
+from ..graded import (_ratio, check_exp_gain, gain_from, gains, ideal_dcg_at, ideal_dcg_of,
+                      unscaled)
 from ...errors import MeasureError
 from ..ndcg_averages import gaining_judged, has_negative_gain, rank_average
 from ..normalized_gain import check_total_gain, cost_of_ideal, total_judged_gain
@@ -45,16 +46,19 @@ def expected_dcg(lists, groups: TieGroups, cutoff, gain, base: float) -> np.ndar
 
 
 @expected_for("DCG")
-def dcg(lists, groups: TieGroups, cutoff: int | None, gain, base: float) -> np.ndarray:
+def dcg(lists, groups: TieGroups, cutoff: int | None, gain, base: float,
+        rel: float) -> np.ndarray:
     """E[DCG@K]: each tie group's gains averaged over its positions (as scikit-learn's
     ``dcg_score`` with ``ignore_ties=False``)."""
-    return expected_dcg(lists, groups, cutoff, gain, base)
+    return expected_dcg(lists, groups, cutoff, gain_from(lists.levels, gain, rel), base)
 
 
 @expected_for("nDCG")
-def ndcg(lists, groups: TieGroups, cutoff: int | None, gain, base: float) -> np.ndarray:
+def ndcg(lists, groups: TieGroups, cutoff: int | None, gain, base: float,
+         rel: float) -> np.ndarray:
     """E[nDCG@K] = E[DCG@K] / IDCG@K (the ideal does not depend on the order); NaN where
     IDCG = 0, which the ``idcg_zero`` convention then decides."""
+    gain = gain_from(lists.levels, gain, rel)
     return _ratio(expected_dcg(lists, groups, cutoff, gain, base),
                   ideal_dcg_at(lists, cutoff, gain, base))
 
