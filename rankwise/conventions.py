@@ -439,7 +439,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "-1 as judged.",
              aliases={"ERR": "ERR(max_grade=4)", "nDCG(dcg=exp-log2)": "nDCG(gain=exp)",
                       "nDCG(dcg='exp-log2')": "nDCG(gain=exp)", "SetP(relative=True)": "SetRelP",
-                      "NumRet(rel=1)": "NumRelRet"},
+                      "NumRet(rel=1)": "NumRelRet", "NumRet(rel={k})": "NumRelRet(rel={k})"},
              score_precision="float32", recall_levels="trec_eval9", duplicates="last",
              missing_queries="zero", family_overrides=(("Judged", "short_lists", "length"),)),
     _profile("ranx", "ranx 0.3.21",

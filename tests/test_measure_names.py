@@ -21,6 +21,8 @@ SAME = [
     ("Hits", "hits"),
     ("Rprec", "r-precision", "R-Precision"),
     ("nDCG(gain=exp)@10", "ndcg_burges@10", "nDCG(dcg=exp-log2)@10"),
+    ("nDCG(gain={1:3,2:9})@5", "nDCG(gains={1:3,2:9})@5", "nDCG(gains={1: 3, 2: 9})@5",
+     "nDCG(gain={2:9,1:3})@5"),
     ("IPrec@0.5", "iprec_at_recall_0.50"),
     ("F1@10", "f1@10"),
     ("Bpref", "bpref"),

@@ -1,6 +1,7 @@
 """Parse measure strings in three dialects into :class:`Measure` objects.
 
-* ir_measures: ``P@10``, ``P(rel=2)@5``, ``AP@100``, ``nDCG(gain=exp)@10``, ``IPrec@0.5``;
+* ir_measures: ``P@10``, ``P(rel=2)@5``, ``AP@100``, ``nDCG(gain=exp)@10``, ``IPrec@0.5``, and
+  its own spellings of the gain, ``nDCG(dcg=exp-log2)`` and ``nDCG(gains={0:0,1:1,2:5})``;
 * trec_eval: ``P_10``, ``ndcg_cut_10``, ``map``, ``recip_rank``, ``iprec_at_recall_0.50``,
   ``unj_5``, ``Rprec_mult_0.20``, ``rbp``, ``infAP``, families with parameters ``P.5,10``,
   ``ndcg.1=3,2=9``, ``rbp.p=0.95``, ``utility.2,-1,0,0``, ``11pt_avg.0.2,0.5,0.8``, bare
@@ -217,6 +218,8 @@ def _parse_params(text: str, whole: str) -> dict[str, Any]:
             raise MeasureError("parameters are written name=value", source="measure", value=whole)
         if key == "dcg":  # ir_measures spelling of the gain
             key, value = "gain", {"exp-log2": "exp", "log2": "linear"}.get(value, value)
+        elif key == "gains":  # ir_measures' gain map: nDCG(gains={0:0,1:1,2:5})
+            key = "gain"
         if key in params:
             raise MeasureError(f"parameter {key!r} given twice", source="measure", value=whole)
         if value.startswith("{") and value.endswith("}") and ":" not in value:
