@@ -88,6 +88,8 @@ def test_negative_zero_levels_are_zero(text, trec_name):
     ("RprecMult@inf", "between 0 and 2147483647"),
     ("RprecMult@1e20", "between 0 and 2147483647"),
     ("ERR(max_grade=1024)", "at most 1023"),
+    ("ndcg@10-l2", "conventions='ranx'"),  # ranx's level outside the ranx profile
+    ("map-l2", r"rel=N, e.g. AP\(rel=2\)"),
 ])
 def test_bad_names(text, fragment):
     if fragment is None:

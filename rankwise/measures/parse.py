@@ -132,7 +132,15 @@ def parse_measure(text: str) -> Measure:
     return measures[0]
 
 
+#: ranx's relevance level after a name (``map-l2``), read under the ranx profile only
+_RANX_LEVEL = re.compile(r"^.+-l[0-9]+$")
+
+
 def _parse_one(text: str) -> list[Measure]:
+    if _RANX_LEVEL.match(text):
+        raise MeasureError("ranx's relevance level -lN is read with conventions='ranx'; "
+                           "otherwise write rel=N, e.g. AP(rel=2), nDCG(rel=2)@10",
+                           source="measure", value=text)
     if text in ("official", "all_trec"):
         return [m for name in (OFFICIAL if text == "official" else ALL_TREC)
                 for m in _parse_one(name)]
