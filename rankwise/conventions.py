@@ -358,11 +358,20 @@ class Profile:
 
 def _level_of(name: str, suffix: str) -> tuple[str, int | None]:
     """``name`` without a trailing relevance level (``map-l2``: ``map``, 2), or ``name`` and
-    None when it has none (ranx reads ``int()`` of what follows ``-l``)."""
+    None when it has none. ranx reads ``int()`` of what follows ``-l``: anything but a whole
+    number of 0 or more is refused (a negative level would make unjudged grades relevant)."""
     import re
 
-    match = re.fullmatch(rf"(?P<name>.+){re.escape(suffix)}(?P<level>[0-9]+)", name)
-    return (name, None) if match is None else (match["name"], int(match["level"]))
+    match = re.fullmatch(rf"(?P<name>.+?){re.escape(suffix)}(?P<level>.*)", name)
+    if match is None:
+        return name, None
+    if not re.fullmatch(r"[0-9]+", match["level"]):
+        from .errors import MeasureError
+
+        raise MeasureError(f"the relevance level after {suffix} must be a whole number of 0 "
+                           f"or more, e.g. {match['name']}{suffix}2", source="measure",
+                           value=name)
+    return match["name"], int(match["level"])
 
 
 def _with_rel(name: str, level: int) -> str:

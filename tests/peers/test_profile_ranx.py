@@ -133,8 +133,9 @@ def test_relevance_level_suffix_names():
     assert profile("ranx").measure_names(names) == [
         "AP(rel=2)", "nDCG(gain=exp,rel=3)@10", "SetP(rel=0)", "Hits(rel=2)@5",
         "RBP(p=0.95,rel=1)", "RBP(rel=2)"]
-    with pytest.raises(rankwise.MeasureError):  # ranx itself fails on int("1.5")
-        rankwise.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map-l1.5"], conventions="ranx")
+    for name in ("map-l1.5", "map-l-1", "ndcg@10-l"):  # ranx itself fails on int("1.5")
+        with pytest.raises(rankwise.MeasureError, match="whole number of 0 or more"):
+            rankwise.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [name], conventions="ranx")
 
 
 @pytest.mark.slow
