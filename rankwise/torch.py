@@ -28,7 +28,8 @@ over queries that are all skipped (``no_relevant="skip"``, ``idcg_zero="skip"``)
 
 The measures P, Hits, R, SetP, SetR, Success, RR, AP, Rprec, nDCG and DCG are computed with
 tensor operations on the tensors' device (CPU or CUDA, float64, nothing copied to the host),
-under every convention, except ``ties="expected"`` for Success, RR and AP. Those, and the other
+under every convention, except ``ties="expected"`` for Success, RR and AP, and nDCG and DCG
+with a ``rel=`` (gains from a grade on: ``nDCG(rel=2)``). Those, and the other
 families, are computed by the numpy engine, which copies the three tensors to the host. Values
 come back as float64 tensors on the input's device: the mean over queries (skipping or
 propagating undefined values as the conventions say), or with ``per_query=True`` one value per

@@ -18,7 +18,7 @@ from rankwise.compat.candidates import Candidates  # noqa: E402
 
 MEASURES = ["nDCG@10", "nDCG", "DCG@5", "nDCG(gain=exp)@5", "AP", "AP@5", "P@5", "P(rel=2)@5",
             "R@10", "RR", "RR@3", "Rprec", "Success@3", "ERR@10", "Bpref", "F1@5", "SetP",
-            "SetR", "Success", "Hits", "Hits@3"]
+            "SetR", "Success", "Hits", "Hits@3", "nDCG(rel=2)@5", "DCG(gain=exp,rel=2)"]
 CONVENTIONS = [
     {}, {"ties": "docid_asc"}, {"ties": "input_order"}, {"ties": "expected"},
     {"ties": "optimistic"}, {"ties": "pessimistic"}, {"gain": "exponential"},
