@@ -57,6 +57,7 @@ def measures_to_check() -> list:
         "P(rel=2)@3", "AP(rel=2)", "RR(rel=3)@4", "nDCG(gain=exp)@3", "nDCG(gain={1:1,2:5,3:4})",
         "DCG(base=10)@4", "ERR(max_grade=2)", "ERR(max_grade=5)@3",
         "Bpref(rel=2)", "IPrec(rel=2)@0.5", *(["RWRR(gain=exp)@4"] if "RWRR" in FAMILIES else []),
+        "nDCG(rel=2)@3", "DCG(gain=exp,rel=2)",  # gains from grade 2 on (ranx's -l2)
         # a gain map with a negative gain (grade 0), as trec_eval's ndcg.0=-1 takes it
         "nDCG(gain={0:-1,1:2,3:1})", "DCG(gain={0:-1,2:4})@3", "G(gain={0:-1,1:3})",
         "Rndcg(gain={0:-1,1:3})", "ndcg_rel(gain={0:0.5,2:4})")]
