@@ -448,6 +448,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in (
              "-1 as judged.",
              aliases={"ERR": "ERR(max_grade=4)", "nDCG(dcg=exp-log2)": "nDCG(gain=exp)",
                       "nDCG(dcg='exp-log2')": "nDCG(gain=exp)", "SetP(relative=True)": "SetRelP",
+                      "SetP(relative=True,rel={k})": "SetRelP(rel={k})",
+                      "SetP(rel={k},relative=True)": "SetRelP(rel={k})",
                       "NumRet(rel=1)": "NumRelRet", "NumRet(rel={k})": "NumRelRet(rel={k})"},
              score_precision="float32", recall_levels="trec_eval9", duplicates="last",
              missing_queries="zero", family_overrides=(("Judged", "short_lists", "length"),)),

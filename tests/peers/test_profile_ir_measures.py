@@ -44,7 +44,8 @@ from tests.peers.profile_data import make_profile_data  # noqa: E402
 PYTREC = [P@5, P@10, P(rel=2)@5, R@10, R@100, R(rel=2)@10, AP, AP@10, AP(rel=2), nDCG, nDCG@10,
           nDCG@5, RR, RR(rel=2), Rprec, Rprec(rel=2), Bpref, Bpref(rel=2), Success@1, Success@10,
           NumQ, NumRet, NumRel, NumRet(rel=1), NumRet(rel=2), SetP, SetR, SetF, SetF(beta=0.5),
-          SetAP, SetP(relative=True), nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10}),
+          SetAP, SetP(relative=True), SetP(relative=True, rel=2),
+          nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10}),
           nDCG(gains={0: 0, 1: 2, 2: 3, 3: 9})@5] + [IPrec@(p / 10) for p in range(11)]
 MSMARCO = [RR@5, RR@10, RR(rel=2)@3]
 GDEVAL = [ERR@5, ERR@10, nDCG(dcg="exp-log2")@10]
