@@ -84,6 +84,7 @@ def test_negative_zero_levels_are_zero(text, trec_name):
     ("NumRelRet@5", "takes no cutoff"),
     ("Rprec@10", "takes no cutoff"),
     ("P(foo=1)@5", "has no parameter 'foo'"),
+    ("nDCG(judged_only=True)@5", "judged_only=True is the convention unjudged='remove'"),
     ("IPrec@1.5", "between 0 and 1"),
     ("RprecMult@inf", "between 0 and 2147483647"),
     ("RprecMult@1e20", "between 0 and 2147483647"),

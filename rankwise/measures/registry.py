@@ -224,7 +224,10 @@ def make_measure(name: str, cutoff: Any = None, params: dict[str, Any] | None = 
     for key in params:
         if key not in spec.params:
             allowed = ", ".join(spec.params) or "none"
-            raise MeasureError(f"{name} has no parameter {key!r} (parameters: {allowed})",
+            # ir_measures' judged_only drops unjudged documents: a convention here
+            hint = "; ir_measures' judged_only=True is the convention unjudged='remove'" \
+                if key == "judged_only" else ""
+            raise MeasureError(f"{name} has no parameter {key!r} (parameters: {allowed}){hint}",
                                source="measure", value=shown)
     if cutoff is None and spec.cutoff == "required":
         raise MeasureError(f"{name} needs a cutoff, e.g. {name}@10", source="measure", value=shown)
