@@ -173,7 +173,17 @@ function fmtP(p) {
   if (p === null || p === undefined || Number.isNaN(p)) return '\u2013';
   return p < 1e-4 ? '<0.0001' : p.toFixed(4);
 }
-function percent(x) { return `${Number((x * 100).toPrecision(4))}%`; }
+// A share as a percentage with every digit it has, as plain.percent writes it in Python: the
+// shortest decimal that reads back as the number (toExponential() without digits), its point
+// moved two places, so 0.99999 reads 99.999%, never 100%, and 0.57 reads 57%, not 56.99...%.
+function percent(x) {
+  const [digits, power] = Number(x).toExponential().split('e');
+  const sign = digits.startsWith('-') ? '-' : '';
+  const figures = digits.replace(/[-.]/g, ''), point = Number(power) + 3;
+  const whole = point > 0 ? figures.slice(0, point).padEnd(point, '0') : '0';
+  const part = point > 0 ? figures.slice(point) : '0'.repeat(-point) + figures;
+  return `${sign}${whole.replace(/^0+(?=.)/, '')}${part ? `.${part}` : ''}%`;
+}
 function color(i) { return PALETTE[i % PALETTE.length]; }
 function dash(i) { return DASHES[Math.floor(i / PALETTE.length) % DASHES.length]; }
 function visibleSystems() { return D.systems.map((_, i) => i).filter(i => S.visible[i]); }

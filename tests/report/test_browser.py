@@ -10,6 +10,7 @@ import pytest
 
 from rankwise.cli import main
 from rankwise.messages import isolated
+from rankwise.plain import percent
 from rankwise.report.data import collect
 from rankwise.report.html import read_payload, stored_values, write_html
 from tests.helpers import write
@@ -476,3 +477,16 @@ def test_long_run_names_are_shortened_in_the_precision_recall_titles(tmp_path, o
         if name == rtl:
             assert "\u2067" in kept[0]
     assert backwards(page, [": mean and "]) == []
+
+
+def test_the_confidence_level_shows_every_digit_it_has(tmp_path, open_report):
+    # 0.99999 read "100%" (4 significant digits); a level that is not 1 never reads 100%
+    qrels, runs = make_collection(queries=8, systems=2, depth=5)
+    for systems, where in ((runs, "confidence interval of the mean"),
+                           (dict(list(runs.items())[:1]), "t confidence intervals")):
+        data = collect(qrels, systems, ["AP"], test="t", confidence=0.99999, max_k=2)
+        page = open_report(write_html(data, tmp_path / f"c{len(systems)}.html")).page
+        assert f"99.999% {where}" in page.text_content("#summary-body")
+    shares = [0.99999, 0.9999999999999999, 0.95, 0.975, 0.57, 1e-7, 5e-324, 0.0, 1.0, 12.5,
+              0.123456789, 1e21]
+    assert page.evaluate("xs => xs.map(percent)", shares) == [percent(x) for x in shares]
