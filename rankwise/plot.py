@@ -346,8 +346,33 @@ def _shown(name: str) -> str:
     """A run name as the figures draw it: the characters XML 1.0 cannot hold (NUL and the other
     control characters but tab, line feed and carriage return) become U+FFFD, as one of them
     makes an SVG file that does not open; a name longer than :data:`NAME_LINE_CHARS` is
-    drawn on several lines (no character is left out: the lines joined are the name)."""
-    return "\n".join(_name_lines(_NOT_XML.sub("\ufffd", name)))
+    drawn on several lines (no character is left out: the lines joined are the name); a line
+    that holds a character that can reorder the text around it (:func:`_reorders`) stands
+    between U+2068 and U+2069 (:func:`rankwise.messages.isolated`), so that the figure's own
+    words stay in their order.
+
+    >>> print(ascii(_shown("bm25")), ascii(_shown("x\\u202e")))
+    'bm25' '\\u2068x\\u202e\\u2069'
+    """
+    from .messages import isolated
+
+    lines = _name_lines(_NOT_XML.sub("\ufffd", name))
+    return "\n".join(isolated(line) if _reorders(line) else line for line in lines)
+
+
+#: Bidi classes of the characters that reorder the text around them: right-to-left letters,
+#: Arabic digits, embeddings, overrides, isolates and their ends, paragraph separators.
+_REORDERING = frozenset({"R", "AL", "AN", "LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI",
+                         "FSI", "PDI", "B"})
+
+
+def _reorders(text: str) -> bool:
+    """Whether ``text`` holds a character of :data:`_REORDERING`: text drawn next to it (SVG
+    in a browser, and matplotlib's own layout from 3.11) would be laid out in another order,
+    e.g. after a right-to-left override (U+202E) the rest of a title reads backwards."""
+    import unicodedata
+
+    return any(unicodedata.bidirectional(c) in _REORDERING for c in text)
 
 
 def _name_lines(name: str) -> list[str]:

@@ -238,3 +238,29 @@ def test_a_long_name_is_cut_after_a_separator_into_lines_that_join_to_it():
         assert len(lines) > 1 and "".join(lines) == name
         assert all(line[0] not in "\u0301\u200d" and line[-1] != "\u200d" for line in lines)
     assert plot._shown("bm25") == "bm25"  # short names are drawn as they are
+
+
+def test_bidi_characters_in_names_leave_the_figures_own_words_in_order(tmp_path, browser):
+    """A right-to-left override (U+202E) in a run name reversed the rest of an SVG title
+    (": mean and 6 queries") in a browser, and a Hebrew name took the count after it into its
+    right-to-left run ("3 ,לש"): such a name is drawn isolated, as the HTML report isolates
+    it; a name without such characters is drawn as it is."""
+    from rankwise.messages import isolated
+    from tests.report.pages import backwards
+
+    names = ["x\u202e", "y\u05e9\u05dc", "z"]
+    qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(6)}
+    runs = {n: {f"q{j}": {"a": float((i + j) % 2), "b": 0.5} for j in range(6)}
+            for i, n in enumerate(names[:2])}
+    runs["z"] = runs["x\u202e"]
+    data = collect(qrels, runs, ["AP"], test="t", max_k=2)
+    paths = plot.save_figures(data, tmp_path, ["svg"], dpi=30, kinds=["pr", "scatter"])
+    texts = [t for fig in (plot.scatter(data), plot.precision_recall(data))
+             for t in _svg_texts(fig)]
+    assert {isolated(names[0]), isolated(names[1]), "z"} <= set(texts)
+    page = browser.new_page()
+    page.set_content("<!DOCTYPE html><body>" + "".join(
+        p.read_text()[p.read_text().index("<svg"):] for p in paths) + "</body>")
+    assert page.locator("svg").count() == 5  # pr-all, pr of each system, scatter
+    assert backwards(page, [": mean and ", ", 3 for ", " higher for "]) == []
+    page.close()
