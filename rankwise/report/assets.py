@@ -29,6 +29,10 @@ nav a { color: var(--note); text-decoration: none; font-size: 13px; }
 nav a:hover { text-decoration: underline; }
 .toggles { display: flex; flex-wrap: wrap; gap: 4px 12px; margin-left: auto; }
 .toggles label { display: inline-flex; align-items: center; gap: 4px; font-size: 13px; cursor: pointer; }
+/* a name or id of any length wraps inside the page's width, never past it */
+.toggles label, .toggles > span, h3, .lists .small, th.system { overflow-wrap: anywhere;
+  min-width: 0; }
+select { max-width: 32em; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; }
 table { border-collapse: collapse; margin: 6px 0; }
 th, td { padding: 3px 8px; border-bottom: 1px solid var(--line); text-align: right;
@@ -36,6 +40,7 @@ th, td { padding: 3px 8px; border-bottom: 1px solid var(--line); text-align: rig
 th { background: var(--panel); font-weight: 600; }
 td.text, th.text { text-align: left; overflow-wrap: anywhere; max-width: 420px; }
 .summary td { white-space: nowrap; }
+.summary td.text { white-space: normal; min-width: 10em; }
 .summary .ci { display: block; color: var(--muted); font-size: 11px; }
 .summary .best { font-weight: 700; }
 sup.mark { color: #a01e1e; font-weight: 600; }
@@ -253,22 +258,26 @@ function titleWidth(text) {
   }
   return titleMeasure.measureText(text).width;
 }
+// `name` where fits(name), else its longest start that fits with an ellipsis (a binary
+// search), never cut inside a character.
+function shortened(name, fits) {
+  if (fits(name)) return name;
+  const parts = graphemes(name);
+  const cut = n => parts.slice(0, n).join('') + '\u2026';
+  let lo = 0, hi = parts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (fits(cut(mid))) lo = mid; else hi = mid - 1;
+  }
+  return cut(lo);
+}
 // A chart's title: o.title, or o.named = [before, name, after] with the name isolated. Where
-// it is wider than `room`, the name (else the title's end) is cut after its longest start that
-// fits with an ellipsis, never inside a character; {full, shown} (shown === full if it fits).
+// it is wider than `room`, the name (else the title's end) is shortened to fit; {full, shown}
+// (shown === full if it fits).
 function chartTitle(o, room) {
   const [before, name, after] = o.named || ['', o.title, ''];
   const whole = part => (o.named ? before + isolate(part) + after : part);
-  const full = whole(name);
-  if (titleWidth(full) <= room) return {full, shown: full};
-  const parts = graphemes(name);
-  const cut = n => whole(parts.slice(0, n).join('') + '\u2026');
-  let lo = 0, hi = parts.length - 1;  // the longest start that fits: a binary search
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (titleWidth(cut(mid)) <= room) lo = mid; else hi = mid - 1;
-  }
-  return {full, shown: cut(lo)};
+  return {full: whole(name), shown: whole(shortened(name, part => titleWidth(whole(part)) <= room))};
 }
 function frame(o) {
   const W = o.width || 460, H = o.height || 290;
@@ -634,9 +643,14 @@ function renderScatter() {
     ctx.fillText(tickText(t), X(t), size - pad + 16);
     ctx.save(); ctx.textAlign = 'right'; ctx.fillText(tickText(t), pad - 6, Y(t) + 4); ctx.restore();
   }
-  ctx.fillText(`${D.systems[S.a].label} ${D.systems[S.a].name}`, (pad + size) / 2, size - 10);
+  // an axis's system, isolated and shortened to the axis's length
+  const axisName = sy => {
+    const whole = name => `${sy.label} ${isolate(name)}`;
+    return whole(shortened(sy.name, name => ctx.measureText(whole(name)).width <= size - pad - 10));
+  };
+  ctx.fillText(axisName(D.systems[S.a]), (pad + size) / 2, size - 10);
   ctx.save(); ctx.translate(12, (size - pad) / 2); ctx.rotate(-Math.PI / 2);
-  ctx.fillText(`${D.systems[S.b].label} ${D.systems[S.b].name}`, 0, 0); ctx.restore();
+  ctx.fillText(axisName(D.systems[S.b]), 0, 0); ctx.restore();
   ctx.strokeStyle = '#c7ccd6';
   ctx.setLineDash([4, 4]);
   ctx.beginPath(); ctx.moveTo(X(lo), Y(lo)); ctx.lineTo(X(hi), Y(hi)); ctx.stroke();
@@ -783,7 +797,7 @@ function drill(q) {
   const vis = visibleSystems();
   box.append(h('h3', {}, 'Query ', h('code', {text: D.queries[q]})));
   const table = h('table', {}, h('tr', {}, h('th', {class: 'text', text: 'measure'}),
-    vis.map(i => h('th', {text: `${D.systems[i].label} ${D.systems[i].name}`}))));
+    vis.map(i => h('th', {class: 'system', text: `${D.systems[i].label} ${D.systems[i].name}`}))));
   for (const m of D.measures) {
     table.append(h('tr', {}, h('td', {class: 'text', text: m.name}),
       vis.map(i => h('td', {text: present(i, q) ? fmt(value(m.name, i, q)) : 'not in run'}))));

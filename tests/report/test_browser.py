@@ -490,3 +490,40 @@ def test_the_confidence_level_shows_every_digit_it_has(tmp_path, open_report):
     shares = [0.99999, 0.9999999999999999, 0.95, 0.975, 0.57, 1e-7, 5e-324, 0.0, 1.0, 12.5,
               0.123456789, 1e21]
     assert page.evaluate("xs => xs.map(percent)", shares) == [percent(x) for x in shares]
+
+
+_AXIS_LABELS = """() => {
+    const drawn = [], fill = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+        drawn.push({text, width: this.measureText(text).width});
+        return fill.call(this, text, ...rest);
+    };
+    renderScatter();
+    CanvasRenderingContext2D.prototype.fillText = fill;
+    return drawn.filter(d => /^[ab] /.test(d.text));
+}"""
+
+
+def test_long_names_and_ids_stay_inside_the_page(tmp_path, open_report):
+    # a 205-character run name ran past the page (the check boxes, the legends, the system
+    # menus, the drill-down's headings), over the summary's numbers, and out of the scatter
+    long, query, doc = "runs/" + "x" * 200, "q" + "Q" * 200, "d" * 200
+    qrels = {f"q{i}": {"a": 1, "b": 0} for i in range(6)}
+    qrels[query] = {"a": 1, doc: 1}
+    runs = {n: {q: {"a": float((i + j) % 2), "b": 0.5, doc: 0.25} for j, q in enumerate(qrels)}
+            for i, n in enumerate([long, "short"])}
+    data = collect(qrels, runs, ["AP"], test="t", max_k=2)
+    visit = open_report(write_html(data, tmp_path / "long.html"), width=1280)
+    page = visit.page
+    page.fill("#drill-input", query)
+    page.press("#drill-input", "Enter")
+    assert visit.console_errors == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    name, number = page.eval_on_selector_all(
+        "table.summary tr:nth-child(2) td", "e => e.slice(0, 2).map(c => c.getBoundingClientRect())")
+    name_text = page.locator("table.summary tr:nth-child(2) td bdi").bounding_box()
+    assert name_text["x"] + name_text["width"] <= number["x"] + 0.5 and name["right"] <= number["x"] + 0.5
+    labels = page.evaluate(_AXIS_LABELS)
+    assert [d["text"] for d in labels] == ["b \u2068short\u2069", "a \u2068" + long[:len(
+        labels[1]["text"]) - 5] + "\u2026\u2069"]  # the baseline, shortened, on the y axis
+    assert all(d["width"] <= 440 - 46 - 10 for d in labels)
