@@ -25,6 +25,7 @@ import hashlib
 import html
 import json
 import math
+import re
 import struct
 import time
 from pathlib import Path
@@ -73,7 +74,8 @@ def render_html(data, doc_budget: int = DOC_BUDGET, compress: bool = True) -> st
         f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n",
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
         "<meta name=\"generator\" content=\"rankwise\">\n",
-        f"<title>{html.escape(data.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        f"<title>{html.escape(_unicode(data.title))}</title>\n<style>{CSS}</style>\n</head>\n"
+        "<body>\n",
         "<header id=\"head\"></header>\n",
         "<nav><div class=\"inner\"><a href=\"#summary\">summary</a><a href=\"#curves\">metric@K"
         "</a><a href=\"#pr\">precision-recall</a><a href=\"#dist\">distributions</a>"
@@ -104,6 +106,20 @@ def render_html(data, doc_budget: int = DOC_BUDGET, compress: bool = True) -> st
         f"{'gzip' if compress else 'none'}\">\n" + "\n".join(lines) + "\n</script>\n",
         f"<script>{JS}</script>\n</body>\n</html>\n",
     ])
+
+
+#: A lone surrogate: a byte of a file name that is not UTF-8, decoded as ``os.fsdecode`` does.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unicode(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD, so that the page can be written as UTF-8
+    (the data block's JSON escapes them, and the browser shows them as U+FFFD too).
+
+    >>> _unicode("run\\udcff.txt") == "run\\ufffd.txt"
+    True
+    """
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _section(anchor: str, title: str, intro: str) -> str:

@@ -68,3 +68,23 @@ def test_demo_writes_the_html_report(tmp_path):
     header, _ = read_payload(path.read_text())
     assert [s["name"] for s in header["systems"]] == ["strong", "medium", "random"]
     assert header["baseline"] == "strong" and len(header["queries"]) == 50
+
+
+def test_a_run_file_whose_name_is_not_utf8(tmp_path, monkeypatch):
+    # a file name's byte that is not UTF-8 reaches the run's name as a lone surrogate (as
+    # os.fsdecode decodes it): writing the page's <title> ended in a UnicodeEncodeError
+    import io
+    import os
+    import sys
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # sys.stderr writes it backslashed
+    qrels, a, b = files(tmp_path)
+    odd = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"name\xff.run"))
+    with open(odd, "w") as f:
+        f.write(RUN_B)
+    out = tmp_path / "odd.html"
+    assert main(["report", qrels, a, odd, "-o", str(out), "-m", "AP", "--test", "t"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "<title>rankwise report: \u2068a.run\u2069, \u2068name\ufffd.run\u2069 on " in text
+    header, _ = read_payload(text)
+    assert [s["name"] for s in header["systems"]] == ["a.run", "name\udcff.run"]
