@@ -131,6 +131,7 @@ def collect(qrels: Any, runs: Any, measures: str | Sequence[str] | None = None,
     ReportData
     """
     from ..api import _kind, _runs, _summarise
+    from ..compare import _check_arguments
     from ..conventions import resolve
     from ..core.memory import large_arrays
     from ..core.judgments import index_judgments
@@ -138,11 +139,15 @@ def collect(qrels: Any, runs: Any, measures: str | Sequence[str] | None = None,
     from ..io.frames import to_qrels
     from ..measures import parse_measures
     from ..results import Result
+    from ..stats.intervals import _check_confidence
 
     if max_k < 1 or depth < 1 or pr_sample < 0:
         raise InputError("max_k and depth must be positive, pr_sample not negative",
                          source="report", value=f"max_k={max_k}, depth={depth}, "
                          f"pr_sample={pr_sample}")
+    # before any evaluation, and with one run too (no test runs then, but a typo is a typo)
+    _check_arguments(test, correction, alpha, permutations, seed)
+    _check_confidence(confidence)
     conv = resolve(conventions, **convention_overrides)
     names = list(DEFAULT_MEASURES) if measures is None else measures
     parsed = parse_measures(names, conventions)

@@ -88,3 +88,21 @@ def test_a_run_file_whose_name_is_not_utf8(tmp_path, monkeypatch):
     assert "<title>rankwise report: \u2068a.run\u2069, \u2068name\ufffd.run\u2069 on " in text
     header, _ = read_payload(text)
     assert [s["name"] for s in header["systems"]] == ["a.run", "name\udcff.run"]
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--test", "nope", "unknown test"), ("--correction", "nope", "unknown correction"),
+    ("--alpha", "2", "alpha must be strictly between 0 and 1")])
+def test_statistics_options_are_checked_with_one_run_and_before_evaluating(
+        tmp_path, capsys, monkeypatch, option, value, message):
+    # with one run the report wrote a page under '--test nope' (no test runs then); with more,
+    # the typo was found only after every run had been evaluated
+    import rankwise.report.data as report_data
+
+    qrels, a, b = files(tmp_path)
+    out = tmp_path / "x.html"
+    assert main(["report", qrels, a, "-o", str(out), option, value]) == 2
+    assert message in capsys.readouterr().err and not out.exists()
+    monkeypatch.setattr(report_data, "_system", None)  # evaluating a run would fail
+    assert main(["report", qrels, a, b, "-o", str(out), option, value]) == 2
+    assert message in capsys.readouterr().err and not out.exists()
