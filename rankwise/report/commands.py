@@ -117,9 +117,16 @@ def _statistics(parser: argparse.ArgumentParser) -> None:
 
 
 def check_output(path: str, folder: bool) -> None:
-    """Refuse, before any evaluation, an output path of the wrong kind: an existing file
-    where a folder is written (``folder``), or an existing folder where a file is."""
+    """Refuse, before any evaluation, an output path of the wrong kind: an empty one, one
+    below an existing file, an existing file where a folder is written (``folder``), or an
+    existing folder where a file is."""
     where = Path(path)
+    if not path:
+        raise InputError(f"no {'folder' if folder else 'file'} name given; expected e.g. "
+                         f"{'figures' if folder else 'report.html'}", source="--output")
+    above = next((p for p in where.parents if p.exists() and not p.is_dir()), None)
+    if above is not None:
+        raise InputError(f"is a file; expected a folder to hold {where.name}", source=str(above))
     if folder and where.exists() and not where.is_dir():
         raise InputError("is a file; expected a folder to write the output in", source=path)
     if not folder and where.is_dir():

@@ -106,3 +106,14 @@ def test_statistics_options_are_checked_with_one_run_and_before_evaluating(
     monkeypatch.setattr(report_data, "_system", None)  # evaluating a run would fail
     assert main(["report", qrels, a, b, "-o", str(out), option, value]) == 2
     assert message in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("command", ["report", "plot"])
+def test_an_output_below_a_file_or_empty_is_refused_clearly(tmp_path, capsys, command):
+    # '-o a.run/x.html' said "a.run: cannot write (File exists)" after the whole evaluation,
+    # and '-o ""' said ": is a directory"
+    qrels, a, b = files(tmp_path)
+    assert main([command, qrels, a, "-o", f"{a}/x"]) == 2
+    assert f"rankwise: error: {a}: is a file; expected a folder to hold x" in capsys.readouterr().err
+    assert main([command, qrels, a, "-o", ""]) == 2
+    assert "--output: no " in capsys.readouterr().err
