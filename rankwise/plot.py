@@ -115,7 +115,9 @@ def metric_at_k(data, family: str = "nDCG", systems: Sequence[str] | None = None
         lines = [ax.plot(ks, data.systems[name].curves[family], color=_color(i),
                          linestyle=_linestyle(i), label=_shown(name))[0]
                  for i, name in _systems(data, systems)]
-        ax.set(xlabel="K (cutoff)", ylabel=f"mean {family}@K", xlim=(1, ks[-1]), ylim=(0, None))
+        lowest = min((np.nanmin(line.get_ydata(), initial=0.0) for line in lines), default=0.0)
+        ax.set(xlabel="K (cutoff)", ylabel=f"mean {family}@K", xlim=(1, ks[-1]),
+               ylim=(min(0.0, 1.05 * lowest), None))  # from 0, or below it: a negative mean
         ax.set_title(f"{family}@K")
         _legend(ax, lines, own)
     return fig
@@ -443,17 +445,13 @@ def _defined(values: np.ndarray) -> np.ndarray:
 
 
 def _range(data, measure: str, columns) -> tuple[float, float]:
+    """The axis of ``measure``: the report's (its bounds, widened to the values outside
+    them)."""
     from .measures import parse_measure
+    from .report.html import value_range
 
-    bounds = parse_measure(measure).spec.bounds
-    if bounds is not None:
-        return float(bounds[0]), float(bounds[1])
-    present = [c for c in columns if len(c)]
-    if not present:
-        return 0.0, 1.0
-    low = float(min(c.min() for c in present))
-    high = float(max(c.max() for c in present))
-    return (low, high) if high > low else (low, low + 1.0)
+    values = np.concatenate([np.asarray(c, dtype=float) for c in columns] or [np.zeros(0)])
+    return value_range(values, parse_measure(measure).spec.bounds)
 
 
 def _box_stats(values: np.ndarray, label: str) -> dict[str, Any]:

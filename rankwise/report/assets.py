@@ -322,13 +322,15 @@ function pathOf(xs, ys, x, y, step) {
   return d;
 }
 function lineChart(o) {
-  let top = o.yMax;
+  let top = o.yMax, bottom = 0;  // from 0, or from below it where a mean is negative
+  for (const se of o.series) for (const v of se.ys) if (v !== null && v < bottom) bottom = v;
   if (top === undefined) {
     top = 0;
     for (const se of o.series) for (const v of se.ys) if (v !== null && v > top) top = v;
-    top = top > 0 ? top * 1.05 : 1;
+    top = top > 0 ? top * 1.05 : bottom < 0 ? 0 : 1;
   }
-  const f = frame({...o, xMin: o.xs[0], xMax: o.xs[o.xs.length - 1], yMin: 0, yMax: top});
+  bottom *= 1.05;
+  const f = frame({...o, xMin: o.xs[0], xMax: o.xs[o.xs.length - 1], yMin: bottom, yMax: top});
   for (const faint of o.faint || []) {
     let d = '';
     for (const ys of faint.curves) d += pathOf(o.xs, ys, f.x, f.y, false);
@@ -538,11 +540,11 @@ function systemSelect(id, current, onchange) {
   sel.addEventListener('change', () => onchange(Number(sel.value)));
   return sel;
 }
+// The axis of a measure: the range its values are stored over (its bounds, widened to the
+// values outside them: nDCG under negative gains; never empty)
 function range(m) {
-  const info = measureInfo(m);
-  if (info.bounds) return info.bounds;
   const M = D.values[m];
-  return [M.lo, M.hi > M.lo ? M.hi : M.lo + 1];
+  return [M.lo, M.hi];
 }
 function renderDist() {
   const box = clear(byId('dist-body'));

@@ -246,7 +246,7 @@ def payload(data, doc_budget: int = DOC_BUDGET) -> tuple[dict[str, Any], _Blocks
         full = np.full((ns, nq), np.nan)
         for i, name in enumerate(names):
             full[i, where[name]] = result.systems[name].values[m]
-        low, high = _range(full, spec.bounds)
+        low, high = value_range(full, spec.bounds)
         stored = quantise(full, low, high) if high - low <= CODED_RANGE else full
         values[m] = {"lo": low, "hi": high, "block": blocks.add(stored.ravel())}
         ranks = _finer_ranks(full, stored)
@@ -316,13 +316,24 @@ def _finer_ranks(full: np.ndarray, stored: np.ndarray) -> np.ndarray | None:
     return ranks
 
 
-def _range(full: np.ndarray, bounds) -> tuple[float, float]:
+def value_range(values: np.ndarray, bounds: tuple[float, float] | None) -> tuple[float, float]:
+    """The range a measure's values are stored and drawn over: its ``bounds`` (finite ones),
+    widened to every finite value outside them (a gain map with negative gains makes nDCG
+    negative), else the values' own range; never empty (a single value ``v`` spans
+    ``[v, v + 1]``, no value at all ``[0, 1]``).
+
+    >>> value_range(np.array([0.2, np.nan]), (0.0, 1.0)), value_range(np.array([-2.5]), (0, 1))
+    ((0.0, 1.0), (-2.5, 1.0))
+    >>> value_range(np.array([3.0, 3.0]), None), value_range(np.array([]), None)
+    ((3.0, 4.0), (0.0, 1.0))
+    """
+    finite = values[np.isfinite(values)]
+    ends = [float(finite.min()), float(finite.max())] if len(finite) else []
     if bounds is not None and all(math.isfinite(b) for b in bounds):
-        return float(bounds[0]), float(bounds[1])
-    finite = full[np.isfinite(full)]
-    if len(finite) == 0:
+        ends += [float(bounds[0]), float(bounds[1])]
+    if not ends:
         return 0.0, 1.0
-    low, high = float(finite.min()), float(finite.max())
+    low, high = min(ends), max(ends)
     return (low, high) if high > low else (low, low + 1.0)
 
 

@@ -527,3 +527,32 @@ def test_long_names_and_ids_stay_inside_the_page(tmp_path, open_report):
     assert [d["text"] for d in labels] == ["b \u2068short\u2069", "a \u2068" + long[:len(
         labels[1]["text"]) - 5] + "\u2026\u2069"]  # the baseline, shortened, on the y axis
     assert all(d["width"] <= 440 - 46 - 10 for d in labels)
+
+
+_OUTSIDE = """() => Array.from(document.querySelectorAll('svg.chart')).flatMap(svg => {
+    const W = svg.viewBox.baseVal.width, H = svg.viewBox.baseVal.height, out = [];
+    for (const p of svg.querySelectorAll('path.series')) {
+        const xy = p.getAttribute('d').match(/-?[0-9.]+/g).map(Number);
+        for (let i = 0; i < xy.length; i += 2) {
+            if (xy[i] < 0 || xy[i] > W || xy[i + 1] < 0 || xy[i + 1] > H) out.push(p.getAttribute('d'));
+        }
+    }
+    for (const c of svg.querySelectorAll('g.box circle')) {
+        if (c.cx.baseVal.value < 52 || c.cx.baseVal.value > W) out.push(c.outerHTML);
+    }
+    return out;
+})"""
+
+
+def test_negative_values_are_drawn_and_shown_as_they_are(tmp_path, open_report):
+    # a gain map with a negative gain makes nDCG negative: the page showed -2.3691 as 0.0000,
+    # drew the box plots left of their axis and the nDCG@K curve below its chart
+    from tests.report.test_data import NEGATIVE_GAINS, NEGATIVE_QRELS, NEGATIVE_RUNS
+
+    data = collect(NEGATIVE_QRELS, NEGATIVE_RUNS, ["nDCG@3"], test="t", max_k=3,
+                   gain=NEGATIVE_GAINS)
+    visit = open_report(write_html(data, tmp_path / "negative.html"))
+    page = visit.page
+    assert visit.console_errors == []
+    assert sorted(_column(page, 2)) == ["-2.3691", "-2.3691", "0.0000"]  # x, the baseline
+    assert page.evaluate(_OUTSIDE) == []

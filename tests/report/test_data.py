@@ -243,3 +243,23 @@ def test_ranks_are_kept_where_codes_make_two_values_equal():
     assert ranks.tolist() == [[2, 0], [1, 0], [0, 0]]  # x above y above z on q1, all equal on q2
     data.result.systems["y"].values["AP"][0] += 1e-9
     assert "ranks" not in read_payload(render_html(data))[0]["values"]["AP"]
+
+
+#: judgments and runs where a gain map with a negative gain makes nDCG, G and Rndcg negative
+NEGATIVE_QRELS = {"q1": {"a": 1, "b": 2, "c": 1}, "q2": {"a": 1}, "q3": {"a": 2, "b": 1}}
+NEGATIVE_RUNS = {"x": {"q1": {"a": 3.0, "b": 2.0}, "q2": {"a": 1.0}, "q3": {"b": 2.0, "a": 1.0}},
+                 "y": {"q1": {"b": 3.0}, "q2": {"a": 1.0}, "q3": {"a": 2.0}}}
+NEGATIVE_GAINS = {0: 0.0, 1: -3.0, 2: 1.0}
+
+
+def test_values_outside_a_measures_bounds_are_stored_as_they_are():
+    # nDCG's bounds are [0, 1], but a negative gain makes it negative: the page stored the
+    # per-query values clipped to the bounds (-2.3691 showed as 0.0000)
+    data = collect(NEGATIVE_QRELS, NEGATIVE_RUNS, ["nDCG@3", "G", "Rndcg", "AP"], test="t",
+                   max_k=3, gain=NEGATIVE_GAINS)
+    header, arrays = read_payload(render_html(data))
+    for m in data.measures:
+        exact = np.array([data.result.systems[s].values[m] for s in data.systems])
+        assert exact.min() < 0 or m == "AP"
+        assert np.allclose(stored_values(header, arrays, m), exact, atol=1e-5, rtol=0), m
+        assert header["values"][m]["lo"] == min(0.0, exact.min()), m

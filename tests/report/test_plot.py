@@ -264,3 +264,22 @@ def test_bidi_characters_in_names_leave_the_figures_own_words_in_order(tmp_path,
     assert page.locator("svg").count() == 5  # pr-all, pr of each system, scatter
     assert backwards(page, [": mean and ", ", 3 for ", " higher for "]) == []
     page.close()
+
+
+def test_values_outside_a_measures_bounds_stay_in_the_figures():
+    # nDCG's axis was its bounds [0, 1]: under a negative gain the scatter's points lay off
+    # the axes, the histogram's bins left out every negative value, and the curves went
+    # below the chart
+    from tests.report.test_data import NEGATIVE_GAINS, NEGATIVE_QRELS, NEGATIVE_RUNS
+
+    data = collect(NEGATIVE_QRELS, NEGATIVE_RUNS, ["nDCG@3"], test="t", max_k=3,
+                   gain=NEGATIVE_GAINS)
+    lowest = data.result.systems["x"].values["nDCG@3"].min()
+    assert lowest < -2
+    ax = plot.scatter(data).axes[0]
+    assert ax.get_xlim()[0] <= lowest and ax.get_ylim()[0] <= lowest
+    hist = plot.distribution(data, kind="hist").axes[0]
+    assert hist.patches[0].get_path().vertices[:, 0].min() <= lowest
+    assert plot.distribution(data).axes[0].get_xlim()[0] <= lowest
+    curves = plot.metric_at_k(data).axes[0]
+    assert curves.get_ylim()[0] <= data.systems["x"].curves["nDCG"].min() < 0
