@@ -240,7 +240,10 @@ function niceTicks(lo, hi, count) {
   const mag = Math.pow(10, Math.floor(Math.log10(raw)));
   const step = [1, 2, 2.5, 5, 10].map(x => x * mag).find(x => span / x <= count) || mag * 10;
   const out = [];
-  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + 1e-9 * span; v += step) {
+  // by index, not by adding steps: a step below the values' precision (a range of a few
+  // ulps, 0.3 to 0.1 + 0.2) would add nothing, and the loop would never end
+  for (let i = Math.ceil(lo / step - 1e-9); i * step <= hi + 1e-9 * span && out.length <= count + 1; i++) {
+    const v = i * step;
     out.push(Math.abs(v) < 1e-12 ? 0 : v);
   }
   return out;

@@ -45,6 +45,9 @@ DOC_BUDGET = 200_000
 #: Widest range of a measure stored as 16-bit codes: their error, at most 1/131068 of the
 #: range, stays within 1e-5, below the 4 decimals the page shows; wider ones are stored exactly.
 CODED_RANGE = 65534 * 2e-5
+#: Narrowest range of a measure's values relative to their size: below it they differ by
+#: rounding only (a few ulps) and are drawn as one value.
+RESOLUTION = 1e-12
 
 
 def write_html(data, output: str | Path, doc_budget: int = DOC_BUDGET,
@@ -320,12 +323,15 @@ def value_range(values: np.ndarray, bounds: tuple[float, float] | None) -> tuple
     """The range a measure's values are stored and drawn over: its ``bounds`` (finite ones),
     widened to every finite value outside them (a gain map with negative gains makes nDCG
     negative), else the values' own range; never empty (a single value ``v`` spans
-    ``[v, v + 1]``, no value at all ``[0, 1]``).
+    ``[v, v + 1]``, and so do values that differ by rounding only, ``0.3`` and ``0.1 + 0.2``,
+    as no axis resolves them; no value at all ``[0, 1]``).
 
     >>> value_range(np.array([0.2, np.nan]), (0.0, 1.0)), value_range(np.array([-2.5]), (0, 1))
     ((0.0, 1.0), (-2.5, 1.0))
     >>> value_range(np.array([3.0, 3.0]), None), value_range(np.array([]), None)
     ((3.0, 4.0), (0.0, 1.0))
+    >>> value_range(np.array([0.3, 0.1 + 0.2]), None)
+    (0.3, 1.3)
     """
     finite = values[np.isfinite(values)]
     ends = [float(finite.min()), float(finite.max())] if len(finite) else []
@@ -334,7 +340,8 @@ def value_range(values: np.ndarray, bounds: tuple[float, float] | None) -> tuple
     if not ends:
         return 0.0, 1.0
     low, high = min(ends), max(ends)
-    return (low, high) if high > low else (low, low + 1.0)
+    return (low, high) if high - low > RESOLUTION * max(abs(low), abs(high)) else \
+        (low, low + 1.0)
 
 
 def _drill(data, queries: np.ndarray, where: dict[str, np.ndarray], blocks: _Blocks,

@@ -556,3 +556,16 @@ def test_negative_values_are_drawn_and_shown_as_they_are(tmp_path, open_report):
     assert visit.console_errors == []
     assert sorted(_column(page, 2)) == ["-2.3691", "-2.3691", "0.0000"]  # x, the baseline
     assert page.evaluate(_OUTSIDE) == []
+
+
+def test_values_that_differ_by_rounding_only_do_not_hang_the_page(tmp_path, open_report):
+    # MAE 0.3 and 0.1 + 0.2 (one ulp apart) made the distribution's axis a few ulps wide: its
+    # ticks were added up in steps below the values' precision, and the page never finished
+    qrels = {"q1": {"a": 0}, "q2": {"a": 0}}
+    runs = {"x": {q: {"a": 0.1 + 0.2} for q in qrels}, "y": {q: {"a": 0.3} for q in qrels}}
+    data = collect(qrels, runs, ["MAE"], test="t", max_k=2)
+    visit = open_report(write_html(data, tmp_path / "ulp.html"))
+    assert visit.console_errors == []
+    assert visit.page.locator("#dist-body g.box").count() == 2
+    ticks = visit.page.evaluate("niceTicks(0.3, 0.1 + 0.2, 5)")
+    assert 1 <= len(ticks) <= 7
