@@ -9,6 +9,7 @@ of two systems, a drill-down into any query's ranked list, and the diagnostics.
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from pathlib import Path
@@ -68,14 +69,23 @@ def report(qrels: Any, runs: Any, output: str | Path = "report.html",
     >>> path.read_text().startswith("<!DOCTYPE html>")
     True
     """
+    from .commands import check_output
     from .data import collect
     from .html import write_html
 
+    check_output(str(output), folder=False, inputs=_paths(qrels, runs))
     data = collect(qrels, runs, measures, baseline, conventions, title=title, test=test,
                    correction=correction, alpha=alpha, seed=seed, permutations=permutations,
                    confidence=confidence, max_k=max_k, depth=depth, pr_sample=pr_sample,
                    **convention_overrides)
     return write_html(data, output, doc_budget=doc_budget)
+
+
+def _paths(qrels: Any, runs: Any) -> list[str]:
+    """The inputs given as paths (the runs as one, a list or a dict of them)."""
+    many = runs.values() if isinstance(runs, dict) else runs if isinstance(runs, (list, tuple)) \
+        else [runs]
+    return [str(x) for x in [qrels, *many] if isinstance(x, (str, os.PathLike))]
 
 
 __all__ = ["report"]

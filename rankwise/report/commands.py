@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -116,11 +116,14 @@ def _statistics(parser: argparse.ArgumentParser) -> None:
                         help="level of the confidence intervals (default 0.95)")
 
 
-def check_output(path: str, folder: bool) -> None:
+def check_output(path: str, folder: bool, inputs: Sequence[str] = ()) -> None:
     """Refuse, before any evaluation, an output path of the wrong kind: an empty one, one
-    below an existing file, an existing file where a folder is written (``folder``), or an
-    existing folder where a file is."""
+    below an existing file, an existing file where a folder is written (``folder``), an
+    existing folder where a file is, or one of the ``inputs`` (writing it would destroy it)."""
     where = Path(path)
+    if any(_same_file(where, Path(given)) for given in inputs):
+        raise InputError("is one of the inputs; writing the output there would overwrite it "
+                         "(choose another file with -o)", source=path)
     if not path:
         raise InputError(f"no {'folder' if folder else 'file'} name given; expected e.g. "
                          f"{'figures' if folder else 'report.html'}", source="--output")
@@ -132,6 +135,13 @@ def check_output(path: str, folder: bool) -> None:
     if not folder and where.is_dir():
         raise InputError("is a directory; expected the file to write, e.g. report.html",
                          source=path)
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return one.samefile(other)
+    except OSError:  # either is missing (or unreadable): the readers say so
+        return False
 
 
 @contextmanager
@@ -208,7 +218,7 @@ def _print_diagnostics(data) -> None:
 def _report(args: argparse.Namespace) -> int:
     from .html import write_html
 
-    check_output(args.output, folder=False)
+    check_output(args.output, folder=False, inputs=[args.qrels, *args.runs])
     data = _collect(args, title=args.title, depth=args.drill_depth, pr_sample=args.pr_sample)
     with output_errors(args.output):
         path = write_html(data, args.output, doc_budget=args.doc_budget)

@@ -117,3 +117,19 @@ def test_an_output_below_a_file_or_empty_is_refused_clearly(tmp_path, capsys, co
     assert f"rankwise: error: {a}: is a file; expected a folder to hold x" in capsys.readouterr().err
     assert main([command, qrels, a, "-o", ""]) == 2
     assert "--output: no " in capsys.readouterr().err
+
+
+def test_an_output_that_is_one_of_the_inputs_is_refused(tmp_path, capsys):
+    # '-o a.run' read the run, then wrote the report over it: the run was lost
+    qrels, a, b = files(tmp_path)
+    for target in (a, qrels, str(tmp_path / "." / "b.run")):
+        assert main(["report", qrels, a, b, "-o", target, "-m", "AP"]) == 2
+        assert f"{target}: is one of the inputs" in capsys.readouterr().err
+    assert (tmp_path / "a.run").read_text() == RUN_A and (tmp_path / "qrels.txt").read_text() == QRELS
+    assert (tmp_path / "b.run").read_text() == RUN_B
+    from rankwise.errors import InputError
+    from rankwise.report import report
+
+    with pytest.raises(InputError, match="is one of the inputs"):
+        report(qrels, {"a": a, "b": b}, b, ["AP"])
+    assert (tmp_path / "b.run").read_text() == RUN_B
