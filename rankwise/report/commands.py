@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -118,8 +119,9 @@ def _statistics(parser: argparse.ArgumentParser) -> None:
 
 def check_output(path: str, folder: bool, inputs: Sequence[str] = ()) -> None:
     """Refuse, before any evaluation, an output path of the wrong kind: an empty one, one
-    below an existing file, an existing file where a folder is written (``folder``), an
-    existing folder where a file is, or one of the ``inputs`` (writing it would destroy it)."""
+    below an existing file, one this process may not write, an existing file where a folder
+    is written (``folder``), an existing folder where a file is, or one of the ``inputs``
+    (writing it would destroy it)."""
     where = Path(path)
     if any(_same_file(where, Path(given)) for given in inputs):
         raise InputError("is one of the inputs; writing the output there would overwrite it "
@@ -130,11 +132,21 @@ def check_output(path: str, folder: bool, inputs: Sequence[str] = ()) -> None:
     above = next((p for p in where.parents if p.exists() and not p.is_dir()), None)
     if above is not None:
         raise InputError(f"is a file; expected a folder to hold {where.name}", source=str(above))
+    denied = _not_writable(where)
+    if denied is not None:
+        raise InputError("cannot write (Permission denied)", source=str(denied))
     if folder and where.exists() and not where.is_dir():
         raise InputError("is a file; expected a folder to write the output in", source=path)
     if not folder and where.is_dir():
         raise InputError("is a directory; expected the file to write, e.g. report.html",
                          source=path)
+
+
+def _not_writable(where: Path) -> Path | None:
+    """``where``, or the nearest folder above it that exists, where this process may not
+    write (so that it is said before an evaluation, not after); None where it may."""
+    existing = next((p for p in (where, *where.parents) if p.exists()), None)
+    return None if existing is None or os.access(existing, os.W_OK) else existing
 
 
 def _same_file(one: Path, other: Path) -> bool:

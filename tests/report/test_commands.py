@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rankwise.cli import main
@@ -133,3 +135,22 @@ def test_an_output_that_is_one_of_the_inputs_is_refused(tmp_path, capsys):
     with pytest.raises(InputError, match="is one of the inputs"):
         report(qrels, {"a": a, "b": b}, b, ["AP"])
     assert (tmp_path / "b.run").read_text() == RUN_B
+
+
+@pytest.mark.parametrize("command", ["report", "plot"])
+def test_an_output_folder_that_cannot_be_written_is_refused_first(tmp_path, capsys,
+                                                                   monkeypatch, command):
+    # 'Permission denied' came only after every run had been evaluated (os.access is faked:
+    # root may write anywhere)
+    import os
+
+    import rankwise.report.data as report_data
+
+    qrels, a, b = files(tmp_path)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **k: Path(p) != locked and real(p, mode))
+    monkeypatch.setattr(report_data, "_system", None)  # evaluating a run would fail
+    assert main([command, qrels, a, b, "-o", str(locked / "new" / "x")]) == 2
+    assert f"rankwise: error: {locked}: cannot write (Permission denied)" in capsys.readouterr().err
