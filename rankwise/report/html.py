@@ -79,7 +79,10 @@ def render_html(data, doc_budget: int = DOC_BUDGET, compress: bool = True) -> st
         "<meta name=\"generator\" content=\"rankwise\">\n",
         f"<title>{html.escape(_unicode(data.title))}</title>\n<style>{CSS}</style>\n</head>\n"
         "<body>\n",
-        "<header id=\"head\"></header>\n",
+        "<header id=\"head\"><noscript><p class=\"error\">This report draws its tables and "
+        "charts with its own inline script, which this browser does not run: allow scripts "
+        "for this file (it loads nothing and sends nothing), or open it in a browser that "
+        "runs them.</p></noscript></header>\n",
         "<nav><div class=\"inner\"><a href=\"#summary\">summary</a><a href=\"#curves\">metric@K"
         "</a><a href=\"#pr\">precision-recall</a><a href=\"#dist\">distributions</a>"
         "<a href=\"#pair\">two systems</a><a href=\"#drill\">query drill-down</a>"

@@ -569,3 +569,19 @@ def test_values_that_differ_by_rounding_only_do_not_hang_the_page(tmp_path, open
     assert visit.page.locator("#dist-body g.box").count() == 2
     ticks = visit.page.evaluate("niceTicks(0.3, 0.1 + 0.2, 5)")
     assert 1 <= len(ticks) <= 7
+
+
+def test_without_scripts_the_page_says_why_it_is_empty(written, browser):
+    # with scripts off (a mail client's viewer, a hardened browser) the page was blank but
+    # for its headings
+    _, path = written
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(path.resolve().as_uri())
+    assert "allow scripts for this file" in page.inner_text("#head")
+    context.close()
+    page = browser.new_page()
+    page.goto(path.resolve().as_uri())
+    page.wait_for_function("document.body.dataset.ready")
+    assert "allow scripts" not in page.inner_text("#head")
+    page.close()
