@@ -34,6 +34,7 @@ from rankwise.core.judgments import index_judgments
 from rankwise.core.ranked import rank
 from rankwise.io import to_qrels, to_run
 from rankwise.measures import parse_measure
+from rankwise.messages import isolated
 from rankwise.report.data import collect
 from rankwise.report.html import read_payload, stored_values, write_html
 from rankwise.stats.multi import letter
@@ -65,7 +66,8 @@ TAGS = {  # every element the page itself makes (tooltips' <b> only appear on ho
     "html", "head", "meta", "title", "style", "body", "header", "nav", "div", "a", "span",
     "main", "section", "h1", "h2", "h3", "p", "footer", "script", "button", "canvas", "code",
     "details", "input", "label", "option", "select", "summary", "sup", "table", "tbody",
-    "td", "th", "thead", "tr", "svg", "circle", "g", "line", "path", "rect", "text", "bdi"}
+    "td", "th", "thead", "tr", "svg", "circle", "g", "line", "path", "rect", "text", "bdi",
+    "noscript"}  # the notice for a browser that runs no script (its content is text there)
 #: the page's own words that follow a name or an id in the same line of text
 FOLLOWING = [" (baseline)", " better on ", " rows shown", " queries. Written", " in this report",
              " vs ", ", equal on "]
@@ -484,11 +486,15 @@ def test_every_figure_gets_its_own_file_and_shows_the_names(seed, tmp_path):
     texts = [_svg_texts(p) for p in paths]  # each file parses as XML
     ends = np.cumsum(list(sizes.values()))
     by_kind = {kind: texts[end - size:end] for (kind, size), end in zip(sizes.items(), ends)}
-    # names as drawn: only what XML cannot hold (control characters) is replaced, and a long
-    # name is drawn on several lines (one text each), none of its characters left out
+    # names as drawn: only what XML cannot hold (control characters) is replaced, a long
+    # name is drawn on several lines (one text each), none of its characters left out, and a
+    # line that could reorder the text around it (bidi) is isolated
+    clean = [re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f]", "\ufffd", name) for name in systems]
+    lines = [plot._name_lines(name) for name in clean]
+    assert ["".join(parts) for parts in lines] == [name.replace("\n", "") for name in clean]
     drawn = [plot._shown(name) for name in systems]
-    assert [d.replace("\n", "") for d in drawn] == [
-        re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f]", "\ufffd", name) for name in systems]
+    assert drawn == ["\n".join(isolated(part) if plot._reorders(part) else part
+                               for part in parts) for parts in lines]
     for shown in by_kind["at-k"] + by_kind["pr"][:1] + by_kind["histogram"]:
         assert _drawn_in_order(shown, drawn)  # the legend
     for name, own, shown in zip(drawn, systems, by_kind["pr"][1:]):
