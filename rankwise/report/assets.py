@@ -47,7 +47,8 @@ sup.mark { color: #a01e1e; font-weight: 600; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .charts { display: flex; flex-wrap: wrap; gap: 10px 18px; }
 .chartbox { position: relative; }
-svg.chart { display: block; background: #fff; }
+/* a chart narrower than its size where the page is (a phone): scaled to fit, never past it */
+svg.chart { display: block; background: #fff; max-width: 100%; height: auto; }
 svg.chart text { font: 11px system-ui, sans-serif; fill: var(--muted); }
 svg.chart .axis { stroke: #8a93a3; stroke-width: 1; }
 svg.chart .grid { stroke: #eceef2; stroke-width: 1; }
@@ -95,7 +96,8 @@ details > summary { cursor: pointer; color: var(--note); margin: 4px 0; }
 .error { color: #a01e1e; background: #fdecec; padding: 10px; border-radius: 4px; }
 .pager { display: flex; gap: 8px; align-items: center; margin: 4px 0; }
 footer { color: var(--muted); font-size: 12px; padding: 30px 20px 40px; }
-canvas.scatter { display: block; border: 1px solid var(--line); cursor: crosshair; }
+canvas.scatter { display: block; border: 1px solid var(--line); cursor: crosshair;
+  max-width: 100%; height: auto; }
 """
 
 JS = r"""
@@ -628,8 +630,7 @@ function renderScatter() {
   const [lo, hi] = range(m);
   const size = 440, pad = 46, dpr = window.devicePixelRatio || 1;
   const canvas = h('canvas', {class: 'scatter', width: size * dpr, height: size * dpr, id: 'scatter-canvas'});
-  canvas.style.width = `${size}px`;
-  canvas.style.height = `${size}px`;
+  canvas.style.width = `${size}px`;  // its height follows (the style sheet), also scaled down
   const ctx = canvas.getContext('2d');
   ctx.scale(dpr, dpr);
   const X = v => pad + ((v - lo) / (hi - lo)) * (size - pad - 10);
@@ -672,24 +673,24 @@ function renderScatter() {
   const tip = h('div', {class: 'tooltip'});
   const holder = h('div', {class: 'chartbox'}, canvas, tip);
   const nearest = ev => {
-    const rect = canvas.getBoundingClientRect();
-    const px = ev.clientX - rect.left, py = ev.clientY - rect.top;
+    const rect = canvas.getBoundingClientRect(), scale = size / rect.width;
+    const px = (ev.clientX - rect.left) * scale, py = (ev.clientY - rect.top) * scale;
     let best = null, bestD = 64;
     for (const r of rows) {
       const d = (X(r.a) - px) ** 2 + (Y(r.b) - py) ** 2;
       if (d < bestD) { bestD = d; best = r; }
     }
-    return {best, px, py};
+    return {best};
   };
   canvas.addEventListener('mousemove', ev => {
-    const {best, px, py} = nearest(ev);
+    const {best} = nearest(ev), rect = canvas.getBoundingClientRect();
     if (!best) { tip.style.display = 'none'; return; }
     clear(tip).append(h('div', {}, h('b', {text: best.id})),
       h('div', {}, iso(D.systems[S.a].name), `: ${fmt(best.a)}`),
       h('div', {}, iso(D.systems[S.b].name), `: ${fmt(best.b)}`));
     tip.style.display = 'block';
-    tip.style.left = `${Math.min(px + 12, size - 160)}px`;
-    tip.style.top = `${py + 12}px`;
+    tip.style.left = `${Math.min(ev.clientX - rect.left + 12, rect.width - 160)}px`;
+    tip.style.top = `${ev.clientY - rect.top + 12}px`;
   });
   canvas.addEventListener('mouseleave', () => { tip.style.display = 'none'; });
   canvas.addEventListener('click', ev => { const {best} = nearest(ev); if (best) drill(best.q); });

@@ -585,3 +585,29 @@ def test_without_scripts_the_page_says_why_it_is_empty(written, browser):
     page.wait_for_function("document.body.dataset.ready")
     assert "allow scripts" not in page.inner_text("#head")
     page.close()
+
+
+_A_POINT = """() => {
+    const r = pairs(S.measure)[0], [lo, hi] = range(S.measure), size = 440, pad = 46;
+    const at = v => (v - lo) / (hi - lo) * (size - pad - 10);
+    const box = document.querySelector('#scatter-canvas').getBoundingClientRect();
+    return {same: pairs(S.measure).filter(o => o.a === r.a && o.b === r.b).map(o => o.id),
+            x: (pad + at(r.a)) * box.width / size, y: (size - pad - at(r.b)) * box.width / size,
+            width: box.width};
+}"""
+
+
+def test_a_narrow_window_scales_the_charts_to_fit(written, open_report):
+    # on a phone (400 pixels) the charts, drawn 460 to 520 pixels wide, and the scatter's
+    # 440-pixel canvas ran past the page: they now scale down, and the scatter's points are
+    # found where they are drawn
+    _, path = written
+    page = open_report(path, width=400).page
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+    point = page.evaluate(_A_POINT)
+    assert point["width"] < 400
+    page.locator("#scatter-canvas").hover(position={"x": point["x"], "y": point["y"]})
+    tip = page.locator("#scatter-body .tooltip")
+    assert tip.is_visible() and tip.locator("b").text_content() in point["same"]
+    page.locator("#scatter-canvas").click(position={"x": point["x"], "y": point["y"]})
+    assert page.text_content("#drill-body h3 code") in point["same"]
