@@ -115,9 +115,9 @@ def metric_at_k(data, family: str = "nDCG", systems: Sequence[str] | None = None
         lines = [ax.plot(ks, data.systems[name].curves[family], color=_color(i),
                          linestyle=_linestyle(i), label=_shown(name))[0]
                  for i, name in _systems(data, systems)]
-        lowest = min((np.nanmin(line.get_ydata(), initial=0.0) for line in lines), default=0.0)
+        lowest = np.nanmin(np.concatenate([[0.0]] + [line.get_ydata() for line in lines]))
         ax.set(xlabel="K (cutoff)", ylabel=f"mean {family}@K", xlim=(1, ks[-1]),
-               ylim=(min(0.0, 1.05 * lowest), None))  # from 0, or below it: a negative mean
+               ylim=(1.05 * lowest, None))  # from 0, or below it where a mean is negative
         ax.set_title(f"{family}@K")
         _legend(ax, lines, own)
     return fig

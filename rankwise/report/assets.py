@@ -244,7 +244,8 @@ function niceTicks(lo, hi, count) {
   const out = [];
   // by index, not by adding steps: a step below the values' precision (a range of a few
   // ulps, 0.3 to 0.1 + 0.2) would add nothing, and the loop would never end
-  for (let i = Math.ceil(lo / step - 1e-9); i * step <= hi + 1e-9 * span && out.length <= count + 1; i++) {
+  const end = hi + 1e-9 * span;
+  for (let i = Math.ceil(lo / step - 1e-9); i * step <= end && out.length <= count + 1; i++) {
     const v = i * step;
     out.push(Math.abs(v) < 1e-12 ? 0 : v);
   }
@@ -282,7 +283,8 @@ function shortened(name, fits) {
 function chartTitle(o, room) {
   const [before, name, after] = o.named || ['', o.title, ''];
   const whole = part => (o.named ? before + isolate(part) + after : part);
-  return {full: whole(name), shown: whole(shortened(name, part => titleWidth(whole(part)) <= room))};
+  const fits = part => titleWidth(whole(part)) <= room;
+  return {full: whole(name), shown: whole(shortened(name, fits))};
 }
 function frame(o) {
   const W = o.width || 460, H = o.height || 290;
@@ -652,7 +654,8 @@ function renderScatter() {
   // an axis's system, isolated and shortened to the axis's length
   const axisName = sy => {
     const whole = name => `${sy.label} ${isolate(name)}`;
-    return whole(shortened(sy.name, name => ctx.measureText(whole(name)).width <= size - pad - 10));
+    const fits = name => ctx.measureText(whole(name)).width <= size - pad - 10;
+    return whole(shortened(sy.name, fits));
   };
   ctx.fillText(axisName(D.systems[S.a]), (pad + size) / 2, size - 10);
   ctx.save(); ctx.translate(12, (size - pad) / 2); ctx.rotate(-Math.PI / 2);

@@ -122,13 +122,13 @@ def check_output(path: str, folder: bool, inputs: Sequence[str] = ()) -> None:
     below an existing file, one this process may not write, an existing file where a folder
     is written (``folder``), an existing folder where a file is, or one of the ``inputs``
     (writing it would destroy it)."""
+    if not path:
+        raise InputError(f"no {'folder' if folder else 'file'} name given; expected e.g. "
+                         f"{'figures' if folder else 'report.html'}", source="--output")
     where = Path(path)
     if any(_same_file(where, Path(given)) for given in inputs):
         raise InputError("is one of the inputs; writing the output there would overwrite it "
                          "(choose another file with -o)", source=path)
-    if not path:
-        raise InputError(f"no {'folder' if folder else 'file'} name given; expected e.g. "
-                         f"{'figures' if folder else 'report.html'}", source="--output")
     above = next((p for p in where.parents if p.exists() and not p.is_dir()), None)
     if above is not None:
         raise InputError(f"is a file; expected a folder to hold {where.name}", source=str(above))
