@@ -147,7 +147,7 @@ def _footer_rows(file: str) -> int:
 
     try:
         return pq.read_metadata(file).num_rows
-    except (pa.ArrowException, OSError):
+    except (pa.ArrowException, OSError, UnicodeEncodeError):  # (a name that is not UTF-8)
         return 0
 
 
@@ -209,6 +209,7 @@ def parquet_layout(path, needed: tuple[str, ...], optional: tuple[str, ...], wha
                              f"start with _ or . are skipped, as pyarrow and Spark skip "
                              f"them{named})", source=source)
         given = _folder_values(source, files, (*needed, *optional), needed[:2])
+    _names_in_utf8(files)
     schema = _schema(files[0])
     _not_given_twice(files[0], schema, given)
     available = [*schema.names, *given]
@@ -227,6 +228,18 @@ def parquet_layout(path, needed: tuple[str, ...], optional: tuple[str, ...], wha
     promoted = _same_kinds(files, in_files, needed, given) if len(files) > 1 else {}
     rows = tuple(_footer_rows(f) for f in files) if given else ()
     return ParquetLayout(columns, files, promoted, given, rows, skipped)
+
+
+def _names_in_utf8(files: list[str]) -> None:
+    """An InputError naming the first file whose name is not UTF-8 (``os.fsdecode`` of other
+    bytes): pyarrow opens Parquet files by their names in UTF-8 only."""
+    for file in files:
+        try:
+            file.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError("the file name is not UTF-8, and Parquet files are opened by "
+                             "their names in UTF-8: rename the file (TREC text files may "
+                             "have any name)", source=file) from None
 
 
 def _skipped_data(folder: str, skipped: list[str]) -> tuple[str, ...]:

@@ -235,8 +235,9 @@ def _parse(source: str, names: tuple[str, ...], types: dict, keep: tuple[str, ..
                 codes, queries = encode_queries(table.column("qid"))
                 if not _misread(table, queries) and not _nul_after(source, len(head)):
                     return table, None, first_data_line(head), codes, queries
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError):
-            pass  # (OSError: a text file named .gz or .bz2, which pyarrow decompresses)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, UnicodeEncodeError):
+            pass  # (OSError: a text file named .gz or .bz2, which pyarrow decompresses;
+            # UnicodeEncodeError: a name that is not UTF-8, which pyarrow cannot open)
     data = _read_bytes(source)
     table = lines = encoded = None
     # tabs as spaces: a file of single tabs (or spaces) and LF or CRLF line ends, without

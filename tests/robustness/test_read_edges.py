@@ -339,3 +339,26 @@ def test_an_empty_id_is_refused_on_every_path(tmp_path, capsys, column):
         assert main(["evaluate", qrels, run, "-m", "AP"]) == 2
         message = capsys.readouterr().err.strip()
         assert message.startswith("rankwise: error: ") and "\n" not in message
+
+
+def test_file_names_that_are_not_utf8(tmp_path):
+    """A file whose name is bytes that are not UTF-8 (``os.fsdecode`` gives lone surrogates):
+    TREC text is read, in one pass and streamed, as under any other name (pyarrow cannot open
+    it by its name: the read went through Python's own); a Parquet file is refused naming
+    it, where both ended in a UnicodeEncodeError from inside pyarrow."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    qrels = write(tmp_path, "qrels", "q1 0 a 1\nq1 0 b 0\n")
+    text = "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n"
+    run = os.fsdecode(os.fsencode(str(tmp_path)) + b"/run\xff")
+    with open(run, "w") as f:
+        f.write(text)
+    expected = rankwise.evaluate(qrels, write(tmp_path, "plain", text), ["AP", "P@1"])
+    assert rankwise.evaluate(qrels, run, ["AP", "P@1"]).aggregates == expected.aggregates
+    assert evaluate_stream(qrels, run, ["AP"]).mean("AP") == expected.mean("AP")
+    table = os.fsdecode(os.fsencode(str(tmp_path)) + b"/qrels\xfe.parquet")
+    with open(table, "wb") as f:  # (pyarrow cannot write it by its name either)
+        pq.write_table(pa.table({"query": ["q1"], "doc": ["a"], "relevance": [1]}), f)
+    with pytest.raises(InputError, match="the file name is not UTF-8"):
+        rankwise.evaluate(table, run, ["AP"])
