@@ -536,7 +536,8 @@ def file_errors(source: str) -> Iterator[None]:
     try:
         yield
     except FileNotFoundError:
-        raise InputError("file not found", source=source) from None
+        hint = " (standard input is read as /dev/stdin)" if str(source) == "-" else ""
+        raise InputError("file not found" + hint, source=source) from None
     except IsADirectoryError:
         raise InputError("is a directory, expected a file", source=source) from None
     except OSError as exc:

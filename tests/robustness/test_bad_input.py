@@ -429,6 +429,15 @@ def test_tokens_after_double_dash_are_left_as_they_are(tmp_path, capsys):
     assert capsys.readouterr().err == "rankwise: error: -l: file not found\n"
 
 
+def test_a_run_named_dash_says_how_standard_input_is_read(tmp_path, capsys, monkeypatch):
+    """``-`` is a file name, as for trec_eval; the error says standard input is /dev/stdin."""
+    monkeypatch.chdir(tmp_path)
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    assert main(["evaluate", qrels, "-"]) == 2
+    assert capsys.readouterr().err == ("rankwise: error: -: file not found (standard input "
+                                       "is read as /dev/stdin)\n")
+
+
 # legal input that is reported rather than refused
 def test_rank_column_contradicting_scores_is_reported(tmp_path):
     run = write(tmp_path, "run.txt", "q1 Q0 d1 2 2.0 sys\nq1 Q0 d2 1 1.0 sys\nq2 Q0 d3 1 1 sys\n")
