@@ -269,9 +269,11 @@ class _Rows:
             raise problem_error(str(bad[int(first)].as_py()), _source(self.plan, s))
 
     def _side(self, s: int):
-        """Rows of side ``s`` (None: in the order given; else in input order, where a
-        convention needs it), their query codes in order of first appearance, the query ids,
-        the first row id of each code, and each row's row id (None unless in input order)."""
+        """Rows of side ``s`` in input order (the permutation that puts them in it, None
+        where they are: queries in order of first appearance, as the readers give them, and
+        within a query by row id where a convention needs it), their query codes in order of
+        first appearance, the query ids, the first row id of each code, and each row's row
+        id (None unless a convention needs it)."""
         from ..core.arrow import to_numpy
 
         owner, at, lines = self.owner[s], None, None
@@ -282,6 +284,13 @@ class _Rows:
         first = to_numpy(self.table.column(side_column(FIRST, s)), np.int64, null=-1)
         codes, queries, first_of_code = _encode(owner, first, self.queries,
                                                 _source(self.plan, s))
+        if len(codes) > 1 and (codes[1:] < codes[:-1]).any():
+            # queries in input order, as the readers give them (the engine lists them, and
+            # the checks' examples, in the order of their rows)
+            order = np.argsort(codes, kind="stable")
+            at = order if at is None else at[order]
+            codes = codes[order]
+            lines = None if lines is None else lines[order]
         return at, codes, queries, first_of_code, lines
 
     def qrels(self):

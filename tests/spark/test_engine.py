@@ -147,3 +147,20 @@ def test_compare_runs_the_same_tests(spark, data):
     options = {"interval": "bootstrap", "power": 0.9, "risk_alpha": 2.0, "baseline": "a"}
     ours = rs.compare(frames, spark.createDataFrame(qrels), ["AP"], test="t", **options)
     assert ours.to_json() == rankwise.compare(qrels, runs, ["AP"], test="t", **options).to_json()
+
+
+def test_check_examples_in_input_order(spark):
+    """A chunk's queries were listed in Spark's order (the grouping's, by query id), so the
+    checks named ['q1', 'q2', 'q3'] where the in-memory engine names the queries in input
+    order, ['q3', 'q1', 'q2']."""
+    run = pd.DataFrame({"query": ["q3", "q3", "q1", "q1", "q2"], "doc": list("efabc"),
+                        "score": [3.0, 1.0, 2.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"query": ["q3", "q1", "q1", "q2"], "doc": list("fabc"),
+                          "relevance": [1, 1, 2, 1]})
+    memory = rankwise.evaluate(qrels, {"sys": run}, ["P@5", "AP"])
+    for partitions in (1, None):
+        result = rs.evaluate({"sys": spark.createDataFrame(run)}, spark.createDataFrame(qrels),
+                             ["P@5", "AP"], partitions=partitions)
+        assert result.systems["sys"].checks == memory.systems["sys"].checks
+        assert [c["examples"] for c in result.systems["sys"].checks
+                if c["code"] == "short_lists"] == [["q3", "q1", "q2"]]
