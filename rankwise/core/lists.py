@@ -4,6 +4,7 @@ left out (:class:`Diagnostics`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -100,10 +101,16 @@ def count_skipped(diag: Diagnostics, run: tuple[str, ...], qrels: tuple[str, ...
     """Count into ``diag`` the files of the run's and the judgments' Parquet folders that were
     skipped for their names though they hold rows (``run`` and ``qrels``: as
     :attr:`rankwise.io.tables.Run.skipped_files` describes them), with examples."""
-    for side, files in (("run", run), ("qrels", qrels)):
-        if files:
-            setattr(diag, f"{side}_files_skipped", len(files))
-            diag.examples[f"{side}_files_skipped"] = list(files[:SKIPPED_EXAMPLES])
+    for key, (count, examples) in skipped_counts(run, qrels).items():
+        setattr(diag, key, count)
+        diag.examples[key] = examples
+
+
+def skipped_counts(run: Sequence[str], qrels: Sequence[str]) -> dict[str, tuple[int, list[str]]]:
+    """``run_files_skipped`` and ``qrels_files_skipped`` where files were skipped (see
+    :func:`count_skipped`): the number of files and the first of them (the examples)."""
+    return {f"{side}_files_skipped": (len(files), list(files[:SKIPPED_EXAMPLES]))
+            for side, files in (("run", run), ("qrels", qrels)) if files}
 
 
 #: Diagnostics' field names, looked up once (``dataclasses.fields`` costs microseconds a call,

@@ -201,13 +201,7 @@ def parquet_layout(path, needed: tuple[str, ...], optional: tuple[str, ...], wha
     if os.path.isfile(source):
         files, skipped, given = [source], (), {}
     else:
-        listing = folder_files(source)
-        files, skipped = listing.data, _skipped_data(source, listing.skipped)
-        if not files:
-            named = f": {', '.join(skipped)}" if skipped else ""
-            raise InputError("no Parquet files in the folder (files and folders whose names "
-                             f"start with _ or . are skipped, as pyarrow and Spark skip "
-                             f"them{named})", source=source)
+        files, skipped = folder_listing(source)
         given = _folder_values(source, files, (*needed, *optional), needed[:2])
     _names_in_utf8(files)
     schema = _schema(files[0])
@@ -240,6 +234,38 @@ def _names_in_utf8(files: list[str]) -> None:
             raise InputError("the file name is not UTF-8, and Parquet files are opened by "
                              "their names in UTF-8: rename the file (TREC text files may "
                              "have any name)", source=file) from None
+
+
+def folder_listing(folder: str) -> tuple[list[str], tuple[str, ...]]:
+    """The files a folder of Parquet data is read from (see :func:`folder_files`) and the
+    skipped ones holding rows, as ``path (N rows)`` (see :func:`_skipped_data`); an
+    InputError naming those when the folder has no file to read."""
+    listing = folder_files(folder)
+    files, skipped = listing.data, _skipped_data(folder, listing.skipped)
+    if not files:
+        named = f": {', '.join(skipped)}" if skipped else ""
+        raise InputError("no Parquet files in the folder (files and folders whose names "
+                         f"start with _ or . are skipped, as pyarrow and Spark skip "
+                         f"them{named})", source=folder)
+    return files, skipped
+
+
+def folder_values(folder: str, files: list[str], wanted: tuple[str, ...],
+                  ids: tuple[str, ...]) -> dict[str, tuple[Any, np.ndarray]]:
+    """The columns of ``wanted`` that the files' ``key=value`` folder names give, as
+    :func:`_folder_values` gives them (ids, ``ids``, as the names' text; other values as
+    numbers), refused as the in-memory reader refuses them, and where a file holds such a
+    column too (see :func:`_not_given_twice`)."""
+    given = _folder_values(folder, files, wanted, ids)
+    if given:
+        for file in files:
+            _not_given_twice(file, _schema(file), given)
+    return given
+
+
+def folder_rows(files: list[str]) -> np.ndarray:
+    """Each file's rows, from its footer (see :func:`parquet_rows`), as int64."""
+    return np.array([_footer_rows(f) for f in files], dtype=np.int64)
 
 
 def _skipped_data(folder: str, skipped: list[str]) -> tuple[str, ...]:

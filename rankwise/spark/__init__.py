@@ -11,8 +11,8 @@ Importing this package does not import pyspark; the functions do. See docs/spark
 """
 
 from .api import SparkResult, compare, evaluate, evaluate_ranking_columns
-from .io import read_qrels, read_run
+from .io import read_qrels, read_run, skipped_files
 from .session import get_session, java_available
 
 __all__ = ["SparkResult", "compare", "evaluate", "evaluate_ranking_columns", "get_session",
-           "java_available", "read_qrels", "read_run"]
+           "java_available", "read_qrels", "read_run", "skipped_files"]

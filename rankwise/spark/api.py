@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..measures import Measure, parse_measures
 from ..results import Result, SystemResult
 from . import combine
-from .io import BAD_COLUMN, columns_of, problem_error, read_failures
+from .io import BAD_COLUMN, ORDER_COLUMN, columns_of, problem_error, read_failures
 from .partition import (
     BAD,
     COUNT,
@@ -125,6 +125,8 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
              partitions: int | None = None, chunk_rows: int = CHUNK_ROWS,
              per_query_path: str | None = None, qrels_source: str = "qrels DataFrame",
              run_sources: Mapping[str, str] | None = None,
+             qrels_skipped_files: Sequence[str] = (),
+             run_skipped_files: Mapping[str, Sequence[str]] | None = None,
              **convention_overrides: Any) -> SparkResult:
     """Evaluate runs held in Spark DataFrames against judgments held in a Spark DataFrame.
 
@@ -162,6 +164,11 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
         ``per_query_frame`` then reads it back.
     qrels_source, run_sources : str, mapping of run name to str
         How error messages name the inputs (e.g. their file names).
+    qrels_skipped_files, run_skipped_files : sequence of str, mapping of run name to them
+        The files of the inputs' Parquet folders skipped for their names though they hold
+        rows, as :func:`rankwise.spark.io.skipped_files` names them: counted in the
+        diagnostics (``qrels_files_skipped``, ``run_files_skipped``, with examples), as the
+        in-memory engine counts them.
 
     Returns
     -------
@@ -181,7 +188,10 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
         computed = tuple(_computed(parsed, qrels, relevance))
     plan = Plan(measures=tuple(parsed), computed=computed, conventions=conv,
                 systems=tuple(runs), run_sources=sources, qrels_source=qrels_source,
-                per_query=per_query, chunk_rows=chunk_rows)
+                per_query=per_query, chunk_rows=chunk_rows,
+                qrels_skipped=tuple(qrels_skipped_files),
+                run_skipped=tuple(tuple((run_skipped_files or {}).get(name, ()))
+                                  for name in runs))
     sides = _sides(runs, qrels, query, doc, score, relevance, rank)
     if partitions is None and sum(map(_estimated_bytes, sides)) <= SMALL_INPUT_BYTES:
         partitions = 1
@@ -400,7 +410,8 @@ def _computed(parsed: list[Measure], qrels, relevance: str) -> list[Measure]:
 def _sides(runs: dict[str, Any], qrels, query: str, doc: str, score: str, relevance: str,
            rank: str | None) -> list[Any]:
     """The judgments and every run as DataFrames of the same shape: q, d, v, r (row id in the
-    input order), and where the input has them, rank and the reader's bad-line column. Ids
+    input order: a Parquet folder's order of rows where its reader gives it, else Spark's),
+    and where the input has them, rank and the reader's bad-line column. Ids
     keep their type where every input holds integers (the kernel keys integer doc ids as they
     are and makes strings of query ids only, one per query), else become strings."""
     from pyspark.sql import functions as F
@@ -415,7 +426,8 @@ def _sides(runs: dict[str, Any], qrels, query: str, doc: str, score: str, releva
         columns = [F.col(query).cast(id_type[query]).alias("q"),
                    F.col(doc).cast(id_type[doc]).alias(DOC),
                    F.col(value).cast("double").alias(VALUE),
-                   F.monotonically_increasing_id().alias(ROW)]
+                   (F.col(ORDER_COLUMN) if ORDER_COLUMN in columns_of(df)
+                    else F.monotonically_increasing_id()).alias(ROW)]
         if s > 0 and rank is not None and rank in columns_of(df):
             columns.append(F.col(rank).cast("long").alias(RANK))
         if BAD_COLUMN in columns_of(df):

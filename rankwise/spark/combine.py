@@ -19,6 +19,7 @@ import math
 from typing import Any
 
 from ..core.join import scores_one_sided_queries
+from ..core.lists import skipped_counts
 from ..errors import InputError
 from ..results import SystemResult
 from . import exact
@@ -57,6 +58,10 @@ def system_results(plan: Plan, parsed: list[dict[str, Any]]) -> dict[str, System
 
 def _system(plan: Plan, s: int, name: str, parts: list[dict[str, Any]]) -> SystemResult:
     diagnostics = _diagnostics(parts)
+    run_skipped = plan.run_skipped[s] if plan.run_skipped else ()
+    for key, (count, examples) in skipped_counts(run_skipped, plan.qrels_skipped).items():
+        diagnostics[key] = count
+        diagnostics["examples"][key] = examples
     _check_input(plan, s, diagnostics)
     n = len(plan.measures)
     sums = [exact.ZERO] * n

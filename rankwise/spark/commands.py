@@ -48,7 +48,7 @@ def evaluate_from_args(args: argparse.Namespace, conventions: Any,
     from ..cli import QRELS_COLUMNS, RUN_COLUMNS, column_names, run_labels
     from ..errors import InputError
     from .api import evaluate
-    from .io import read_qrels, read_run
+    from .io import read_qrels, read_run, skipped_files
     from .session import get_session
 
     if measures is None:
@@ -66,7 +66,7 @@ def evaluate_from_args(args: argparse.Namespace, conventions: Any,
     spark = get_session(args.spark_master, config=config)
     fmt = args.spark_input
     qrels = read_qrels(spark, args.qrels, fmt, column_names(args, QRELS_COLUMNS))
-    runs, sources = {}, {}
+    runs, sources, skipped = {}, {}, {}
     labels = run_labels(args.runs)
     for label, path in labels.items():
         frame, tag = read_run(spark, path, format=fmt,
@@ -74,10 +74,12 @@ def evaluate_from_args(args: argparse.Namespace, conventions: Any,
         label = tag if len(args.runs) == 1 else label
         runs[label] = frame
         sources[label] = str(path)
+        skipped[label] = skipped_files(str(path), fmt)
     keep = bool(args.per_query or args.spark_per_query_output)
     result = evaluate(runs, qrels, measures, conventions, per_query=keep,
                       qrels_source=str(args.qrels), run_sources=sources,
-                      per_query_path=args.spark_per_query_output)
+                      qrels_skipped_files=skipped_files(str(args.qrels), fmt),
+                      run_skipped_files=skipped, per_query_path=args.spark_per_query_output)
     if not args.per_query:
         result.unpersist()
         return result

@@ -12,7 +12,13 @@ first file the in-memory reader would refuse. Spark does not number lines, so th
 quotes the line instead of giving its number.
 
 Parquet files hold the columns ``query``, ``doc``, ``score`` (and optionally ``rank``) for
-runs, ``query``, ``doc``, ``relevance`` for judgments (ids as strings or integers).
+runs, ``query``, ``doc``, ``relevance`` for judgments (ids as strings or integers). A local
+folder is read from the files the in-memory reader reads (those of its sub-folders at any
+depth, skipping names that start with ``_`` or ``.``: :func:`rankwise.io.parquet.folder_files`),
+``key=value`` folder names giving columns as they give them there (ids as the names' text,
+other values as numbers); :func:`skipped_files` names the skipped files holding rows, which
+:func:`rankwise.spark.evaluate` counts in the diagnostics. Other paths (HDFS, S3, ...) are
+read by Spark's own reader.
 """
 
 from __future__ import annotations
@@ -24,7 +30,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import InputError
-from ..io.parquet import is_parquet_path, run_file_name
+from ..io.parquet import (
+    folder_listing,
+    folder_rows,
+    folder_values,
+    is_parquet_path,
+    run_file_name,
+)
 from ..io.trec import FLOAT_TEXT, INTEGER_TEXT, QRELS_FIELDS, READ_FIELDS, RUN_FIELDS
 
 #: Column a reader fills, on lines it refuses, with ``order reason \x00 text``: ``order``, one
@@ -54,8 +66,8 @@ def read_run(spark, path: str, name: str | None = None, format: str = "auto",
     (DataFrame, str)
     """
     if _format(path, format) == "parquet":
-        return _named(spark.read.parquet(path), columns, path, "run"), \
-            name or run_file_name(path)
+        return _named(_parquet(spark, path, columns, ("query", "doc", "score", "rank")),
+                      columns, path, "run"), name or run_file_name(path)
     unreadable = _unreadable(spark, path)
     if unreadable is not None:
         return _refused(spark, RUN_SCHEMA, unreadable), name or run_file_name(path)
@@ -100,7 +112,8 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
     """Judgments as a DataFrame (``query``, ``doc``, ``relevance``; ``columns``: a Parquet
     file's own names of them)."""
     if _format(path, format) == "parquet":
-        return _named(spark.read.parquet(path), columns, path, "qrels")
+        return _named(_parquet(spark, path, columns, ("query", "doc", "relevance")),
+                      columns, path, "qrels")
     unreadable = _unreadable(spark, path)
     if unreadable is not None:
         return _refused(spark, QRELS_SCHEMA, unreadable)
@@ -123,6 +136,70 @@ def read_qrels(spark, path: str, format: str = "auto", columns: Mapping[str, str
     return _data_lines(spark, path).select(
         F.get(fields, 0).alias("query"), F.get(fields, 2).alias("doc"),
         grade.cast("double").alias("relevance"), bad.alias(BAD_COLUMN))
+
+
+#: Column of a local Parquet folder's rows: each row's position in the folder's rows, files
+#: in the order of their paths (as the in-memory reader reads them); the engine's input order.
+ORDER_COLUMN = "_rankwise_order"
+
+
+def _parquet(spark, path: str, columns: Mapping[str, str] | None, ours: tuple[str, ...]):
+    """Parquet data as a DataFrame: any path as Spark reads it, but a local folder from the
+    files the in-memory reader reads, each in its own folder (Spark then reads no
+    ``key=value`` folder name: its reading takes ``query=007`` for the number 7, and refuses
+    plain folders beside partition folders), with the columns ``key=value`` folder names
+    give (:func:`rankwise.io.parquet.folder_values`: the ids, the first two of ``ours``, as
+    text, the other values as numbers) and each row's place in the folder's rows
+    (:data:`ORDER_COLUMN`; Spark reads the largest files first)."""
+    if not os.path.isdir(path):
+        return spark.read.parquet(path)
+    import numpy as np
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    files, _ = folder_listing(path)
+    theirs = tuple((columns or {}).get(c, c) for c in ours)
+    given = folder_values(path, files, theirs, theirs[:2])
+    df = spark.read.parquet(*files)
+    meta, rows = F.col("_metadata"), folder_rows(files)
+    # each row's file (none where no file holds rows: the engine then says the input is empty)
+    file = _file_positions(df, files)[meta.file_path] if rows.any() else F.lit(None).cast("int")
+    added = {ORDER_COLUMN: _element((np.cumsum(rows) - rows).tolist(), file)
+             + meta.row_index}
+    for name, (values, of_file) in given.items():
+        value = _element(values.to_pylist(), _element(of_file.tolist(), file))
+        added[name] = value if name in theirs[:2] else value.cast(
+            "bigint" if pa.types.is_integer(values.type) else "double")
+    return df.withColumns(added)
+
+
+def _file_positions(df, files: list[str]):
+    """A map column from the paths Spark gives a DataFrame's files (``_metadata.file_path``,
+    URIs: one small job) to their positions in ``files``."""
+    from pyspark.sql import functions as F
+
+    position = {os.path.abspath(f): i for i, f in enumerate(files)}
+    uris = [r[0] for r in df.select("_metadata.file_path").distinct().collect()]
+    return F.create_map(*[F.lit(x) for uri in uris
+                          for x in (uri, position[os.path.abspath(_local_path(uri))])])
+
+
+def _element(values: list, index):
+    """The element of the literal list ``values`` at the 0-based ``index`` (a column)."""
+    from pyspark.sql import functions as F
+
+    return F.element_at(F.array(*[F.lit(v) for v in values]), index + 1)
+
+
+def skipped_files(path: str, format: str = "auto") -> tuple[str, ...]:
+    """The files of a local Parquet folder that :func:`read_run` and :func:`read_qrels` skip
+    for their names though they hold rows, as ``path (N rows)`` (relative to the folder),
+    as the in-memory reader counts them (``run_files_skipped``, ``qrels_files_skipped``);
+    none for a file, TREC text or a path only Spark reads. Pass them to
+    :func:`rankwise.spark.evaluate` (``qrels_skipped_files``, ``run_skipped_files``)."""
+    if not os.path.isdir(path) or _format(path, format) != "parquet":
+        return ()
+    return folder_listing(path)[1]
 
 
 def _named(df, columns: Mapping[str, str] | None, path: str, what: str):

@@ -82,7 +82,10 @@ class Plan:
 
     ``measures`` are the reported measures, ``computed`` the same measures as they are computed
     (ERR with the largest grade of all the judgments made explicit, which a partition cannot
-    see); ``systems[s]`` is the run whose rows have side ``s + 1``.
+    see); ``systems[s]`` is the run whose rows have side ``s + 1``. ``qrels_skipped`` and
+    ``run_skipped[s]``: the files of the inputs' Parquet folders skipped for their names
+    though they hold rows (see :func:`rankwise.spark.io.skipped_files`), counted on the
+    driver.
     """
 
     measures: tuple[Any, ...]
@@ -93,6 +96,8 @@ class Plan:
     qrels_source: str
     per_query: bool = False
     chunk_rows: int = 1 << 21
+    qrels_skipped: tuple[str, ...] = ()
+    run_skipped: tuple[tuple[str, ...], ...] = ()
 
     @property
     def input_order(self) -> bool:
