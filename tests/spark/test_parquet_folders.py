@@ -97,3 +97,27 @@ def test_a_folder_refused_as_in_memory(spark, tmp_path):
             evaluate_from_args(args, cli._conventions(args))
         assert (error.value.reason, error.value.source) == (memory.value.reason,
                                                             memory.value.source)
+
+
+@pytest.mark.parametrize("conventions", [{"duplicates": "first"}, {"duplicates": "last"},
+                                         {"ties": "input_order"}])
+def test_a_folder_rows_in_the_order_of_its_files(spark, tmp_path, conventions):
+    """Spark reads a folder's largest files first: a doc given in a small file and again in
+    a larger one after it (by path) was kept from the wrong file."""
+    from rankwise import spark as rs
+
+    small = pa.table({"query": ["q1"], "doc": ["x"], "score": [1.0]})
+    large = pa.table({"query": ["q1"] * 3, "doc": ["x", "y", "z"], "score": [5.0, 1.0, 1.0]})
+    if "ties" in conventions:  # every doc tied, each once
+        small = pa.table({"query": ["q1"], "doc": ["w"], "score": [1.0]})
+        large = large.set_column(2, "score", pa.array([1.0] * 3))
+    run = _files(tmp_path / "run", {"a.parquet": small, "b.parquet": large})
+    qrels = pa.table({"query": ["q1", "q1"], "doc": ["x", "z"], "relevance": [1, 1]})
+    path = _files(tmp_path / "qrels", {"q.parquet": qrels})
+    memory = rankwise.evaluate(path, {"sys": run}, MEASURES, per_query=True, **conventions)
+    df, _ = rs.read_run(spark, run)
+    result = rs.evaluate({"sys": df}, rs.read_qrels(spark, path), MEASURES, per_query=True,
+                         **conventions).collect()
+    for m in MEASURES:
+        assert result.systems["sys"].values[m].tolist() == memory.systems["sys"].values[m].tolist()
+    assert result.systems["sys"].diagnostics == memory.systems["sys"].diagnostics
