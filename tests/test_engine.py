@@ -144,3 +144,20 @@ def test_take_from_a_chunked_array_is_arrows_take():
     encoded = pa.chunked_array([pa.array(["x", "y"]).dictionary_encode(),
                                 pa.array(["y", "z"]).dictionary_encode()])
     assert take(encoded, np.array([3, 0, 2])).to_pylist() == ["z", "x", "y"]
+
+
+def test_a_query_given_empty_without_judgments_under_run_only_queries_zero():
+    """run_only_queries="zero" evaluates run queries without judgments as queries without
+    relevant documents; one given with no document (q9) was counted as only in the run but
+    left out (2 queries evaluated, AP 0.5). It is an empty ranking: 0, as q8."""
+    qrels, run = {"q1": {"a": 1}}, {"q1": {"a": 1.0}, "q8": {"b": 1.0}, "q9": {}}
+    result = rankwise.evaluate(qrels, run, ["AP", "P@5"], per_query=True,
+                               run_only_queries="zero")
+    assert result.per_query() == {"q1": {"AP": 1.0, "P@5": 0.2}, "q8": {"AP": 0.0, "P@5": 0.0},
+                                  "q9": {"AP": 0.0, "P@5": 0.0}}
+    d = result.diagnostics["run"]
+    assert (d["queries_evaluated"], d["queries_only_in_run"], d["queries_only_in_run_scored"],
+            d["queries_empty_in_run"], d["queries_without_relevant"]) == (3, 2, 2, 1, 2)
+    ignored = rankwise.evaluate(qrels, run, ["AP"], per_query=True).diagnostics["run"]
+    assert (ignored["queries_evaluated"], ignored["queries_only_in_run"],
+            ignored["queries_only_in_run_scored"], ignored["queries_empty_in_run"]) == (1, 2, 0, 0)

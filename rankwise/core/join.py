@@ -123,14 +123,14 @@ def no_overlap(qrels, run) -> InputError:
         source=run.source)
 
 
-def empty_queries(run, qrels) -> tuple[np.ndarray, int]:
-    """The run's queries given with no document: qrels codes of the judged ones (not also
-    given with documents), and how many are not judged."""
+def empty_queries(run, qrels) -> tuple[np.ndarray, list[str]]:
+    """The run's queries given with no document (not also given with documents): qrels
+    codes of the judged ones, and the ids of the others, in the order of their ids."""
     if not run.empty_queries:
-        return np.zeros(0, dtype=np.int64), 0
-    names = string_array(sorted(set(run.empty_queries) - set(run.query_dict.to_pylist())))
-    codes = index_in(names, qrels.query_dict)
-    return codes[codes >= 0], int((codes < 0).sum())
+        return np.zeros(0, dtype=np.int64), []
+    names = sorted(set(run.empty_queries) - set(run.query_dict.to_pylist()))
+    codes = index_in(string_array(names), qrels.query_dict)
+    return codes[codes >= 0], [n for n, c in zip(names, codes.tolist()) if c < 0]
 
 
 def _duplicates(run, sorter: np.ndarray, sorted_keys: np.ndarray, verified: bool,

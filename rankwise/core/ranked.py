@@ -234,7 +234,7 @@ class _EvaluatedQueries:
     only_in_run: np.ndarray  # per part: queries without judgments, and their rows
     only_in_run_rows: np.ndarray
     only_in_run_codes: list  # per part: their (stacked) query codes
-    empty: list  # per part: (judged queries given empty, unjudged ones given empty)
+    empty: list  # per part: (judged queries given empty, ids of unjudged ones given empty)
     missing: np.ndarray  # per part: judged queries absent from the run
     missing_codes: list  # per part: the first few of them (all when scored)
 
@@ -242,14 +242,15 @@ class _EvaluatedQueries:
                    conv: Conventions) -> None:
         """Fill part ``i``'s query counts into its ``diag`` (``query_dict``: the stacked run's
         query ids)."""
-        diag.queries_only_in_run = int(self.only_in_run[i]) + self.empty[i][1]
+        judged_empty, unjudged_empty = self.empty[i]
+        scored = conv.run_only_queries == "zero"
+        diag.queries_only_in_run = int(self.only_in_run[i]) + len(unjudged_empty)
         diag.rows_in_run_only_queries = int(self.only_in_run_rows[i])
         diag.examples["queries_only_in_run"] = _first_ids(query_dict, self.only_in_run_codes[i])
-        if conv.run_only_queries == "zero" and self.only_in_run[i]:
-            diag.queries_only_in_run_scored = int(self.only_in_run[i])
+        if scored:
+            diag.queries_only_in_run_scored = diag.queries_only_in_run
         diag.qrels_queries_without_judgments = len(qrels.empty_queries)
-        if len(self.empty[i][0]):
-            diag.queries_empty_in_run = len(self.empty[i][0])
+        diag.queries_empty_in_run = len(judged_empty) + (len(unjudged_empty) if scored else 0)
         diag.queries_only_in_qrels = int(self.missing[i])
         diag.examples["queries_only_in_qrels"] = _first_ids(qrels.query_dict,
                                                             self.missing_codes[i])
@@ -263,8 +264,10 @@ def _evaluated_queries(qrels, run, conv: Conventions, parts: RunParts,
                        offsets: np.ndarray) -> _EvaluatedQueries:
     """The queries evaluated, part by part: each part's ranked lists of judged queries (and
     of the others, ``run_only_queries="zero"``) in its order, then its judged queries given
-    with no document (empty lists, as pytrec_eval), then its judged queries absent from it
-    (``missing_queries="zero"``); with what was left out or added, counted per part."""
+    with no document (empty lists, as pytrec_eval), then (``run_only_queries="zero"``) its
+    queries given with no document and no judgment, as queries without relevant documents,
+    then its judged queries absent from it (``missing_queries="zero"``); with what was left
+    out or added, counted per part."""
     count = len(parts.runs)
     block_query = run.query_code[order[offsets[:-1]]]  # stacked query code of each list
     block_part = segment_of(parts.queries, block_query)
@@ -296,17 +299,26 @@ def _evaluated_queries(qrels, run, conv: Conventions, parts: RunParts,
         seen = np.concatenate([seen, *extra_codes])
         seen_part = np.concatenate([seen_part, *extra_parts])
     missing = qrels.num_queries - np.bincount(seen_part, minlength=count)
+    extra_ids = [take(qrels.query_dict, given).to_pylist() for given in extra_codes]
+    if conv.run_only_queries == "zero":  # codes after the part's run-only lists
+        for i, (_, unjudged) in enumerate(empty):
+            if unjudged:
+                extra_codes.append(qrels.num_queries + only_in_run[i]
+                                   + np.arange(len(unjudged)))
+                extra_parts.append(np.full(len(unjudged), i))
+                extra_ids.append(unjudged)
     scored = conv.missing_queries == "zero"
     absent, absent_part = _absent_codes(seen, seen_part, count, qrels.num_queries,
                                         None if scored else EXAMPLE_IDS)
     if scored:
         extra_codes.append(absent)
         extra_parts.append(absent_part)
+        extra_ids.append(take(qrels.query_dict, absent).to_pylist())
     part_queries = np.bincount(part_of_query, minlength=count)
     if extra_codes:  # each part's lists first, then what it adds, in that order
         extra_code, extra_part = np.concatenate(extra_codes), np.concatenate(extra_parts)
         part_queries += np.bincount(extra_part, minlength=count)
-        ids += take(qrels.query_dict, extra_code).to_pylist()
+        ids += [q for given in extra_ids for q in given]
         by_part = np.argsort(np.concatenate([part_of_query, extra_part]), kind="stable")
         codes = np.concatenate([codes, extra_code])[by_part]
         lengths = np.concatenate([lengths, np.zeros(len(extra_code), lengths.dtype)])[by_part]

@@ -35,8 +35,9 @@ class RecsysResult(Result):
     measures only it is left out) or, with ``run_only_queries="zero"``, the values
     of a user without relevant items (``no_relevant``; counted as
     ``queries_only_in_run_scored``). A user given an empty list is an empty ranking
-    (accuracy values 0, counted as ``queries_empty_in_run``). A user with test data but no
-    list is left out (counted as ``queries_only_in_qrels``) or, with
+    (accuracy values 0, counted as ``queries_empty_in_run``; without test interactions, one
+    of those above: evaluated only under ``run_only_queries="zero"``). A user with test
+    data but no list is left out (counted as ``queries_only_in_qrels``) or, with
     ``missing_queries="zero"``, has accuracy values 0 and NaN beyond-accuracy values. A
     global beyond-accuracy measure (``Coverage``, ``Entropy``, ``Gini``) has one value per
     system (``mean()``) and NaN per user.

@@ -95,9 +95,8 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
             f"such as {_examples(prep, np.arange(lists.num_lists))[:1]}, test users such as "
             f"{_examples(prep, np.flatnonzero(judged_users))[:1]})", source=lists.source)
     run_only = ~judged_lists
-    # run_only_queries="zero": their lists too (the engine has no row for an empty one)
-    scored = run_only & (lists.lengths > 0) if conv.run_only_queries == "zero" else \
-        np.zeros_like(run_only)
+    # run_only_queries="zero": their lists too, an empty one as an empty ranking
+    scored = run_only if conv.run_only_queries == "zero" else np.zeros_like(run_only)
     evaluated = np.flatnonzero(judged_lists | scored)
     # the empty lists after the others, as the engine places queries given with no document
     given = lists.lengths[evaluated] > 0

@@ -213,3 +213,16 @@ def test_a_test_user_given_no_item_is_counted_as_the_core_counts_it(path, monkey
         core.diagnostics["run"]["qrels_queries_without_judgments"]
     assert result.mean("HR@3") == core.mean("Success@3") == 1.0
     assert result.inputs["recs"]["test_users_without_items"] == 2
+
+
+@pytest.mark.parametrize("path", ["fast", "engine"])
+@pytest.mark.parametrize("run_only", ["ignore", "zero"])
+def test_a_user_given_an_empty_list_without_test_data(run_only, path, monkeypatch):
+    """Under run_only_queries="zero" a user given an empty list and no test data (u7) is
+    evaluated as an empty ranking without relevant items, as rankwise.evaluate evaluates
+    such a query; both left it out, though counted as only in the recommendations."""
+    recs = {**RECS, "u7": {}}
+    core = rankwise.evaluate(TEST, recs, MEASURES, per_query=True, run_only_queries=run_only)
+    result = _recsys(recs, TEST, {"run_only_queries": run_only}, path, monkeypatch)
+    _assert_same(core, result)
+    assert ("u7" in _accuracy_users(result)) == (run_only == "zero")
