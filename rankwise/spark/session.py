@@ -43,6 +43,22 @@ def get_session(master: str = "local[*]", app_name: str = "rankwise",
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in {"spark.ui.showConsoleProgress": "false", **(config or {})}.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    spark = _started(builder, master)
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _started(builder, master: str):
+    """``builder.getOrCreate()``; an InputError when Spark does not start (a master URL it
+    cannot parse, a Java runtime it cannot use: Spark's own output above says which)."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    try:
+        return builder.getOrCreate()
+    except (PySparkException, Py4JError) as exc:
+        reason = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() \
+            else type(exc).__name__
+        raise InputError(f"Spark did not start with master {master!r} ({reason}): check "
+                         "--spark-master (local[*], local[N], spark://HOST:PORT, yarn) and "
+                         "Spark's output above", source="spark") from None

@@ -175,3 +175,21 @@ def test_a_null_names_the_file(spark, tmp_path, column):
         evaluate_from_args(args, cli._conventions(args))
     assert caught.value.source == path and caught.value.value == "null"
 
+
+
+def test_a_master_spark_cannot_start_on_is_one_error_line(spark, tmp_path):
+    """``--spark-master bogus``: Spark's gateway exits, and the command says so in one line
+    with exit status 2 (it ended in a PySparkRuntimeError traceback). A process of its own:
+    a session already started here would be reused whatever the master."""
+    import subprocess
+    import sys
+
+    qrels = write(tmp_path, "qrels.txt", "q1 0 a 1\n")
+    run = write(tmp_path, "run.txt", "q1 Q0 a 1 1.0 t\n")
+    done = subprocess.run([sys.executable, "-m", "rankwise", "evaluate", "--engine", "spark",
+                           "--spark-master", "bogus", qrels, run, "-m", "map"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("rankwise: error: spark: Spark did not start with master 'bogus' (")
+    assert "Traceback" not in done.stderr
