@@ -693,3 +693,11 @@ def test_which_run_files_are_streamed(tmp_path, collection, monkeypatch):
     opened = []
     monkeypatch.setattr("rankwise.io.trec._peek", lambda *a: opened.append(a) or b"")
     assert not api._streams_from_file(str(big)) and not opened
+
+
+def test_a_run_that_is_not_a_file_says_what_streaming_reads():
+    """An in-memory run given to evaluate_stream names both file kinds it reads (the message
+    said TREC run files only, though Parquet is streamed too)."""
+    with pytest.raises(rankwise.InputError, match=r"reads run files \(TREC text or Parquet\): "
+                                                  r"expected a path \(got 'dict'\)"):
+        evaluate_stream({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, ["AP"])

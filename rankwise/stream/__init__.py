@@ -160,16 +160,18 @@ def _run_paths(run: Any) -> list[tuple[str, str]]:
     elif isinstance(run, (list, tuple)):
         items = [(None, path) for path in run]
     else:
-        raise InputError("streaming evaluation reads TREC run files: expected a path, a list "
-                         "of paths or {name: path}; evaluate in-memory runs with "
-                         "rankwise.evaluate", source="run", value=type(run).__name__)
+        raise InputError("streaming evaluation reads run files (TREC text or Parquet): "
+                         "expected a path, a list of paths or {name: path}; evaluate "
+                         "in-memory runs with rankwise.evaluate", source="run",
+                         value=type(run).__name__)
     if not items:
         raise InputError("no run given", source="run")
     out: list[tuple[str | None, str]] = []
     for name, path in items:
         if not isinstance(path, (str, os.PathLike)):
-            raise InputError("streaming evaluation reads TREC run files: expected a path",
-                             source="run", value=type(path).__name__)
+            raise InputError("streaming evaluation reads run files (TREC text or "
+                             "Parquet): expected a path", source="run",
+                             value=type(path).__name__)
         if is_pipe(path):
             raise InputError("a pipe cannot be read chunk by chunk (it can be read only once): "
                              "write it to a file, or evaluate it in memory (without --stream)",
