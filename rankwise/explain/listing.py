@@ -53,6 +53,9 @@ def query_lists(qrels, run, query: str, conv) -> Listed:
             judged[doc] = grade
     judgments = sorted(judged.items(), key=lambda item: (-item[1], item[0]))
     if r_code < 0:
+        if query in run.empty_queries:  # given with no document ({qid: {}}): evaluated
+            return Listed([], [], [], judgments, max_grade,
+                          ["the run gives the query no document: an empty ranking"])
         if conv.missing_queries != "zero":
             raise InputError("query is judged but not in the run: it is ignored (trec_eval's "
                              "default); missing_queries='zero' (trec_eval -c) scores it 0",

@@ -1,0 +1,91 @@
+"""``explain`` against the engine on random collections: every family with varied parameters
+(cutoffs, rel=, gain maps with negative gains, RBP's p, ERR's max_grade, recall levels) under
+random combinations of every convention field and under each profile, on collections with
+ties, unjudged documents, negative grades, empty rankings, queries only in the judgments or
+only in the run, and queries without relevant documents. The value an explanation ends with
+must be :func:`rankwise.evaluate`'s for that query, for every query evaluate reports.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import rankwise
+from rankwise.conventions import CHOICES, PROFILES, Conventions
+from rankwise.explain import explain, explain_many
+from tests.compat.fuzz_collections import collection
+from tests.report.test_explain import MEASURES as WORKED_MEASURES
+from tests.report.test_explain import _collection
+
+#: the worked examples' measures, and parameters they leave out
+MEASURES = WORKED_MEASURES + [
+    "SetF(beta=0.5)", "RBP(p=0.95)", "RBP(p=0.5)@3", "RBP(rel=1)", "ERR(max_grade=1)",
+    "nDCG(rel=2)", "DCG(gain=exp,rel=2)@3", "IDCG(gain={0:-1,1:2})", "CG(gain=exp)",
+    "CG(gain={0:-2,2:1})", "nDCG(base=3)@4", "RprecMult@2", "IPrec@1", "IPrec@0",
+    "RWRR(gain={0:-1,1:1})", "DCG(gain={0:-1,1:2})", "nDCG(gain={0:-0.5})@5", "Hits(rel=2)",
+    "RR(rel=2)@2", "Bpref(rel=2)", "NumRel(rel=2)", "binG(rel=2)",
+    "Utility(rel_ret=2,nonrel_missed=1)", "Judged@1", "Unjudged@1", "ndcg_rel(gain={0:-1,1:3})",
+    "G(gain={1:5})", "Rndcg(rel=2)", "RBPResid(p=0.95)", "ARHR(rel=2)", "F1(rel=2)@3",
+    "RelP(rel=2)@2", "SetRelP"]
+
+#: each field's values explain can show (every one but ties='expected', which it refuses)
+FIELDS = {name: [v for v in values if v != "expected"] for name, values in CHOICES.items()
+          if name != "duplicates"}  # dict runs hold no duplicate
+FIELDS.update(max_depth=[None, 1, 3, 7], relevance_threshold=[1, 2, 0, 0.5],
+              discount_base=[2.0, 10.0, math.e],
+              gain=["linear", "exponential", {0: -1, 1: 2, 3: 4}, {1: 0.5}])
+OVERRIDES = (("nDCG", "ties", "optimistic"), ("AP", "relevance_threshold", 2),
+             ("P", "ties", "pessimistic"), ("ERR", "ties", "optimistic"))
+
+
+def _conventions(seed: int) -> Conventions:
+    """A random combination of convention values; every fifth seed a profile."""
+    rng = np.random.default_rng(1000 + seed)
+    if seed % 5 == 0:
+        base = list(PROFILES.values())[seed // 5 % len(PROFILES)].conventions
+        kept = tuple(o for o in base.family_overrides if o[2] != "expected")
+        return base.with_options(family_overrides=kept, ties="optimistic"
+                                 if base.ties == "expected" else base.ties)
+    chosen = {name: values[int(rng.integers(len(values)))] for name, values in FIELDS.items()
+              if rng.random() < 0.35}
+    if rng.random() < 0.2:
+        chosen["family_overrides"] = OVERRIDES
+    return Conventions(**chosen)
+
+
+def _same(got: float, want: float) -> bool:
+    return (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want, rel=1e-9,
+                                                                           abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_collections_and_conventions(seed):
+    qrels, run = collection(seed) if seed % 2 else _collection(seed)
+    conv = _conventions(seed)
+    expected = rankwise.evaluate(qrels, run, MEASURES, conv, per_query=True).per_query()
+    for query, values in expected.items():
+        for e in explain_many(qrels, run, query, MEASURES, conv):
+            assert _same(e.value, values[e.measure]), (query, e.measure, conv.differences())
+            assert e.to_text() and e.to_markdown() and e.to_json()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(8, 60))
+def test_more_random_collections_and_conventions(seed):
+    test_random_collections_and_conventions(seed)
+
+
+def test_a_query_given_no_document_is_an_empty_ranking():
+    # {qid: {}}: the run holds the query with no document; evaluate scores it (0 for AP, P,
+    # nDCG) without missing_queries='zero', and explain walks the same empty list
+    qrels = {"q": {"a": 1, "b": 0}, "p": {"a": 1}}
+    run = {"q": {}, "p": {"a": 1.0}}
+    expected = rankwise.evaluate(qrels, run, ["AP", "P@5", "nDCG", "NumRet"],
+                                 per_query=True).per_query()["q"]
+    for measure, value in expected.items():
+        e = explain(qrels, run, "q", measure)
+        assert e.value == value and not e.rows
+        assert "no document: an empty ranking" in e.to_text()
