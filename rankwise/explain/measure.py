@@ -37,10 +37,7 @@ def explain_measure(m, listed: Listed, query: str, system: str, conv) -> Explana
     base = fconv.discount_base if base is None else float(base)
     docs, grades, scores = listed.docs, listed.grades, listed.scores
     if fconv.ties == "expected":
-        raise InputError("explain shows one ordering; ties='expected' averages a measure over "
-                         "every order of the tied documents: explain with ties='optimistic', "
-                         "'pessimistic' or an order (docid_desc, docid_asc, input_order)",
-                         source="conventions", value="ties=expected")
+        _refuse_expected(m.family, conv)
     if fconv.ties != conv.ties:  # a family's own optimistic / pessimistic order
         docs, grades, scores = ties_by_grade(docs, grades, scores, fconv.ties == "optimistic")
     kind = KINDS[FAMILIES[m.family]]
@@ -75,6 +72,22 @@ def explain_measure(m, listed: Listed, query: str, system: str, conv) -> Explana
     return Explanation(str(m), query, system, kind.columns, rows, ideal_rows, value, ideal_value,
                        formula, notes, _shown(rows, kind, k), _shown(ideal_rows, kind, k), conv,
                        kind.elided, kind.ideal_title)
+
+
+def _refuse_expected(family: str, conv) -> None:
+    """Refuse ties='expected', naming where it comes from: the conventions' ties, or a
+    family override (which a ``ties=`` given on top does not change)."""
+    if conv.ties == "expected":
+        raise InputError("explain shows one ordering; ties='expected' averages a measure over "
+                         "every order of the tied documents: explain with ties='optimistic', "
+                         "'pessimistic' or an order (docid_desc, docid_asc, input_order)",
+                         source="conventions", value="ties=expected")
+    raise InputError(f"explain shows one ordering; the conventions' family_overrides give "
+                     f"{family} ties='expected' (the average over every order of the tied "
+                     "documents), which ties= does not change: explain it under conventions "
+                     f"whose override for {family} is ties='optimistic' or 'pessimistic', or "
+                     "that have none", source="conventions",
+                     value=f"family_overrides: {family} ties=expected")
 
 
 def _value(kind: Kind, c: Context, rows: Rows, ideal: Rows, ranking: Ranking

@@ -379,6 +379,12 @@ def test_refusals_name_the_problem():
         explain(qrels, {"a": run, "b": run}, "q1", "AP")
     with pytest.raises(InputError, match="ties='expected'"):
         explain(qrels, run, "q1", "AP", ties="expected")
+    # torchmetrics' nDCG averages ties through a family override, which ties= leaves as it is
+    with pytest.raises(InputError, match="family_overrides give nDCG ties='expected'.*ties= "
+                                         "does not change"):
+        explain(qrels, run, "q1", "nDCG", "torchmetrics", ties="optimistic")
+    assert explain(qrels, run, "q1", "AP", "torchmetrics").value == rankwise.evaluate(
+        qrels, run, ["AP"], "torchmetrics", per_query=True).per_query()["q1"]["AP"]
     with pytest.raises(rankwise.MeasureError):
         explain(qrels, run, "q1", "nDCG@x")
     with pytest.raises(rankwise.MeasureError, match="several measures"):
