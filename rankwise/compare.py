@@ -407,15 +407,21 @@ class Comparison:
         self.groups[measure] = dict(zip(self.systems, letters))
 
     def _markers(self, measure: str, sign: float) -> None:
+        """Each system's markers: the labels of the systems it is significantly better than,
+        in the order of the systems (see :func:`~rankwise.stats.multi.joined_labels`)."""
+        from .stats.multi import joined_labels
+
+        beaten: dict[str, set[int]] = {name: set() for name in self.systems}
         for row in self.tests:
             if row["measure"] != measure or not row["significant"]:
                 continue
             better = sign * row["test"].mean_difference > 0
             winner, loser = ((row["system"], row["other"]) if better
                              else (row["other"], row["system"]))
-            self.summary[measure][winner]["markers"] += self.labels[loser]
-        for entry in self.summary[measure].values():
-            entry["markers"] = "".join(sorted(entry["markers"]))
+            beaten[winner].add(self.systems.index(loser))
+        for name, losers in beaten.items():
+            self.summary[measure][name]["markers"] = joined_labels(
+                [self.labels[self.systems[i]] for i in sorted(losers)], len(self.systems))
 
     def _check_carried(self, measure: str, i: int, j: int, d: np.ndarray) -> None:
         from .stats.pitfalls import carried_by_few_warning
@@ -493,8 +499,11 @@ class Comparison:
 
     def legend(self) -> Message:
         """What the markers mean, the example made of this comparison's own labels."""
+        from .stats.multi import joined_labels
+
         labels = list(self.labels.values())[1:3] or ["b"]
-        return message(f"x^{''.join(labels)}: significantly better than "
+        marked = joined_labels(labels, len(self.labels))
+        return message(f"x^{marked}: significantly better than "
                        + " and ".join(f"system {label}" for label in labels) + " (",
                        joined(message(f"{v} = ", as_id(k)) for k, v in self.labels.items()),
                        ")")

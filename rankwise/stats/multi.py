@@ -7,6 +7,7 @@ HSD test, and the groups of systems that are not significantly different.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -205,11 +206,22 @@ def groups(means: Any, significant: np.ndarray) -> list[str]:
             end += 1
         if not runs or end > runs[-1][1]:
             runs.append((start, end))
-    letters = [""] * k
+    letters: list[list[str]] = [[] for _ in range(k)]
     for g, (start, end) in enumerate(runs):
         for pos in range(start, end + 1):
-            letters[order[pos]] += letter(g)
-    return letters
+            letters[order[pos]].append(letter(g))
+    return [joined_labels(own, len(runs)) for own in letters]
+
+
+def joined_labels(labels: Sequence[str], count: int) -> str:
+    """Labels (of :func:`letter`) as one string: run together while there are at most 26
+    labels (``count``), every one a single letter (``"bc"``); separated by commas beyond
+    (``"b,aa,ab"``), where ``"aab"`` could be a and ab, or aa and b.
+
+    >>> joined_labels(["b", "c"], 3), joined_labels(["b", "aa", "ab"], 28)
+    ('bc', 'b,aa,ab')
+    """
+    return ("," if count > 26 else "").join(labels)
 
 
 def letter(g: int) -> str:

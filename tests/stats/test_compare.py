@@ -376,6 +376,27 @@ def test_formats():
                           baseline="s2", permutations=1000, measures=["AP"]).measures == ["AP"]
 
 
+def test_markers_beyond_26_systems_are_separated():
+    # 28 systems with RR 1 on every query but c and ab (the 3rd and 28th), RR 0.5: each of
+    # the others is better than c and ab, and its marker reads "c,ab" in every format (run
+    # together, "c" + "ab" sorted letter by letter read "abc": a, b and c)
+    qrels = {f"q{i}": {"hit": 1, "miss": 0} for i in range(12)}
+    first = {q: {"hit": 2.0, "miss": 1.0} for q in qrels}
+    second = {q: {"hit": 1.0, "miss": 2.0} for q in qrels}
+    runs = {f"s{i:02d}": second if i in (2, 27) else first for i in range(28)}
+    c = rankwise.compare(qrels, runs, ["RR"], test="randomization", correction="none")
+    assert (c.labels["s02"], c.labels["s27"]) == ("c", "ab")
+    assert c.summary["RR"]["s00"]["markers"] == "c,ab" and c.summary["RR"]["s02"]["markers"] == ""
+    assert "x^b,c: significantly better than system b and system c" in c.legend()
+    assert "1.0000^c,ab" in c.to_table()
+    assert "1.0000<sup>c,ab</sup>" in c.to_markdown()
+    assert "1.0000$^{c,ab}$" in c.to_latex()
+    assert json.loads(c.to_json())["summary"]["RR"]["s26"]["markers"] == "c,ab"
+    few = rankwise.compare(qrels, {"a": first, "b": first, "c": second}, ["RR"],
+                           test="randomization", correction="none")
+    assert few.summary["RR"]["a"]["markers"] == "c" and "x^bc:" in few.legend()
+
+
 CSV_COLUMNS = ["measure", "system", "other", "test", "statistic", "p_value", "p_value_corrected",
                "mean_difference", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses",
                "n", "significant"]

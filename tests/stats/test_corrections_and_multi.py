@@ -197,3 +197,8 @@ def test_groups():
     assert groups([0.4, 0.3, 0.2, 0.1], sig) == ["a", "ab", "ab", "b"]
     full = ~np.eye(3, dtype=bool)
     assert groups([0.1, 0.3, 0.2], full) == ["c", "a", "b"]
+    # 28 systems, each different from all but its neighbours: 27 groups of two, so system
+    # 26 is in groups z and aa, written "z,aa" ("zaa" could be z and aa, or za and a)
+    far = np.abs(np.subtract.outer(np.arange(28), np.arange(28))) >= 2
+    letters = groups(-np.arange(28.0), far)
+    assert letters[:2] == ["a", "a,b"] and letters[26:] == ["z,aa", "aa"]
