@@ -302,7 +302,9 @@ def _undefined_counts(values: dict[str, np.ndarray]) -> dict[str, int]:
     as a NaN anywhere makes it (one pass per measure in the usual case, nothing undefined)."""
     counts = {}
     for name, v in values.items():
-        if np.isnan(np.add.reduce(v)):
+        with np.errstate(over="ignore", invalid="ignore"):  # inf - inf: NaN, counted below
+            total = np.add.reduce(v)
+        if np.isnan(total):
             count = int(np.count_nonzero(np.isnan(v)))
             if count:
                 counts[name] = count

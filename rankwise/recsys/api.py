@@ -163,8 +163,8 @@ class RecsysResult(Result):
                 keep = ~(np.isnan(x) | np.isnan(y))
                 result = paired_test(test, x[keep], y[keep], seed=seed)
                 rows.append({"measure": measure, "system": names[i], "other": names[j],
-                             "mean_difference": float(np.mean(x[keep] - y[keep])) if keep.any()
-                             else float("nan"), "p_value": result.p_value,
+                             "mean_difference": mean_of(x[keep] - y[keep]),
+                             "p_value": result.p_value,
                              "users": int(keep.sum())})
             corrected = adjust_p_values([r["p_value"] for r in rows], correction) \
                 if correction != "none" else [r["p_value"] for r in rows]

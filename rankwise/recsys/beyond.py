@@ -707,11 +707,14 @@ def _rows_in(full: TopLists, cut: TopLists) -> np.ndarray:
 
 
 def mean_of(values) -> float:
-    """The aggregate of a per-user measure: the mean over the users with a value."""
+    """The aggregate of a per-user measure: the mean over the users with a value (as
+    :func:`rankwise.results.aggregate` takes it: errors near 1e308 average to their mean,
+    not to an overflowed infinity)."""
+    from ..results import aggregate
+
     if not isinstance(values, np.ndarray):
         return float(values)
-    defined = values[~np.isnan(values)]
-    return float(defined.mean()) if len(defined) else math.nan
+    return aggregate(values, "mean")
 
 
 def _toy() -> Context:

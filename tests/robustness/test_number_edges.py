@@ -141,6 +141,24 @@ def test_recommender_rmse_and_mae_at_the_edges():
         recsys.evaluate({"u": {"a": 1.7e308}}, {"u": {"a": -0.7e308}}, ["RMSE"])
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_the_mean_of_errors_near_the_largest_float_is_their_mean_without_a_warning():
+    # per query (user) the errors are 1e308 and 1.5e308: their sum overflows. evaluate's mean
+    # was right but numpy warned "overflow encountered in reduce" (twice); the recommender
+    # mean was inf, and the mean difference of compare_beyond too
+    qrels = {"q": {"a": 1, "b": 0}, "p": {"a": 1}}
+    run = {"q": {"a": 1e308, "b": -1e308}, "p": {"a": 1.5e308}}
+    result = rankwise.evaluate(qrels, run, ["MAE", "RMSE"], per_query=True)
+    assert result.mean("MAE") == result.mean("RMSE") == 1.25e308
+    rec = recsys.evaluate({"x": run, "y": {"q": {"a": 1.0, "b": 0.0}, "p": {"a": 1.0}}}, qrels,
+                          ["MAE", "RMSE"])
+    assert rec.mean("MAE", "x") == rec.mean("RMSE", "x") == 1.25e308
+    assert rec.mean("MAE", "y") == 0.0
+    with warnings.catch_warnings():  # the test's interval (a standard deviation) overflows
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert rec.compare_beyond(["MAE"], test="sign")[0]["mean_difference"] == 1.25e308
+
+
 # ----------------------------------------------------------------------- gains
 
 
@@ -291,7 +309,7 @@ def test_ordinary_gains_are_computed_as_before_bit_for_bit():
     assert value(qrels, run, "DCG") == np.bincount(np.zeros(len(weights), int), weights)[0]
 
 
-@pytest.mark.filterwarnings("ignore:overflow encountered in reduce:RuntimeWarning")
+@pytest.mark.filterwarnings("error::RuntimeWarning")
 def test_the_mean_of_large_finite_values_is_finite():
     """The mean summed the values first: two queries' CG of 1.5e308 averaged to inf, and
     +1.5e308 beside -1.5e308 to NaN; a part's mean (by_parts, compare) likewise."""
