@@ -16,7 +16,7 @@ import numpy as np
 from .conventions import Conventions
 from .errors import InputError
 from .messages import Message, as_id, joined, message
-from .plain import csv_field, markdown_text, percent, plain, text_ids
+from .plain import csv_field, latex_text, markdown_text, percent, plain, text_ids
 from .results import Result
 
 #: Values of ``test``: the paired tests, and the two many-system tests.
@@ -588,12 +588,12 @@ class Comparison:
         """A LaTeX ``tabular`` of the means, best in bold, superscript markers as in papers."""
         cols = "l" + "r" * len(self.measures)
         lines = [r"\begin{tabular}{" + cols + "}", r"\hline",
-                 "System & " + " & ".join(_latex(m) for m in self.measures) + r" \\", r"\hline"]
-        lines += [f"({self.labels[s]}) {_latex(s)} & " + " & ".join(
+                 "System & " + " & ".join(latex_text(m) for m in self.measures) + r" \\", r"\hline"]
+        lines += [f"({self.labels[s]}) {latex_text(s)} & " + " & ".join(
             self._cell(m, s, "latex", digits) for m in self.measures) + r" \\" for s in self.systems]
         lines += [r"\hline", r"\end{tabular}",
-                  "% " + _latex(self.legend()).replace("\\^{}", "^"),
-                  "% " + _latex(self.describe())]
+                  "% " + latex_text(self.legend()).replace("\\^{}", "^"),
+                  "% " + latex_text(self.describe())]
         return "\n".join(lines) + "\n"
 
     def to_csv(self) -> str:
@@ -712,14 +712,3 @@ def _p(p: float) -> str:
     if math.isnan(p):
         return "nan"
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
-def _latex(text: str) -> str:
-    """Text typeset as itself by LaTeX (``<``, ``>`` and ``|`` too: the default font encoding
-    prints other glyphs for them)."""
-    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-               "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}",
-               "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
-    return "".join(special.get(c, c) for c in text)
-
-

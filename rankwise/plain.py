@@ -1,5 +1,5 @@
-"""Plain Python values, CSV fields and Markdown text for the outputs that leave the library
-(JSON, CSV, Markdown, the HTML report's data)."""
+"""Plain Python values, CSV fields, Markdown and LaTeX text for the outputs that leave the
+library (JSON, CSV, Markdown, LaTeX, the HTML report's data)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,24 @@ def markdown_text(text: str) -> str:
     for plain_char, escaped in _MARKDOWN:
         text = text.replace(plain_char, escaped)
     return " ".join(text.split())
+
+
+#: Characters LaTeX would not typeset as themselves (``<``, ``>`` and ``|`` too: the default
+#: font encoding prints other glyphs for them).
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}", "<": r"\textless{}",
+          ">": r"\textgreater{}", "|": r"\textbar{}"}
+
+
+def latex_text(text: str) -> str:
+    r"""Text typeset as itself by LaTeX: its special characters escaped, line breaks and other
+    whitespace flattened to one space (a blank line would end the paragraph inside a table
+    cell, and a line break end a ``%`` comment, the rest of the line then typeset).
+
+    >>> print(latex_text("50% of a_b\n\nc"))
+    50\% of a\_b c
+    """
+    return " ".join("".join(_LATEX.get(c, c) for c in text).split())
 
 
 def text_ids(ids: Any) -> np.ndarray:

@@ -75,6 +75,20 @@ def test_latex_escapes_what_it_would_typeset_otherwise():
     assert "|" not in latex.replace(r"\textbar{}", "")
 
 
+def test_latex_keeps_line_breaks_of_ids_out_of_its_lines():
+    # a run named with a blank line ended the paragraph inside its table cell, and the
+    # legend's "%" comment ended at the line break, the rest typeset below the table
+    runs = {name: {"q1": {"d1": 1.0, "d2": 2.0 + i}, "q2": {"d1": 2.0}}
+            for i, name in enumerate(["go\n\nod", "b\ta\r\nd\u2028e"])}
+    result = rankwise.evaluate({"q1": {"d1": 1}, "q2": {"d1": 1}}, runs, ["P@1"], per_query=True)
+    latex = compare_result(result, test="t").to_latex()
+    lines = latex.splitlines()
+    end = lines.index(r"\end{tabular}")
+    assert all(line.endswith(r" \\") or line.startswith("\\") for line in lines[:end + 1])
+    assert all(line.startswith("% ") for line in lines[end + 1:]) and len(lines) == end + 3
+    assert "(a) go od & " in latex and "(b) b a d e & " in latex
+
+
 def test_the_legend_names_only_systems_of_the_comparison():
     result = rankwise.evaluate({"q": {"d": 1}}, {"A": {"q": {"d": 1.0}}, "B": {"q": {"d": 2.0}}},
                                ["P@1"], per_query=True)
