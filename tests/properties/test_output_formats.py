@@ -1,13 +1,19 @@
 """Every output format gives back the ids it was given: random ids made of the characters
 that are markup somewhere (Markdown, CSV, HTML, TREC's tabs) go through each writer and are
 read back by a parser of that format (markdown-it, the csv module, the JSON reader, a split
-on tabs), with the values unchanged."""
+on tabs), with the values unchanged; ids with whitespace and line breaks too, beside values
+left undefined (NaN) by ``no_relevant``: JSON gives back every value, id, convention and
+diagnostic, CSV and DataFrames every value, Markdown every id in its cell (its whitespace as
+one space), trec_eval's lines three fields each (whitespace escaped), and the comparison's
+LaTeX every name in its cell with its special characters escaped."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import html
 import io
+import math
 import re
 
 from hypothesis import given, settings
@@ -66,6 +72,68 @@ def test_every_format_gives_the_ids_back(systems, queries):
     assert [line[2] for line in lines if line[0].strip() == "runid"] == systems
 
 
+#: ids with whitespace too: spaces, tabs, line breaks (and Unicode's, which str.splitlines and
+#: str.split take as such)
+SPACED_IDS = st.text(ALPHABET + " \t\n\r\x0b\x85\u2028", min_size=1, max_size=6)
+spaced = st.lists(SPACED_IDS, min_size=2, max_size=3, unique=True)
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _flat(text: str) -> str:
+    """What Markdown shows of an id: its whitespace runs as one space (HTML does the same)."""
+    return " ".join(text.split())
+
+
+@SETTINGS
+@given(systems=spaced, queries=spaced, no_relevant=st.sampled_from(["zero", "nan", "skip"]))
+def test_ids_with_whitespace_and_undefined_values_survive(systems, queries, no_relevant):
+    # the last query has no relevant document: NaN under no_relevant='nan' and 'skip'
+    qrels = {q: {"d1": 1, "d2": 2} for q in queries[:-1]} | {queries[-1]: {"d1": 0}}
+    runs = {s: {q: {"d1": 1.0 + i + j, "d2": 2.0} for j, q in enumerate(queries)}
+            for i, s in enumerate(systems)}
+    result = rankwise.evaluate(qrels, runs, MEASURES + ["AP", "NumRet"], per_query=True,
+                               no_relevant=no_relevant)
+    measures = result.measures
+    # JSON: values, ids, conventions, diagnostics and undefined counts come back
+    back = rankwise.Result.from_json(result.to_json())
+    assert back.conventions == result.conventions and list(back.systems) == systems
+    for s in systems:
+        assert back.diagnostics[s] == result.diagnostics[s]
+        assert back.systems[s].undefined == result.systems[s].undefined
+        assert all(_same(back.mean(m, s), result.mean(m, s)) for m in measures)
+        got, want = back.per_query(s), result.per_query(s)
+        assert list(got) == list(want) and all(_same(got[q][m], want[q][m])
+                                               for q in want for m in measures)
+    # CSV at full precision, NaN as nan
+    read = list(csv.reader(io.StringIO(result.to_csv(per_query=True))))
+    by_pair = {(r[0], r[1]): [float(v) for v in r[2:]] for r in read[1:]}
+    frame = result.to_frame()
+    by_row = {(r["system"], r["query"]): [r[m] for m in measures] for r in frame.to_dict("records")}
+    for s in systems:
+        for q, values in result.per_query(s).items():
+            assert all(map(_same, by_pair[(s, q)], [values[m] for m in measures]))
+            assert all(map(_same, by_row[(s, q)], [values[m] for m in measures]))
+    # Markdown: every id in its own cell, its whitespace shown as single spaces
+    rows = _table_cells(result.to_markdown(per_query=True))
+    assert [row[0] for row in rows[1:1 + len(systems)]] == [_flat(s) for s in systems]
+    assert {(row[0], row[1]) for row in rows if len(row) == 2 + len(measures)
+            and row[:2] != ["system", "query"]} == {(_flat(s), _flat(q)) for s in systems
+                                                     for q in queries}
+    # trec_eval's lines: three tab-separated fields each, an id with whitespace escaped
+    lines = [line.split("\t") for line in result.to_trec(per_query=True).split("\n")[:-1]]
+    assert {len(line) for line in lines} == {3}
+    written = [line[2] for line in lines if line[0].strip() == "runid"]
+    first = lines[:lines.index(next(x for x in lines if x[0].strip() == "runid"))]
+    written += list(dict.fromkeys(line[1] for line in first))  # the first system's queries
+    for name, field in zip(systems + list(result.per_query(systems[0])), written, strict=True):
+        assert field == name if not any(c.isspace() for c in name) else (
+            not any(c.isspace() for c in field)
+            and codecs.decode(field.encode("ascii"), "unicode_escape") == name)
+
+
 @SETTINGS
 @given(systems=names)
 def test_the_comparison_gives_the_ids_back(systems):
@@ -79,3 +147,22 @@ def test_the_comparison_gives_the_ids_back(systems):
     read = list(csv.reader(io.StringIO(comparison.to_csv())))
     assert {(r[1], r[2]) for r in read[1:]} == {(t["system"], t["other"])
                                                  for t in comparison.tests}
+
+
+@SETTINGS
+@given(systems=spaced)
+def test_the_comparison_in_latex_keeps_every_name_in_its_cell(systems):
+    comparison = compare_result(_result(systems, ["q1", "q2", "q3"]), test="t")
+    lines = comparison.to_latex().splitlines()
+    end = lines.index(r"\end{tabular}")
+    rows = lines[4:end - 1]  # after the header and its rules, before the closing rule
+    assert len(rows) == len(systems)
+    for row, name in zip(rows, systems):
+        # one unescaped & per measure: a name's own & is \&, its line breaks a space
+        assert len(re.findall(r"(?<!\\)&", row)) == len(MEASURES) and row.endswith(r" \\")
+        shown = row.split(") ", 1)[1].rsplit(" & ", len(MEASURES))[0]
+        assert not re.search(r"(?<!\\)[%$#_{}]", shown.replace(r"\textbackslash{}", "")
+                             .replace(r"\textasciitilde{}", "").replace(r"\^{}", "")
+                             .replace(r"\textless{}", "").replace(r"\textgreater{}", "")
+                             .replace(r"\textbar{}", ""))
+    assert all(line.startswith("% ") for line in lines[end + 1:]) and len(lines) == end + 3
