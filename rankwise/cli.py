@@ -16,7 +16,7 @@ from typing import Sequence
 
 from .errors import InputError
 
-FORMATS = ("table", "json", "csv", "markdown", "trec")
+FORMATS = ("table", "json", "csv", "markdown", "latex", "trec")
 COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 #: Modules that add commands: each has ``register(commands)`` taking argparse's sub-parsers and
 #: imports nothing heavy at module level (the parser is built on every call).
@@ -614,6 +614,8 @@ def render(result, fmt: str, per_query: bool) -> str:
         return result.to_csv(per_query=per_query)
     if fmt == "markdown":
         return result.to_markdown(per_query=per_query) + "\n"
+    if fmt == "latex":
+        return result.to_latex(per_query=per_query)
     text = result.to_table() + "\n" + f"conventions: {result.conventions.describe()}\n"
     return text + ("\n" + result.to_csv(per_query=True) if per_query else "")
 

@@ -1,5 +1,5 @@
 """Result: aggregates, per-query values, conventions and diagnostics of one evaluation,
-with writers to tables, Markdown, CSV, JSON and trec_eval's own line format.
+with writers to tables, Markdown, LaTeX, CSV, JSON and trec_eval's own line format.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .conventions import Conventions
-from .plain import csv_field, markdown_text
+from .plain import csv_field, latex_text, markdown_text
 
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor for geometric means
 
@@ -132,6 +132,26 @@ class Result:
                     self._fmt(m, values[m][i], digits) for m in self.measures) + " |"
                     for i, q in enumerate(s.query_ids)]
         return "\n".join(text)
+
+    def to_latex(self, digits: int = 4, per_query: bool = False) -> str:
+        """The aggregates (and, with ``per_query``, every query's values) as LaTeX ``tabular``
+        environments, the conventions in a comment below. Ids and measure names are escaped:
+        they are typeset as themselves (see :func:`rankwise.plain.latex_text`)."""
+        tex = latex_text
+        head = " & ".join(tex(m) for m in self.measures) + r" \\"
+        rows = [tex(name) + " & " + " & ".join(self._fmt(m, s.aggregates[m], digits)
+                                               for m in self.measures) + r" \\"
+                for name, s in self.systems.items()]
+        lines = _tabular("l", len(self.measures), "System & " + head, rows)
+        if per_query:
+            rows = []
+            for name, s in self.systems.items():
+                values = self._values(s)
+                rows += [f"{tex(name)} & {tex(q)} & " + " & ".join(
+                    self._fmt(m, values[m][i], digits) for m in self.measures) + r" \\"
+                    for i, q in enumerate(s.query_ids)]
+            lines += ["", *_tabular("ll", len(self.measures), "System & Query & " + head, rows)]
+        return "\n".join([*lines, "% conventions: " + tex(self.conventions.describe())]) + "\n"
 
     def to_table(self, digits: int = 4) -> str:
         """The aggregates as an aligned plain-text table."""
@@ -293,6 +313,12 @@ def _weighted(values: np.ndarray, weights: np.ndarray, kind: str,
         return float(np.exp(np.average(np.log(np.maximum(values, MIN_GEO_MEAN)),
                                        weights=weights)))
     return float(np.average(values, weights=weights))
+
+
+def _tabular(text_columns: str, measures: int, head: str, rows: list[str]) -> list[str]:
+    """A LaTeX ``tabular``: text columns left-aligned, one right-aligned column per measure."""
+    return [r"\begin{tabular}{" + text_columns + "r" * measures + "}", r"\hline", head,
+            r"\hline", *rows, r"\hline", r"\end{tabular}"]
 
 
 def _printed_per_query(measure: str) -> bool:

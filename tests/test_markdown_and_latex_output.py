@@ -89,6 +89,34 @@ def test_latex_keeps_line_breaks_of_ids_out_of_its_lines():
     assert "(a) go od & " in latex and "(b) b a d e & " in latex
 
 
+def test_result_latex_has_every_value_and_id_escaped():
+    qrels = {"q_1": {"d1": 1, "d2": 0}, "q$2\n\nx": {"d1": 0}}
+    runs = {"bm25&x%": {"q_1": {"d1": 2.0, "d2": 1.0}, "q$2\n\nx": {"d1": 1.0}},
+            "b|c": {"q_1": {"d1": 1.0, "d2": 2.0}}}
+    result = rankwise.evaluate(qrels, runs, ["P@1", "nDCG(gain={1:3})@2", "NumRet"],
+                               per_query=True, no_relevant="nan")
+    lines = result.to_latex(per_query=True).splitlines()
+    assert lines[:3] == [r"\begin{tabular}{lrrr}", r"\hline",
+                         r"System & P@1 & nDCG(gain=\{1:3\})@2 & NumRet \\"]
+    assert r"bm25\&x\% & nan & 0.5000 & 3 \\" in lines  # NaN: q$2 has no relevant document
+    assert r"b\textbar{}c & 0.0000 & 0.6309 & 2 \\" in lines
+    assert r"bm25\&x\% & q\$2 x & nan & 0.0000 & 1 \\" in lines  # its blank line: a space
+    assert lines.count(r"\end{tabular}") == 2 and lines[lines.index(r"\end{tabular}") + 1] == ""
+    assert lines[-1].startswith("% conventions: ") and r"no\_relevant=nan" in lines[-1]
+    assert r"\begin{tabular}" not in result.to_latex().split(r"\end{tabular}")[1]
+
+
+def test_evaluate_writes_latex_from_the_command_line(tmp_path, capsys):
+    from rankwise.cli import main
+    from tests.helpers import write
+
+    qrels = write(tmp_path, "qrels.txt", "q1 0 a 1\nq1 0 b 0\n")
+    run = write(tmp_path, "run.txt", "q1 Q0 a 1 2 my_run\nq1 Q0 b 2 1 my_run\n")
+    assert main(["evaluate", qrels, run, "-m", "P@1", "AP", "-f", "latex"]) == 0
+    out = capsys.readouterr().out
+    assert r"System & P@1 & AP \\" in out and r"my\_run & 1.0000 & 1.0000 \\" in out
+
+
 def test_the_legend_names_only_systems_of_the_comparison():
     result = rankwise.evaluate({"q": {"d": 1}}, {"A": {"q": {"d": 1.0}}, "B": {"q": {"d": 2.0}}},
                                ["P@1"], per_query=True)
