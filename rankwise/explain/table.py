@@ -161,8 +161,9 @@ def _cell(key: str, value: Any, digits: int) -> str:
         return f"{value:g}"
     if key in COUNTS:
         return str(int(value))
-    if key == "doc":
-        return str(value)
+    if key == "doc":  # a line break or tab would break the row: shown escaped, as repr does
+        text = str(value)
+        return text if text.isprintable() else repr(text)[1:-1]
     if key in ("gain", "gain_so_far", "ideal_cost", "score") and float(value).is_integer():
         return f"{value:g}"
     return f"{value:.{digits}f}"

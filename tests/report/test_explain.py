@@ -420,6 +420,16 @@ def test_text_markdown_and_json_outputs():
         all_rows=True)
 
 
+def test_doc_ids_with_line_breaks_keep_their_row():
+    # a doc id holding a line break split its row of the text table in two
+    qrels, run = {"q": {"a\nb": 1, "c\td": 0}}, {"q": {"a\nb": 2.0, "c\td": 1.0, "é": 0.5}}
+    e = checked(qrels, run, "q", "AP")
+    table = e.to_text().splitlines()[2:6]
+    assert [line.split()[1] for line in table] == ["doc", "a\\nb", "c\\td", "é"]
+    assert column(e, "doc") == ["a\nb", "c\td", "é"]  # the rows and JSON hold the ids
+    assert json.loads(e.to_json())["rows"][0]["doc"] == "a\nb"
+
+
 def test_command_line(tmp_path, capsys):
     qrels = write(tmp_path, "qrels.txt", "q1 0 a 3\nq1 0 b 2\nq1 0 c 1\nq1 0 x 0\n")
     run = write(tmp_path, "run.txt", "q1 Q0 b 1 3 s\nq1 Q0 a 2 2 s\nq1 Q0 c 3 1 s\n")
