@@ -16,7 +16,8 @@ import numpy as np
 from .conventions import Conventions
 from .errors import InputError
 from .messages import Message, as_id, joined, message
-from .plain import csv_field, latex_text, markdown_text, percent, plain, text_ids
+from .plain import (csv_field, latex_text, markdown_text, one_line, percent, plain,
+                    text_ids)
 from .results import Result
 
 #: Values of ``test``: the paired tests, and the two many-system tests.
@@ -543,10 +544,11 @@ class Comparison:
     def to_table(self, digits: int = 4) -> str:
         """Aligned plain text: means with markers, then one line per test, groups, warnings."""
         header = ["system", *self.measures]
-        body = [[f"{self.labels[s]} {s}", *(self._cell(m, s, "text", digits) for m in self.measures)]
-                for s in self.systems]
+        body = [[f"{self.labels[s]} {one_line(s)}",
+                 *(self._cell(m, s, "text", digits) for m in self.measures)] for s in self.systems]
         lines = [f"comparison: {self.describe()}", *_aligned([header, *body]), self.legend(), ""]
-        lines += _aligned([self._test_header(), *self._rows(digits)])
+        tests = [[row[0], one_line(row[1]), one_line(row[2]), *row[3:]] for row in self._rows(digits)]
+        lines += _aligned([self._test_header(), *tests])
         if self.groups:
             lines += ["", "groups (systems sharing a letter are not significantly different):"]
             lines += [f"  {m}: " + ", ".join(f"{s} {g}" for s, g in gs.items())

@@ -67,6 +67,17 @@ def markdown_text(text: str) -> str:
     return " ".join(text.split())
 
 
+def one_line(text: str) -> str:
+    r"""An id as an aligned text table shows it: as it is, or, where it holds a line break, a
+    tab or another character that does not print, escaped as Python writes it, so that its
+    row stays one line.
+
+    >>> print(one_line("a b"), one_line("a\nb\tc"))
+    a b a\nb\tc
+    """
+    return text if text.isprintable() else repr(text)[1:-1]
+
+
 #: Characters LaTeX would not typeset as themselves (``<``, ``>`` and ``|`` too: the default
 #: font encoding prints other glyphs for them).
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .conventions import Conventions
-from .plain import csv_field, latex_text, markdown_text
+from .plain import csv_field, latex_text, markdown_text, one_line
 
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor for geometric means
 
@@ -156,7 +156,7 @@ class Result:
     def to_table(self, digits: int = 4) -> str:
         """The aggregates as an aligned plain-text table."""
         header = ["system", *self.measures]
-        body = [[name, *(self._fmt(m, s.aggregates[m], digits) for m in self.measures)]
+        body = [[one_line(name), *(self._fmt(m, s.aggregates[m], digits) for m in self.measures)]
                 for name, s in self.systems.items()]
         widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(len(header))]
         lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)

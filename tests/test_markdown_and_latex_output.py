@@ -117,6 +117,20 @@ def test_evaluate_writes_latex_from_the_command_line(tmp_path, capsys):
     assert r"System & P@1 & AP \\" in out and r"my\_run & 1.0000 & 1.0000 \\" in out
 
 
+def test_text_tables_keep_each_row_on_one_line():
+    # run names holding a line break split their row of the aligned tables in two
+    qrels = {f"q{i}": {"d1": 1, "d2": 0} for i in range(6)}
+    runs = {"go\nod": {q: {"d1": 2.0, "d2": 1.0} for q in qrels},
+            "b\tad": {q: {"d1": 1.0, "d2": 2.0} for q in qrels}}
+    result = rankwise.evaluate(qrels, runs, ["P@1"], per_query=True)
+    assert result.to_table().splitlines()[2:] == ["go\\nod  1.0000", "b\\tad   0.0000"]
+    text = compare_result(result).to_table().splitlines()
+    assert text[3:5] == ["a go\\nod  1.0000^b", "b b\\tad     0.0000"]
+    assert any(line.startswith("P@1      go\\nod  b\\tad  +1.0000") for line in text)
+    # the other formats keep the names themselves
+    assert list(rankwise.Result.from_json(result.to_json()).systems) == list(runs)
+
+
 def test_the_legend_names_only_systems_of_the_comparison():
     result = rankwise.evaluate({"q": {"d": 1}}, {"A": {"q": {"d": 1.0}}, "B": {"q": {"d": 2.0}}},
                                ["P@1"], per_query=True)

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..plain import plain
+from ..plain import one_line, plain
 
 #: Column key -> header, in display order.
 HEADERS = {"rank": "rank", "doc": "doc", "grade": "grade", "score": "score",
@@ -161,9 +161,8 @@ def _cell(key: str, value: Any, digits: int) -> str:
         return f"{value:g}"
     if key in COUNTS:
         return str(int(value))
-    if key == "doc":  # a line break or tab would break the row: shown escaped, as repr does
-        text = str(value)
-        return text if text.isprintable() else repr(text)[1:-1]
+    if key == "doc":
+        return one_line(str(value))
     if key in ("gain", "gain_so_far", "ideal_cost", "score") and float(value).is_integer():
         return f"{value:g}"
     return f"{value:.{digits}f}"
