@@ -2,8 +2,9 @@
 (cutoffs, rel=, gain maps with negative gains, RBP's p, ERR's max_grade, recall levels) under
 random combinations of every convention field and under each profile, on collections with
 ties, unjudged documents, negative grades, empty rankings, queries only in the judgments or
-only in the run, and queries without relevant documents. The value an explanation ends with
-must be :func:`rankwise.evaluate`'s for that query, for every query evaluate reports.
+only in the run, and queries without relevant documents; and runs with duplicated documents
+under each ``duplicates`` policy. The value an explanation ends with must be
+:func:`rankwise.evaluate`'s for that query, for every query evaluate reports.
 """
 
 from __future__ import annotations
@@ -89,3 +90,21 @@ def test_a_query_given_no_document_is_an_empty_ranking():
         e = explain(qrels, run, "q", measure)
         assert e.value == value and not e.rows
         assert "no document: an empty ranking" in e.to_text()
+
+
+@pytest.mark.parametrize("duplicates", ["first", "last", "max"])
+def test_duplicated_documents_as_evaluate_keeps_them(duplicates):
+    # a frame run with each query's documents drawn with repetition, tied scores
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    rows = [(f"q{q}", f"d{int(rng.integers(8))}", float(rng.integers(0, 4)))
+            for q in range(5) for _ in range(12)]
+    run = pd.DataFrame(rows, columns=["query", "doc", "score"])
+    qrels = {f"q{q}": {f"d{i}": int(rng.integers(0, 3)) for i in range(6)} for q in range(5)}
+    for extra in ({}, {"ties": "input_order"}, {"max_depth": 3}, {"unjudged": "remove"}):
+        conv = Conventions(duplicates=duplicates, **extra)
+        expected = rankwise.evaluate(qrels, run, WORKED_MEASURES, conv, per_query=True)
+        for query, values in expected.per_query().items():
+            for e in explain_many(qrels, run, query, WORKED_MEASURES, conv):
+                assert _same(e.value, values[e.measure]), (query, e.measure, extra)
