@@ -32,6 +32,9 @@ def query_lists(qrels, run, query: str, conv) -> Listed:
     judged_grades = qrels.grade[qrels.grade >= 0]
     max_grade = float(judged_grades.max()) if len(judged_grades) else 0.0
     q_code, r_code = _code(qrels.query_dict, query), _code(run.query_dict, query)
+    if q_code < 0 and r_code < 0 and query in run.empty_queries:
+        raise InputError("query has no judgments and the run gives it no document: it is not "
+                         "evaluated", source="query", value=query)
     if q_code < 0 and r_code < 0:
         known = sorted(set(qrels.query_ids()) | set(run.query_ids()))
         close = difflib.get_close_matches(query, known, n=3)

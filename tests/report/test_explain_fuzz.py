@@ -16,6 +16,7 @@ import pytest
 
 import rankwise
 from rankwise.conventions import CHOICES, PROFILES, Conventions
+from rankwise.errors import InputError
 from rankwise.explain import explain, explain_many
 from tests.compat.fuzz_collections import collection
 from tests.report.test_explain import MEASURES as WORKED_MEASURES
@@ -66,7 +67,12 @@ def _same(got: float, want: float) -> bool:
 def test_random_collections_and_conventions(seed):
     qrels, run = collection(seed) if seed % 2 else _collection(seed)
     conv = _conventions(seed)
-    expected = rankwise.evaluate(qrels, run, MEASURES, conv, per_query=True).per_query()
+    try:
+        expected = rankwise.evaluate(qrels, run, MEASURES, conv, per_query=True).per_query()
+    except InputError:  # no judgment, or nothing ranked, at all: explain refuses too
+        with pytest.raises(InputError):
+            explain(qrels, run, next(iter(run or qrels)), "AP", conv)
+        return
     for query, values in expected.items():
         for e in explain_many(qrels, run, query, MEASURES, conv):
             assert _same(e.value, values[e.measure]), (query, e.measure, conv.differences())
@@ -108,3 +114,10 @@ def test_duplicated_documents_as_evaluate_keeps_them(duplicates):
         for query, values in expected.per_query().items():
             for e in explain_many(qrels, run, query, WORKED_MEASURES, conv):
                 assert _same(e.value, values[e.measure]), (query, e.measure, extra)
+
+
+def test_a_query_given_no_document_nor_judgment_is_refused_as_such():
+    qrels, run = {"q": {"a": 1}}, {"q": {"a": 1.0}, "p": {}}
+    assert "p" not in rankwise.evaluate(qrels, run, ["AP"], per_query=True).per_query()
+    with pytest.raises(InputError, match="no judgments and the run gives it no document"):
+        explain(qrels, run, "p", "AP", run_only_queries="zero")
