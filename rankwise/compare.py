@@ -547,7 +547,8 @@ class Comparison:
         body = [[f"{self.labels[s]} {one_line(s)}",
                  *(self._cell(m, s, "text", digits) for m in self.measures)] for s in self.systems]
         lines = [f"comparison: {self.describe()}", *_aligned([header, *body]), self.legend(), ""]
-        tests = [[row[0], one_line(row[1]), one_line(row[2]), *row[3:]] for row in self._rows(digits)]
+        tests = [[row[0], one_line(row[1]), one_line(row[2]), *row[3:]]
+                 for row in self._rows(digits)]
         lines += _aligned([self._test_header(), *tests])
         if self.groups:
             lines += ["", "groups (systems sharing a letter are not significantly different):"]
@@ -590,7 +591,8 @@ class Comparison:
         """A LaTeX ``tabular`` of the means, best in bold, superscript markers as in papers."""
         cols = "l" + "r" * len(self.measures)
         lines = [r"\begin{tabular}{" + cols + "}", r"\hline",
-                 "System & " + " & ".join(latex_text(m) for m in self.measures) + r" \\", r"\hline"]
+                 "System & " + " & ".join(latex_text(m) for m in self.measures) + r" \\",
+                 r"\hline"]
         lines += [f"({self.labels[s]}) {latex_text(s)} & " + " & ".join(
             self._cell(m, s, "latex", digits) for m in self.measures) + r" \\" for s in self.systems]
         lines += [r"\hline", r"\end{tabular}",

@@ -111,7 +111,8 @@ def test_ids_with_whitespace_and_undefined_values_survive(systems, queries, no_r
     read = list(csv.reader(io.StringIO(result.to_csv(per_query=True))))
     by_pair = {(r[0], r[1]): [float(v) for v in r[2:]] for r in read[1:]}
     frame = result.to_frame()
-    by_row = {(r["system"], r["query"]): [r[m] for m in measures] for r in frame.to_dict("records")}
+    by_row = {(r["system"], r["query"]): [r[m] for m in measures]
+              for r in frame.to_dict("records")}
     for s in systems:
         for q, values in result.per_query(s).items():
             assert all(map(_same, by_pair[(s, q)], [values[m] for m in measures]))
