@@ -412,6 +412,7 @@ class Comparison:
         in the order of the systems (see :func:`~rankwise.stats.multi.joined_labels`)."""
         from .stats.multi import joined_labels
 
+        position = {name: i for i, name in enumerate(self.systems)}
         beaten: dict[str, set[int]] = {name: set() for name in self.systems}
         for row in self.tests:
             if row["measure"] != measure or not row["significant"]:
@@ -419,7 +420,7 @@ class Comparison:
             better = sign * row["test"].mean_difference > 0
             winner, loser = ((row["system"], row["other"]) if better
                              else (row["other"], row["system"]))
-            beaten[winner].add(self.systems.index(loser))
+            beaten[winner].add(position[loser])
         for name, losers in beaten.items():
             self.summary[measure][name]["markers"] = joined_labels(
                 [self.labels[self.systems[i]] for i in sorted(losers)], len(self.systems))
