@@ -29,6 +29,7 @@ class Context:
     top_grade: float  # the query's largest judged grade, at least 1 (graded RBP's scale)
     params: dict[str, Any]
     pool: list[tuple[str, float]]  # the judged (doc, grade) pairs the ideal is made of
+    query: str = ""  # the query's id (for the messages of refusals)
 
 
 @dataclass

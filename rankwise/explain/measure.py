@@ -54,7 +54,7 @@ def explain_measure(m, listed: Listed, query: str, system: str, conv) -> Explana
                 num_nonrel=sum(1 for _, g in pool if g < rel), conv=fconv,
                 max_grade=listed.max_grade, top_grade=max(1.0, max((g for _, g in pool),
                                                                     default=0.0)),
-                params=params, pool=pool)
+                params=params, pool=pool, query=query)
     n = len(docs)
     ranking = Ranking(docs, grades, relevant, n if k is None else min(k, n), scores)
     rows = kind.steps(c, ranking)

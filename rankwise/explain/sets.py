@@ -5,8 +5,13 @@ judged non-relevant ones."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
+
+from ..errors import InputError
+from ..measures.binary import scaled_utility
 from .context import Context, Kind, Ranking, Rows, by_threshold, divide, number
 
 
@@ -58,10 +63,27 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
     docs = float(p["docs"])
     cells = [h, n - h, r - h, docs + h - n - r]
     value = sum(weight * count for weight, count in zip(w, cells))
+    if not math.isfinite(value):
+        value = _scaled(c, w, cells, value, ranking.scores is None)
     terms = " ".join(f"{'−' if weight < 0 else '+'} {abs(weight):g}·{what}" for weight, what in
                      zip(w, ("h", "(n − h)", "(R − h)", "(docs + h − n − R)")))
     return value, [counts, f"{name} = {terms.lstrip('+ ')} = {number(value)} (docs = {docs:g}, "
                    "the collection size)"]
+
+
+def _scaled(c: Context, weights: list[float], cells: list[float], plain: float,
+            ideal: bool) -> float:
+    """Utility whose plain sum overflowed, scaled by powers of two, exactly, as the engine
+    computes it (:func:`rankwise.measures.binary.scaled_utility`), which refuses a value
+    beyond float64; the ideal set's value, which the engine never computes, is then shown as
+    the plain sum gives it."""
+    try:
+        return float(scaled_utility(np.array([c.query], dtype=object), tuple(weights),
+                                    [np.array([float(x)]) for x in cells])[0])
+    except InputError:
+        if ideal:
+            return plain
+        raise
 
 
 def _count(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[float, list[str]]:

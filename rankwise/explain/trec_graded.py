@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..measures.normalized_gain import MAX_TOTAL_GAIN, refuse_total_gain
 from ..measures.registry import undefined_value
 from .context import Context, Kind, Ranking, Rows, divide, gain_of, number
 from .graded import by_gain, discount, graded_steps
@@ -43,7 +44,11 @@ def ndcg_rel_steps(c: Context, ranking: Ranking) -> Rows:
 def g_steps(c: Context, ranking: Ranking) -> Rows:
     """One row per rank: S(i), the gain retrieved down to rank i; cost(i), Σ over the ideal's
     first i ranks of max(gain, 1) (1 a rank beyond it); at a gaining document g / log2(2 +
-    cost(i) − S(i)), summed (a negative gain of a gain map too, as in trec_eval)."""
+    cost(i) − S(i)), summed (a negative gain of a gain map too, as in trec_eval). Judgments
+    whose gains add up to more than G can use are refused, as the engine refuses them."""
+    total = sum(abs(gain_of(g, c.gain)) for _, g in c.pool)
+    if not total <= MAX_TOTAL_GAIN:
+        refuse_total_gain(f"query {c.query!r}", total)
     costs = [max(gain, 1.0) for gain in ideal_gains(c)]
     rows, so_far, cost, running = [], 0.0, 0.0, 0.0
     for i in range(ranking.depth):

@@ -336,16 +336,16 @@ def utility(lists, cutoff: None, rel: float, rel_ret: float, nonrel_ret: float,
                  + weights[3] * counts[3])
     overflowed = np.flatnonzero(~np.isfinite(value))
     if len(overflowed):
-        value[overflowed] = _scaled_utility(lists, overflowed, weights,
-                                            [c[overflowed] for c in counts])
+        value[overflowed] = scaled_utility(lists.query_ids[overflowed], weights,
+                                           [c[overflowed] for c in counts])
     return value
 
 
-def _scaled_utility(lists, queries: np.ndarray, weights: tuple[float, ...],
-                    counts: list[np.ndarray]) -> np.ndarray:
-    """Utility of ``queries`` whose weighted sum overflowed: the weights scaled by 2^-E (E the
-    exponent of the largest), each query's counts by 2^-F (F that of its largest), the sum
-    scaled back by 2^(E+F), exactly; a value beyond float64 raises
+def scaled_utility(query_ids, weights: tuple[float, ...], counts: list[np.ndarray]
+                   ) -> np.ndarray:
+    """Utility of the queries ``query_ids`` whose weighted sum overflowed: the weights scaled
+    by 2^-E (E the exponent of the largest), each query's counts by 2^-F (F that of its
+    largest), the sum scaled back by 2^(E+F), exactly; a value beyond float64 raises
     :class:`~rankwise.InputError`."""
     w = np.array(weights, dtype=np.float64)
     c = np.column_stack(counts)
@@ -358,9 +358,8 @@ def _scaled_utility(lists, queries: np.ndarray, weights: tuple[float, ...],
                          e + f)
     beyond = np.flatnonzero(~np.isfinite(value))
     if len(beyond):
-        q = queries[beyond[0]]
         more = f" (and {len(beyond) - 1} more queries)" if len(beyond) > 1 else ""
-        raise InputError(f"Utility of query {lists.query_ids[q]!r}{more} is beyond the largest "
+        raise InputError(f"Utility of query {query_ids[beyond[0]]!r}{more} is beyond the largest "
                          "float64 (1.8e+308): its weights (rel_ret, nonrel_ret, rel_missed, "
                          f"nonrel_missed = {', '.join(f'{x:g}' for x in weights)}) times its "
                          "document counts are too large; use smaller weights",

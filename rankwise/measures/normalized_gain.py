@@ -42,13 +42,18 @@ def check_total_gain(lists, gain) -> None:
     if len(beyond):
         q = beyond[0]
         more = f" (and {len(beyond) - 1} more queries)" if len(beyond) > 1 else ""
-        total_text = f"{total[q]:.4g}" if np.isfinite(total[q]) else "more than 1.8e+308"
-        raise InputError(f"G of query {lists.query_ids[q]!r}{more}: its judgments' gains add "
-                         f"up to {total_text}, more than G can use (2^52 = "
-                         f"{MAX_TOTAL_GAIN:.4g}): its discount log2(2 + ideal gain so far - "
-                         "gain so far) needs that difference in units, which float64 sums of "
-                         "larger gains lose; use smaller grades or a gain map",
-                         source="judgments")
+        refuse_total_gain(f"query {lists.query_ids[q]!r}{more}", float(total[q]))
+
+
+def refuse_total_gain(which: str, total: float) -> None:
+    """Raise :class:`~rankwise.InputError`: the judgments of ``which`` (``query 'q1'``) hold
+    ``total`` of |gain|, more than :data:`MAX_TOTAL_GAIN`."""
+    total_text = f"{total:.4g}" if np.isfinite(total) else "more than 1.8e+308"
+    raise InputError(f"G of {which}: its judgments' gains add up to {total_text}, more than "
+                     f"G can use (2^52 = {MAX_TOTAL_GAIN:.4g}): its discount log2(2 + ideal "
+                     "gain so far - gain so far) needs that difference in units, which float64 "
+                     "sums of larger gains lose; use smaller grades or a gain map",
+                     source="judgments")
 
 
 def cost_of_ideal(lists, queries: np.ndarray, depth: np.ndarray, gain) -> np.ndarray:

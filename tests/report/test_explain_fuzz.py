@@ -10,6 +10,7 @@ under each ``duplicates`` policy. The value an explanation ends with must be
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -121,3 +122,27 @@ def test_a_query_given_no_document_nor_judgment_is_refused_as_such():
     assert "p" not in rankwise.evaluate(qrels, run, ["AP"], per_query=True).per_query()
     with pytest.raises(InputError, match="no judgments and the run gives it no document"):
         explain(qrels, run, "p", "AP", run_only_queries="zero")
+
+
+EDGE_MEASURES = ["RMSE", "MAE", "G(gain=exp)", "Utility(rel_ret=1e308,nonrel_ret=-1e308)",
+                 "Utility(rel_ret=1.5e308)", "nDCG(gain=exp)", "CG(gain={1:1e308,2:1e308})",
+                 "nDCG(gain={1:1e308})", "ERR", "RBP(p=0.999999)", "DCG(base=1.0000001)"]
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("measure", EDGE_MEASURES)
+def test_values_at_the_edges_of_float64_as_evaluate_gives_them(measure):
+    # scores near 1e308 and a grade of 1023 (gain 2^1023 - 1): explain's sums overflowed
+    # (MAE and RMSE were inf, Utility NaN where evaluate scales them) or G's discount raised
+    # ValueError where evaluate refuses the judgments with a message
+    qrels = {"q": {"a": 1, "b": 0, "c": 1023, "d": 2}}
+    run = {"q": {"a": 1e308, "b": -1e308, "c": 0.0, "e": 5e-324}}
+    try:
+        want = rankwise.evaluate(qrels, run, [measure], per_query=True).per_query()["q"]
+    except InputError as refused:
+        with pytest.raises(InputError, match=re.escape(str(refused))):
+            explain(qrels, run, "q", measure)
+        return
+    e = explain(qrels, run, "q", measure)
+    assert _same(e.value, want[e.measure]) and math.isfinite(e.value)
+    assert e.to_text()
