@@ -63,12 +63,15 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
     docs = float(p["docs"])
     cells = [h, n - h, r - h, docs + h - n - r]
     value = sum(weight * count for weight, count in zip(w, cells))
-    if not math.isfinite(value):
+    scaled = [] if math.isfinite(value) else [
+        "(the weighted sum overflows float64: it is computed with the weights and the counts "
+        "scaled by powers of two, exactly)"]
+    if scaled:
         value = _scaled(c, w, cells, value, ranking.scores is None)
     terms = " ".join(f"{'−' if weight < 0 else '+'} {abs(weight):g}·{what}" for weight, what in
                      zip(w, ("h", "(n − h)", "(R − h)", "(docs + h − n − R)")))
     return value, [counts, f"{name} = {terms.lstrip('+ ')} = {number(value)} (docs = {docs:g}, "
-                   "the collection size)"]
+                   "the collection size)", *scaled]
 
 
 def _scaled(c: Context, weights: list[float], cells: list[float], plain: float,
