@@ -574,10 +574,11 @@ def _cutoff_notes(names: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _exp_gain_levels(lists, measures, parts: Parts) -> list[list[Check]]:
-    """The same for every system (their judgments are the same)."""
+    """The same for every system (their judgments are the same). ERR with its own
+    ``max_grade`` clips the grades to it: the judgments' largest grade does not concern it."""
     exp = [str(m) for m in measures
            if (m.family in EXP_GAIN_FAMILIES and _params(lists, m)[0].get("gain") == "exp")
-           or m.family == "ERR"]
+           or (m.family == "ERR" and _params(lists, m)[0].get("max_grade") is None)]
     if not exp:
         return [[] for _ in parts.sizes]
     positive = lists.levels[lists.levels > 0]

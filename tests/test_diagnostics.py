@@ -234,6 +234,17 @@ def test_exponential_gain_on_many_grade_levels():
     assert by_code(small, "exp_gain_levels")[0].severity == "ok"
 
 
+def test_err_with_its_own_max_grade_takes_grades_above_1023():
+    # ERR(max_grade=5) clips the grades to 5, but the check refused the evaluation for the
+    # judgments' grade 2000 (2^2000 overflows); ERR without it still refuses, naming the grade
+    qrels, run = {"q": {"a": 2000, "b": 5, "c": 0}}, {"q": {"a": 1.0, "b": 2.0, "c": 3.0}}
+    r = 31 / 32  # (2^5 - 1) / 2^5 for b (5) and a (2000, clipped to 5), below c (0)
+    result = rankwise.evaluate(qrels, run, ["ERR(max_grade=5)", "nDCG"])
+    assert result.mean("ERR(max_grade=5)") == pytest.approx(r / 2 + r / 3 * (1 - r))
+    with pytest.raises(rankwise.InputError, match="grade 2000 is too large for exponential"):
+        rankwise.evaluate(qrels, run, ["ERR"])
+
+
 # ---------------------------------------------------------------------------- carried by few
 
 
