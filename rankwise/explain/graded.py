@@ -14,7 +14,7 @@ def graded_steps(c: Context, ranking: Ranking) -> Rows:
     (2^g − 1) / 2^g_max (g clipped to [0, g_max]), reach_i = Π_{j<i} (1 − R_j), contribution
     R_i · reach_i / rank (Chapelle et al. 2009). RWRR: gain / rank, summed."""
     rows, running, reach = [], 0.0, 1.0
-    top = _g_max(c)
+    top = _g_max(c) if c.kind == "ERR" else None  # only ERR reads 2^g_max
     jarvelin = c.conv.discount == "jarvelin"
     label = ("max(1, log2 r)" if c.base == 2 else f"max(1, log{c.base:g} r)") if jarvelin else \
         ("log2(1+r)" if c.base == 2 else f"log{c.base:g}(1+r)")

@@ -146,3 +146,17 @@ def test_values_at_the_edges_of_float64_as_evaluate_gives_them(measure):
     e = explain(qrels, run, "q", measure)
     assert _same(e.value, want[e.measure]) and math.isfinite(e.value)
     assert ("scaled" in e.to_text()) == (measure in ("RMSE", "MAE", EDGE_MEASURES[3]))
+
+
+def test_grades_above_1023_with_linear_gains():
+    # ERR's check of 2^g_max ran for every graded family: nDCG, DCG and RWRR of linear
+    # grades above 1023 (counts as grades) were refused where evaluate computes them
+    qrels, run = {"q": {"a": 2000, "b": 5, "c": 0}}, {"q": {"a": 1.0, "b": 2.0, "c": 3.0}}
+    measures = ["nDCG", "DCG@2", "RWRR", "CG", "IDCG", "ERR(max_grade=5)"]
+    want = rankwise.evaluate(qrels, run, measures, per_query=True).per_query()["q"]
+    for e in explain_many(qrels, run, "q", measures):
+        assert _same(e.value, want[e.measure]), e.measure
+    with pytest.raises(InputError, match="grade 2000 is too large for exponential gain"):
+        rankwise.evaluate(qrels, run, ["ERR"])
+    with pytest.raises(InputError, match="grade 2000 is too large for exponential gain"):
+        explain(qrels, run, "q", "ERR")
