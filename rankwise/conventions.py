@@ -128,7 +128,9 @@ class Conventions:
         Per-measure-family exceptions, ``((family, field, value), ...)``: a peer that averages
         ties in nDCG but not in P@K is ``ties="input_order"`` plus ``(("nDCG", "ties",
         "expected"),)``. Only the fields measures read may be overridden (not the ranking
-        itself: ties may change to expected/optimistic/pessimistic only).
+        itself: ties may change to expected/optimistic/pessimistic only). Each value is
+        checked as the field's own; a family name that names no family is refused (by
+        :func:`resolve`).
     """
 
     gain: Any = "linear"
@@ -195,7 +197,9 @@ class Conventions:
         out = asdict(self)
         if isinstance(self.gain, tuple):
             out["gain"] = {_number_text(k): v for k, v in self.gain}
-        out["family_overrides"] = [list(o) for o in self.family_overrides]
+        out["family_overrides"] = [
+            [fam, name, {_number_text(k): v for k, v in value} if isinstance(value, tuple)
+             else value] for fam, name, value in self.family_overrides]
         return out
 
     @classmethod
@@ -272,10 +276,27 @@ def _check_overrides(overrides: Any) -> tuple:
             if name in allowed and value not in allowed[name]:
                 _fail(f"a family may override ties only with {', '.join(allowed[name])}", item)
             _check_choice(name, value, CHOICES[name])
-        elif name not in ("gain", "discount_base", "relevance_threshold"):
+        elif name in ("gain", "discount_base", "relevance_threshold"):
+            value = getattr(Conventions(**{name: value}), name)  # checked as the field itself
+        else:
             _fail(f"{name} cannot be overridden per family", item)
         out.append((str(fam), str(name), value))
     return tuple(out)
+
+
+def _check_override_families(conv: Conventions) -> None:
+    """Refuse an override naming no measure family (it would change nothing, silently)."""
+    from .measures import FAMILIES  # here: the measures import this module
+
+    for fam, _, _ in conv.family_overrides:
+        if fam not in FAMILIES:
+            import difflib
+
+            close = [name for name in FAMILIES if name.lower() == fam.lower()] \
+                or difflib.get_close_matches(fam, FAMILIES, n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            _fail(f"family_overrides names an unknown measure family{hint}; families: "
+                  f"{', '.join(FAMILIES)}", fam)
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
@@ -297,7 +318,7 @@ def _show(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(f"{k}:{_number_text(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
-        return ";".join(":".join(str(x) for x in o) for o in value)
+        return ";".join(":".join(_show(x) for x in o) for o in value)
     return str(value)
 
 
@@ -581,7 +602,9 @@ def resolve(conventions: "Conventions | str | None" = None, **overrides: Any) ->
     else:
         _fail("conventions must be a Conventions value or a profile name "
               f"({', '.join(PROFILES)})", conventions)
-    return base.with_options(**overrides)
+    conv = base.with_options(**overrides)
+    _check_override_families(conv)
+    return conv
 
 
 def profile(name: str) -> Profile:

@@ -105,6 +105,34 @@ def test_family_override_applies_to_that_family_only():
         Conventions(family_overrides=(("nDCG", "missing_queries", "zero"),))
 
 
+def test_family_override_values_are_checked_and_normalised_as_the_fields_are():
+    """A gain map given as a dict once ended the evaluation in "unhashable type: 'dict'",
+    and a value the field refuses was only refused by the first measure of that family."""
+    qrels = {"q": {"a": 2, "b": 1}}
+    run = {"q": {"a": 1.0, "b": 2.0}}
+    conv = Conventions(family_overrides=(("nDCG", "gain", {1: 1, 2: 5}),))
+    result = rankwise.evaluate(qrels, run, ["nDCG", "DCG"], conv)
+    assert result.mean("nDCG") == rankwise.evaluate(qrels, run, ["nDCG"],
+                                                    gain={1: 1, 2: 5}).mean("nDCG")
+    assert result.mean("DCG") == rankwise.evaluate(qrels, run, ["DCG"]).mean("DCG")
+    assert rankwise.Result.from_json(result.to_json()).conventions == conv
+    assert Conventions(family_overrides=(("nDCG", "gain", "exp"),)) == \
+        Conventions(family_overrides=(("nDCG", "gain", "exponential"),))
+    with pytest.raises(InputError, match="gain must be linear"):
+        Conventions(family_overrides=(("nDCG", "gain", "squared"),))
+    with pytest.raises(InputError, match="relevance_threshold must be 0 or more"):
+        Conventions(family_overrides=(("P", "relevance_threshold", -1),))
+
+
+def test_a_family_override_naming_no_family_is_refused():
+    """It once changed nothing, silently: P@1 stayed trec_eval's 0 on a tie at the top."""
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    with pytest.raises(InputError, match="unknown measure family .did you mean nDCG"):
+        rankwise.evaluate(qrels, run, ["P@1"], family_overrides=(("ndcg", "ties", "expected"),))
+    assert rankwise.evaluate(qrels, run, ["P@1"],
+                             family_overrides=(("P", "ties", "expected"),)).mean("P@1") == 0.5
+
 def test_profiles_resolve_and_flags_override():
     assert resolve("pytrec_eval").score_precision == "float32"
     assert resolve("pytrec_eval", score_precision="float64").score_precision == "float64"
