@@ -73,7 +73,8 @@ class Conventions:
         byte strings) or ``"docid_asc"``, kept in ``"input_order"``, or not ordered at all:
         ``"expected"`` gives each measure's exact expected value over all orderings of the tied
         documents (McSherry & Najork, ECIR 2008), ``"optimistic"`` / ``"pessimistic"`` its value
-        with the better / worse judged documents first within each tie.
+        with the better / worse judged documents first within each tie (by grade; by gain
+        for a measure with a gain map).
         With ``max_depth``, the list is cut first (in trec_eval's order for ``"expected"``):
         a tie group straddling the depth keeps the documents trec_eval keeps.
     missing_queries

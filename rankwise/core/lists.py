@@ -252,11 +252,13 @@ class RankedLists:
         out[self.segment_of(rows[mixed])] = True
         return out
 
-    def with_ties_by_grade(self, best_first: bool) -> "RankedLists":
-        """The same lists with each tie group re-ordered by grade, best (or worst) first: the
-        optimistic (pessimistic) order, for a family that overrides the ties convention."""
+    def with_ties_by_grade(self, best_first: bool, key: np.ndarray | None = None
+                           ) -> "RankedLists":
+        """The same lists with each tie group re-ordered by grade (or by ``key``, one value
+        per row: a measure's gains), best (or worst) first: the optimistic (pessimistic)
+        order, for a family that overrides the ties convention or orders by gain."""
         rows, source = ties_by_grade(self.score, self.offsets, self.grade, best_first,
-                                     self.tied_groups)
+                                     self.tied_groups, key)
         columns = {}
         for name in ("grade", "run_row"):  # only the tied rows move; a tie's scores are equal
             column = getattr(self, name).copy()
@@ -348,15 +350,16 @@ class Hits:
 
 
 def ties_by_grade(score: np.ndarray, offsets: np.ndarray, grade: np.ndarray,
-                  best_first: bool, groups: tuple[np.ndarray, np.ndarray] | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
+                  best_first: bool, groups: tuple[np.ndarray, np.ndarray] | None = None,
+                  key: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each tie group of ranked lists (equal scores within a query) ordered by grade, higher
     grades first (``best_first``) or last, unjudged documents as grade -1 (below every judged
     one when best first), stable otherwise: the rows of groups of two or more rows and, for
     each, the row that moves there (the other rows keep their place). ``groups``: the tie
-    groups' rows and numbers (:func:`.order.tie_group_rows`), when already found."""
+    groups' rows and numbers (:func:`.order.tie_group_rows`), when already found; ``key``:
+    per row, what to order by instead of the grade."""
     rows, group = tie_group_rows(score, offsets) if groups is None else groups
-    key = grade_key(grade[rows])
+    key = grade_key(grade[rows]) if key is None else key[rows]
     return rows, rows[sort_within_groups(group, -key if best_first else key)]
 
 

@@ -128,16 +128,32 @@ class Measure:
     def compute(self, lists) -> np.ndarray:
         """One value per query of ``lists`` (NaN where the conventions leave it undefined)."""
         conv = self.conventions(lists)
-        if conv.ties != lists.conventions.ties and conv.ties in ("optimistic", "pessimistic"):
-            lists = lists.with_ties_by_grade(best_first=conv.ties == "optimistic")
-        lists = lists.with_conventions(conv)
         params = {k: v for k, v in self.spec.params.items()}
         params.update(dict(self.params))
         for name, default in (("rel", conv.relevance_threshold), ("gain", conv.gain_name),
                               ("base", conv.discount_base)):
             if name in params and params[name] is None:
                 params[name] = default
+        lists = self.tie_ordered(lists, conv, params).with_conventions(conv)
         return self._undefined(lists, self.values(lists, params), params)
+
+    def tie_ordered(self, lists, conv, params: dict[str, Any]):
+        """``lists`` in this measure's order of each tie group under ``conv``'s ``optimistic``
+        / ``pessimistic`` policy: by grade, or by gain for a measure with a gain map (which
+        need not grow with the grade: under ``{2: 5, 3: 2}`` a grade 2 gains more than a 3),
+        the grades below ``rel`` of DCG and nDCG gaining 0; ``lists`` itself when already so."""
+        if conv.ties not in ("optimistic", "pessimistic"):
+            return lists
+        best_first = conv.ties == "optimistic"
+        if isinstance(params.get("gain"), tuple):
+            from .graded import GAIN_FROM, gain_from, gains
+
+            gain = gain_from(lists.levels, params["gain"], params["rel"]) \
+                if self.spec.params == GAIN_FROM else params["gain"]
+            return lists.with_ties_by_grade(best_first, key=gains(lists.grade, gain))
+        if conv.ties != lists.conventions.ties:
+            return lists.with_ties_by_grade(best_first)
+        return lists
 
     def values(self, lists, params: dict[str, Any]) -> np.ndarray:
         """The family's value per query of ``lists`` (already under this measure's

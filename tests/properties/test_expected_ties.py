@@ -65,9 +65,9 @@ def measures_to_check() -> list:
 
 
 MEASURES = measures_to_check()
-# ordering a tie by grade is the best (worst) order only where a higher grade is never worse
-MONOTONE = [m for m in MEASURES if not isinstance(dict(m.params).get("gain"), tuple)
-            and m.spec.grade_monotone]
+# ordering a tie by grade (by gain, for a gain map) is the best (worst) order where a higher
+# grade (gain) is never worse
+MONOTONE = [m for m in MEASURES if m.spec.grade_monotone]
 
 CONVENTIONS = {
     "trec_eval": {},
@@ -273,6 +273,31 @@ def test_tie_free_runs_do_not_depend_on_the_tie_policy(data):
     for policy in ("expected", "optimistic", "pessimistic", "input_order", "docid_asc"):
         assert_all_close(per_query(qrels, distinct, MEASURES, ties=policy), reference, policy)
 
+
+@pytest.mark.parametrize("how", ["conventions", "measure", "family_override"])
+def test_optimistic_orders_a_tie_by_gain_under_a_gain_map(how):
+    """Under a gain map that does not grow with the grade (grade 2 gains 5, grade 3 gains 2)
+    the optimistic order once put grade 3 first: nDCG's worst order, not its best."""
+    qrels = {"q": {"a": 3, "b": 2, "c": 1, "d": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0, "e": 1.0}}
+    gain = {1: 1, 2: 5, 3: 2, 0: -1}  # grade 0 below the unjudged document's 0
+    name, options = {"conventions": ("nDCG", {"gain": gain}),
+                     "measure": ("nDCG(gain={0:-1,1:1,2:5,3:2})", {}),
+                     "family_override": ("nDCG", {"gain": gain, "family_overrides": (
+                         ("nDCG", "ties", "optimistic"), ("DCG", "ties", "pessimistic"))})}[how]
+    orders = [dict(zip(order, (5.0, 4.0, 3.0, 2.0, 1.0))) for order in
+              itertools.permutations("abcde")]
+    values = [per_query(qrels, {"q": one}, [name], **options)["q"][name] for one in orders]
+    ties = {} if how == "family_override" else {"ties": "optimistic"}
+    assert per_query(qrels, run, [name], **ties, **options)["q"][name] == \
+        pytest.approx(max(values), abs=1e-15)
+    if how != "family_override":
+        worst = per_query(qrels, run, [name], ties="pessimistic", **options)["q"][name]
+        assert worst == pytest.approx(min(values), abs=1e-15)
+    else:  # DCG under a pessimistic override: the order of the smallest DCG
+        dcg = [per_query(qrels, {"q": one}, ["DCG"], gain=gain)["q"]["DCG"] for one in orders]
+        assert per_query(qrels, run, ["DCG"], **options)["q"]["DCG"] == \
+            pytest.approx(min(dcg), abs=1e-15)
 
 def test_tie_bounds_of_a_tie_invariant_measure_are_its_value():
     lists = rank(to_qrels({"q": {"a": 1, "b": 0}}), to_run({"q": {"a": 1.0, "b": 1.0}}))

@@ -76,6 +76,7 @@ def tie_bound(measure, lists, best_first: bool, params: dict[str, Any] | None = 
     bound = reorder_ties(lists, best_first, _with_ties(measure.conventions(lists), policy))
     if params is None:
         return measure.compute(bound)
+    bound = measure.tie_ordered(bound, bound.conventions, params)
     return measure._undefined(bound, measure.values(bound, params), params)
 
 
