@@ -202,7 +202,9 @@ def compute(measure, lists: _Lists, base: Conventions):
             params[name] = default
     native = measure.family in NATIVE and (
         conv.ties != "expected" or measure.family in NATIVE_EXPECTED) and not (
-        measure.family in ("nDCG", "DCG") and params["rel"] > 0)  # gains from a grade
+        measure.family in ("nDCG", "DCG") and params["rel"] > 0) and not (  # gains from a grade
+        conv.ties in ("optimistic", "pessimistic") and isinstance(params.get("gain"), tuple))
+    # (a gain map orders a tie by gain there: Measure.tie_ordered)
     if conv.ties != base.ties and conv.ties in ("optimistic", "pessimistic"):
         lists = _ties_by_grade(lists, best_first=conv.ties == "optimistic")
     if not native:

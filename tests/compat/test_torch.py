@@ -29,6 +29,11 @@ CONVENTIONS = [
     {"idcg_zero": "skip"}, {"short_lists": "length"}, {"nonpositive_scores": "nonrelevant"},
     {"unjudged": "remove"}, {"ideal": "retrieved"}, {"ideal": "retrieved", "max_depth": 4},
     {"recall_denominator": "min_relevant_cutoff"},
+    # a gain map that does not grow with the grade: a tie is ordered by gain there
+    {"ties": "optimistic", "gain": {1: 1, 2: 5, 3: 2}},
+    {"ties": "pessimistic", "gain": {0: -1, 2: 4}},
+    {"gain": {1: 1, 2: 5, 3: 2}, "family_overrides": (("nDCG", "ties", "optimistic"),
+                                                     ("DCG", "ties", "pessimistic"))},
 ]
 
 
