@@ -91,14 +91,19 @@ def _code(dictionary, value: str) -> int:
     return int(pc.index(dictionary, value).as_py())
 
 
-def ties_by_grade(docs, grades, scores, best_first: bool):
-    """Within each run of equal scores, higher grades first (or last); unjudged as -1."""
+def ties_by_grade(docs, grades, scores, best_first: bool, gain=None):
+    """Within each run of equal scores, higher grades first (or last); unjudged as -1; by
+    gain instead for a gain map ``gain`` (unjudged and negative grades gaining 0)."""
+    from ..measures.graded import gains
+
     group, groups = 0, []
     for i, s in enumerate(scores):
         group += i > 0 and s != scores[i - 1]
         groups.append(group)
+    key = [_key(g) for g in grades] if gain is None else \
+        gains(np.array(grades, dtype=float), gain).tolist()
     order = sorted(range(len(docs)), key=lambda i: (
-        groups[i], -_key(grades[i]) if best_first else _key(grades[i]), i))
+        groups[i], -key[i] if best_first else key[i], i))
     return [docs[i] for i in order], [grades[i] for i in order], [scores[i] for i in order]
 
 

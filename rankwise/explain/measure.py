@@ -30,6 +30,7 @@ def explain_measure(m, listed: Listed, query: str, system: str, conv) -> Explana
     rel = fconv.relevance_threshold if rel is None or isinstance(rel, str) else float(rel)
     gain = params.get("gain")
     gain = fconv.gain_name if gain is None else gain
+    by_gain = isinstance(gain, tuple)  # a gain map: ties ordered by gain, as the engine does
     if m.family in ("nDCG", "DCG"):  # their rel: the grades below it gain 0
         gain = gain_from(np.array([g for _, g in listed.judged] + list(listed.grades)), gain,
                          params["rel"])
@@ -38,8 +39,10 @@ def explain_measure(m, listed: Listed, query: str, system: str, conv) -> Explana
     docs, grades, scores = listed.docs, listed.grades, listed.scores
     if fconv.ties == "expected":
         _refuse_expected(m.family, conv)
-    if fconv.ties != conv.ties:  # a family's own optimistic / pessimistic order
-        docs, grades, scores = ties_by_grade(docs, grades, scores, fconv.ties == "optimistic")
+    if fconv.ties in ("optimistic", "pessimistic") and (fconv.ties != conv.ties or by_gain):
+        # a family's own optimistic / pessimistic order, or one by a gain map's gains
+        docs, grades, scores = ties_by_grade(docs, grades, scores, fconv.ties == "optimistic",
+                                             gain if by_gain else None)
     kind = KINDS[FAMILIES[m.family]]
     k = m.cutoff if kind.rank_cutoff else None
     if fconv.ideal == "retrieved":
