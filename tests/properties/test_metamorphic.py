@@ -56,6 +56,15 @@ FIELDS = {**CHOICES, "gain": ("linear", "exponential", {1: 1, 2: 5, 3: 2}),
           "relevance_threshold": (1, 2, 0), "max_depth": (None, 3), "discount_base": (2.0, 10.0)}
 SETTINGS = [{}] + [{name: value} for name, values in FIELDS.items() for value in values[1:]]
 IDS = ["trec_eval"] + [f"{k}={v}" for s in SETTINGS[1:] for k, v in s.items()]
+#: the settings of the default suite; the others are marked slow (CI runs them too)
+FAST = ({}, {"ties": "expected"}, {"ties": "input_order"}, {"unjudged": "remove"},
+        {"max_depth": 3}, {"gain": {1: 1, 2: 5, 3: 2}}, {"missing_queries": "zero"},
+        {"run_only_queries": "zero"})
+
+
+def tiered(settings: list[dict]) -> list:
+    """``settings`` as parameters, those not in FAST marked slow."""
+    return [s if s in FAST else pytest.param(s, marks=pytest.mark.slow) for s in settings]
 POOL = [f"d{i}" for i in range(12)] + ["D1", "é", "x10", "x9"]
 SCORES = [0.0, 0.25, 0.5, 1.0, 2.0, -1.5, 3.0]
 
@@ -136,7 +145,7 @@ def any_doc_map(setting) -> bool:
                                      and setting.get("max_depth") is None)
 
 
-@pytest.mark.parametrize("setting", SETTINGS, ids=IDS)
+@pytest.mark.parametrize("setting", tiered(SETTINGS), ids=IDS)
 def test_renaming_and_reordering_the_input_change_nothing(setting):
     rng = np.random.default_rng(SETTINGS.index(setting))
     for qrels, run, empty in collections(setting, 0):
@@ -163,7 +172,7 @@ def test_renaming_and_reordering_the_input_change_nothing(setting):
             assert_same(got, expected, "rows reordered")
 
 
-@pytest.mark.parametrize("setting", SETTINGS, ids=IDS)
+@pytest.mark.parametrize("setting", tiered(SETTINGS), ids=IDS)
 def test_a_strictly_increasing_transform_of_the_scores_changes_nothing(setting):
     """Scores mapped to others in the same order and on the same side of 0 (which
     nonpositive_scores="nonrelevant" reads), exact in float32 (which merges scores)."""
@@ -189,7 +198,7 @@ def _list_lengths(qrels_rows, run_rows, setting) -> dict[str, int]:
     return {q: min(len(ds), depth) for q, ds in docs.items()}
 
 
-@pytest.mark.parametrize("setting", SETTINGS, ids=IDS)
+@pytest.mark.parametrize("setting", tiered(SETTINGS), ids=IDS)
 def test_documents_appended_below_the_list_change_nothing_above_them(setting):
     """Unjudged documents appended below the last one change no value within a cutoff
     above them, and nothing at all under unjudged="remove"; the judged documents not
@@ -215,7 +224,7 @@ def test_documents_appended_below_the_list_change_nothing_above_them(setting):
                         assert same(got[q][m], value), (kind, q, m, got[q][m], value)
 
 
-@pytest.mark.parametrize("setting", SETTINGS, ids=IDS)
+@pytest.mark.parametrize("setting", tiered(SETTINGS), ids=IDS)
 def test_queries_apart_and_runs_together_equal_one_pass(setting):
     """Splitting the queries in two and merging the per-query values, and evaluating two
     runs in one call, give each query the value of one pass (ERR with its grade scale
@@ -250,7 +259,7 @@ KS = (1, 2, 3, 5, 10)
 CUTOFF_MEASURES = [f"{m}@{k}" for m in ("P", "R", "Success", "DCG", "AP", "RR") for k in KS]
 
 
-@pytest.mark.parametrize("setting", SETTINGS, ids=IDS)
+@pytest.mark.parametrize("setting", tiered(SETTINGS), ids=IDS)
 def test_values_lie_in_their_range_and_grow_with_the_cutoff(setting):
     """Every value in its family's documented range; P@K·K and R@K·R are counts (not under
     ties="expected", a mean of counts); Success@K, R@K (over R: min(R, K) changes with K)
@@ -282,7 +291,7 @@ def test_values_lie_in_their_range_and_grow_with_the_cutoff(setting):
                     assert math.isnan(a) or a <= b + TOLERANCE, (q, m, small, a, b)
 
 
-@pytest.mark.parametrize("setting", SETTINGS, ids=IDS)
+@pytest.mark.parametrize("setting", tiered(SETTINGS), ids=IDS)
 def test_a_perfect_ranking_scores_one(setting):
     """Every judged document by grade, an unjudged one below: nDCG = 1 where a grade gains
     (without max_depth, which cuts the list; a gain map that does not grow with the grade has
@@ -311,8 +320,9 @@ BINARY = ["P@3", "R@5", "AP", "RR", "Rprec", "Bpref", "SetF", "IPrec@0.5", "Succ
 GAINS = ["nDCG", "nDCG@3", "DCG@5", "IDCG", "CG@3", "ndcg_rel", "G", "RWRR@3"]
 
 
-@pytest.mark.parametrize("setting", [s for s in SETTINGS if "relevance_threshold" not in s
-                                     and "gain" not in s], ids=lambda s: str(s) or "trec_eval")
+@pytest.mark.parametrize("setting", tiered([s for s in SETTINGS if "relevance_threshold"
+                                            not in s and "gain" not in s]),
+                         ids=lambda s: str(s) or "trec_eval")
 def test_thresholds_and_gain_maps_equal_judgments_rewritten(setting):
     """A binary measure with rel=t, or under relevance_threshold=t, equals the measure on the
     judgments thresholded at t by hand (negative grades kept: unjudged); a gain map equals the
@@ -366,8 +376,8 @@ def tied_collection(rng: np.random.Generator):
     return qrels, run
 
 
-@pytest.mark.parametrize("setting", [s for s in SETTINGS if "ties" not in s
-                                     and "duplicates" not in s],
+@pytest.mark.parametrize("setting", tiered([s for s in SETTINGS if "ties" not in s
+                                            and "duplicates" not in s]),
                          ids=lambda s: str(s) or "trec_eval")
 def test_expected_ties_are_the_mean_over_orderings_between_the_bounds(setting):
     """ties="expected" equals the mean over every ordering of the tied documents (brute
