@@ -15,6 +15,21 @@ def write(folder: Path, name: str, text: str | bytes, compress: bool = False) ->
     return str(path)
 
 
+def parquet_folder(folder: Path, files: dict) -> str:
+    """A folder holding ``files`` (paths relative to it: pyarrow tables written as Parquet,
+    or bytes written as they are)."""
+    import pyarrow.parquet as pq
+
+    for name, content in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            pq.write_table(content, path)
+    return str(folder)
+
+
 def memory_short(monkeypatch) -> None:
     """Take every run as too large for one pass in memory (streamed from its file, or in
     blocks), while the judgments are still read."""

@@ -20,7 +20,7 @@ import pytest
 import rankwise
 from rankwise.errors import InputError
 from rankwise.io.parquet import is_parquet_path
-from tests.helpers import memory_short, spy
+from tests.helpers import memory_short, parquet_folder, spy
 
 MEASURES = ["P@5", "R@20", "AP", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref", "ERR@10", "NumRet"]
 
@@ -543,18 +543,6 @@ RUN = pa.table({"query": ["q1", "q1", "q2", "q3"], "doc": ["a", "b", "c", "d"],
 QRELS = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}, "q3": {"e": 1}}
 
 
-def _files(folder, files: dict[str, pa.Table | bytes]) -> str:
-    """A folder holding ``files`` (paths relative to it: Parquet tables, or bytes)."""
-    for name, content in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            pq.write_table(content, path)
-    return str(folder)
-
-
 def _every_way(qrels, run, measures=MEASURES, monkeypatch=None) -> list[str]:
     """The JSON of the run (a path) evaluated in one pass, streamed in one-row batches and
     whole, and (with ``monkeypatch``) streamed by rankwise.evaluate itself."""
@@ -582,10 +570,10 @@ def test_a_folder_whose_files_are_all_in_sub_folders_is_read(tmp_path, monkeypat
     from rankwise.cli import main
     from rankwise.io.parquet import folder_files, parquet_rows
 
-    folder = _files(tmp_path / "nested", {"part1/a.parquet": RUN.slice(0, 2),
+    folder = parquet_folder(tmp_path / "nested", {"part1/a.parquet": RUN.slice(0, 2),
                                           "part2/deeper/b.parquet": RUN.slice(2, 1),
                                           "part3/c.parquet": RUN.slice(3)})
-    one = _files(tmp_path / "one", {"run.parquet": RUN})
+    one = parquet_folder(tmp_path / "one", {"run.parquet": RUN})
     assert is_parquet_path(folder) and parquet_rows(folder) == 4
     assert [f[len(folder) + 1:] for f in folder_files(folder).data] == [
         "part1/a.parquet", "part2/deeper/b.parquet", "part3/c.parquet"]
@@ -608,7 +596,7 @@ def test_hive_partition_folders_give_the_columns_they_name(tmp_path, monkeypatch
     (date=...) is not read. Such a folder was refused as 'is a directory', or read without
     the column."""
     run = RUN.append_column("rank", pa.array([1, 2, 1, 1]))
-    folder = _files(tmp_path / "run", {
+    folder = parquet_folder(tmp_path / "run", {
         "date=2024-01-01/query=q1/part-0.parquet": run.slice(0, 1).drop(["query"]),
         "date=2024-01-01/query=q1/part-1.parquet": run.slice(1, 1).drop(["query"]),
         "date=2024-01-02/query=q%3D2/part-0.parquet": run.slice(2, 1).drop(["query"]),
@@ -617,11 +605,11 @@ def test_hive_partition_folders_give_the_columns_they_name(tmp_path, monkeypatch
         "date=2024-01-02/query=q4/part-0.parquet": run.slice(0, 0).drop(["query"])})
     assert rankwise.to_run(folder).query_ids() == ["q1", "q=2", "q3"]
     qrels = {"q1": {"a": 1, "b": 2}, "q=2": {"c": 1}, "q3": {"e": 1}}
-    one = _files(tmp_path / "one", {"run.parquet": run.set_column(
+    one = parquet_folder(tmp_path / "one", {"run.parquet": run.set_column(
         0, "query", pa.array(["q1", "q1", "q=2", "q3"]))})
     expected = rankwise.evaluate(qrels, {"sys": one}, MEASURES, per_query=True).to_json()
     assert set(_every_way(qrels, folder, monkeypatch=monkeypatch)) == {expected}
-    judged = _files(tmp_path / "qrels", {
+    judged = parquet_folder(tmp_path / "qrels", {
         f"relevance={grade}/part-0.parquet": pa.table({"query": [q], "doc": [d]})
         for grade, q, d in ((1, "q1", "a"), (2, "q1", "b"), (0.5, "q2", "c"))})
     read = rankwise.to_qrels(judged)
@@ -654,7 +642,7 @@ def test_hive_partition_folders_that_cannot_give_a_column_are_refused(tmp_path, 
     'Unable to merge', Spark reads the folder's value in place of the file's)."""
     from rankwise.stream import evaluate_stream
 
-    folder = _files(tmp_path / "run", files)
+    folder = parquet_folder(tmp_path / "run", files)
     for evaluate in (rankwise.evaluate, evaluate_stream):
         with pytest.raises(InputError, match=re.escape(message)) as error:
             evaluate(QRELS, folder, ["AP"])
@@ -669,13 +657,13 @@ def test_files_skipped_for_their_names_are_counted(tmp_path, monkeypatch, capsys
     were left out without a word."""
     from rankwise.cli import main
 
-    folder = _files(tmp_path / "run", {
+    folder = parquet_folder(tmp_path / "run", {
         "part-0.parquet": RUN.slice(0, 3), "_part-1.parquet": RUN.slice(3),
         "_temporary/0/part-2.parquet": RUN, "_SUCCESS": b"", ".part-0.parquet.crc": b"crc",
         "sub/.hidden.parquet": RUN.slice(0, 0)})
     summary = pq.read_metadata(os.path.join(folder, "part-0.parquet"))  # it holds 3 rows
     summary.write_metadata_file(os.path.join(folder, "_metadata"))
-    qrels_folder = _files(tmp_path / "qrels", {
+    qrels_folder = parquet_folder(tmp_path / "qrels", {
         "part-0.parquet": pa.table({"query": ["q1", "q1", "q2", "q3"],
                                     "doc": ["a", "b", "c", "e"], "relevance": [1, 2, 1, 1]}),
         ".old.parquet": pa.table({"query": ["q9"], "doc": ["z"], "relevance": [1]})})
@@ -691,7 +679,7 @@ def test_files_skipped_for_their_names_are_counted(tmp_path, monkeypatch, capsys
     assert main(["evaluate", qrels_folder, folder, "-m", "AP"]) == 0
     assert "2 Parquet files of the run skipped (name starting with _ or .); 1 Parquet files " \
         "of the judgments skipped (name starting with _ or .)" in capsys.readouterr().err
-    clean = rankwise.evaluate(QRELS, _files(tmp_path / "clean", {"a.parquet": RUN}), ["AP"])
+    clean = rankwise.evaluate(QRELS, parquet_folder(tmp_path / "clean", {"a.parquet": RUN}), ["AP"])
     assert clean.diagnostics["clean"]["run_files_skipped"] == 0
 
 
@@ -707,7 +695,7 @@ def test_a_folder_without_a_file_to_read_says_so(tmp_path, files, skipped):
 
     folder = tmp_path / "run"
     folder.mkdir()
-    _files(folder, files)
+    parquet_folder(folder, files)
     expected = (f"{folder}: no Parquet files in the folder (files and folders whose names "
                 f"start with _ or . are skipped, as pyarrow and Spark skip them{skipped}")
     for read in (rankwise.to_run, lambda path: rankwise.evaluate(QRELS, path, ["AP"]),

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import rankwise
 from rankwise import cli
 from rankwise.spark.commands import evaluate_from_args
+from tests.helpers import parquet_folder
 from tests.spark.test_io_cli import spark_args
 
 MEASURES = ["AP", "P@5", "nDCG@10"]
@@ -20,18 +20,6 @@ RUN = pa.table({"query": ["q1", "q1", "q2", "q3", "q3"], "doc": ["a", "b", "c", 
                 "score": [2.0, 1.0, 1.0, 3.0, 1.0]})
 QRELS = pa.table({"query": ["q1", "q1", "q2", "q3"], "doc": ["a", "b", "c", "f"],
                   "relevance": [1, 2, 1, 1]})
-
-
-def _files(folder, files: dict[str, pa.Table | bytes]) -> str:
-    """A folder holding ``files`` (paths relative to it: Parquet tables, or bytes)."""
-    for name, content in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            pq.write_table(content, path)
-    return str(folder)
 
 
 def _both(qrels: str, run: str) -> tuple[dict, dict]:
@@ -53,11 +41,11 @@ def test_plain_sub_folders_and_skipped_files_as_in_memory(spark, tmp_path):
     """Spark's own reader read only the files of the folder and of its key=value sub-folders
     (here 2 of the run's 5 rows) and counted no skipped file; now it reads the files the
     in-memory reader reads and both count the skipped ones holding rows."""
-    run = _files(tmp_path / "run", {
+    run = parquet_folder(tmp_path / "run", {
         "part-0.parquet": RUN.slice(0, 2), "sub/part-1.parquet": RUN.slice(2, 1),
         "a/b/part-2.parquet": RUN.slice(3), "_part-9.parquet": RUN,
         "_temporary/0/part-3.parquet": RUN, "_SUCCESS": b""})
-    qrels = _files(tmp_path / "qrels", {
+    qrels = parquet_folder(tmp_path / "qrels", {
         "part-0.parquet": QRELS.slice(0, 3), "more/part-1.parquet": QRELS.slice(3),
         ".old.parquet": QRELS})
     got, want = _both(qrels, run)
@@ -71,10 +59,10 @@ def test_plain_sub_folders_and_skipped_files_as_in_memory(spark, tmp_path):
 def test_key_value_folders_give_ids_as_their_text(spark, tmp_path):
     """query=007 is the query '007' in memory; Spark's reader took it for the number 7, so
     the run's queries matched no judgment. Values given by folder names are numbers."""
-    run = _files(tmp_path / "run", {
+    run = parquet_folder(tmp_path / "run", {
         "query=007/part-0.parquet": RUN.slice(0, 2).drop(["query"]),
         "query=12/x/part-0.parquet": RUN.slice(2, 1).drop(["query"])})
-    qrels = _files(tmp_path / "qrels", {
+    qrels = parquet_folder(tmp_path / "qrels", {
         f"relevance={grade}/part-0.parquet": pa.table({"query": [q], "doc": [d]})
         for grade, q, d in ((1, "007", "a"), (2, "007", "b"), (1, "12", "c"))})
     got, want = _both(qrels, run)
@@ -86,10 +74,10 @@ def test_a_folder_refused_as_in_memory(spark, tmp_path):
     """A column both in a file and in its folder's name, and a folder with no file to read,
     are refused with the in-memory reader's words (Spark read the folder's value, or failed
     with its own message)."""
-    qrels = _files(tmp_path / "qrels", {"part-0.parquet": QRELS})
+    qrels = parquet_folder(tmp_path / "qrels", {"part-0.parquet": QRELS})
     for name, files in {"twice": {"query=q1/a.parquet": RUN},
                         "empty": {"_SUCCESS": b"", "_a.parquet": RUN}}.items():
-        run = _files(tmp_path / name, files)
+        run = parquet_folder(tmp_path / name, files)
         with pytest.raises(rankwise.InputError) as memory:
             rankwise.evaluate(qrels, run, MEASURES)
         args = spark_args(["evaluate", qrels, run, "-m", *MEASURES])
@@ -111,9 +99,9 @@ def test_a_folder_rows_in_the_order_of_its_files(spark, tmp_path, conventions):
     if "ties" in conventions:  # every doc tied, each once
         small = pa.table({"query": ["q1"], "doc": ["w"], "score": [1.0]})
         large = large.set_column(2, "score", pa.array([1.0] * 3))
-    run = _files(tmp_path / "run", {"a.parquet": small, "b.parquet": large})
+    run = parquet_folder(tmp_path / "run", {"a.parquet": small, "b.parquet": large})
     qrels = pa.table({"query": ["q1", "q1"], "doc": ["x", "z"], "relevance": [1, 1]})
-    path = _files(tmp_path / "qrels", {"q.parquet": qrels})
+    path = parquet_folder(tmp_path / "qrels", {"q.parquet": qrels})
     memory = rankwise.evaluate(path, {"sys": run}, MEASURES, per_query=True, **conventions)
     df, _ = rs.read_run(spark, run)
     result = rs.evaluate({"sys": df}, rs.read_qrels(spark, path), MEASURES, per_query=True,
