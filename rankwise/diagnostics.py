@@ -215,6 +215,12 @@ def list_checks(lists, measures, facts: RowFacts | None = None, parts: Parts | N
             "exp_gain_levels": _exp_gain_levels(lists, measures, parts)}
 
 
+#: The check codes in the order :func:`run_checks` gives them.
+CHECK_ORDER = ("binary_judgments", "threshold_above_grades", "short_lists", "ties_at_cutoff",
+               "no_relevant", "idcg_zero", "judged_at_k", "one_side", "different_cutoffs",
+               "exp_gain_levels", "carried_by_few", "tie_sensitivity")
+
+
 def combine_checks(lists, measures, values: dict[str, np.ndarray] | None,
                    listed: dict[str, list[list[Check]]], bounds: TieBounds | None = None,
                    parts: Parts | None = None) -> list[list[Check]]:

@@ -397,3 +397,16 @@ def test_tie_sensitivity_below_four_decimals_is_a_note_printed_with_the_digits_t
     assert [c["severity"] for c in checks] == ["note"]
     low, high = re.search(r"from (\S+) to (\S+) under", checks[0]["message"]).groups()
     assert low != high and len(low) > len("0.0000")
+
+
+def test_check_order_names_every_check_in_run_checks_order():
+    """diagnostics.CHECK_ORDER (which the Spark engine's merged checks follow) is the order
+    run_checks gives its checks in."""
+    from rankwise.diagnostics import CHECK_ORDER
+
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}, "q3": {"z": 1}}
+    run = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"c": 3.0, "x": 2.0}, "q4": {"y": 1.0}}
+    codes = [c["code"] for c in rankwise.evaluate(qrels, run, ["P@5", "nDCG", "ERR@3", "AP",
+                                                               "AP@2"]).systems["run"].checks]
+    assert set(codes) <= set(CHECK_ORDER) and len(set(codes)) >= 8
+    assert codes == sorted(codes, key=CHECK_ORDER.index)

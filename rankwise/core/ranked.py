@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 
 
-def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
+def rank(judgments, run, conventions: Conventions | None = None, *,
+         disjoint: bool = False) -> RankedLists:
     """Join ``run`` with the judgments and order every query's list: the one pass.
 
     Parameters
@@ -41,6 +42,10 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
         The ranking to evaluate.
     conventions : Conventions, optional
         Defaults to trec_eval's.
+    disjoint : bool
+        Join a run and judgments without a query in common (one part of a larger
+        evaluation, such as a Spark chunk), which are otherwise refused as almost always a
+        wrong file (:func:`~.join.no_overlap`).
 
     Returns
     -------
@@ -56,18 +61,20 @@ def rank(judgments, run, conventions: Conventions | None = None) -> RankedLists:
     else:
         index = judgments if isinstance(judgments, JudgmentIndex) else index_judgments(judgments)
     try:
-        return _rank(index, run, conv)
+        return _rank(index, run, conv, disjoint=disjoint)
     except KeyCollision:  # two different doc ids share a fingerprint key: redo exactly
         qrels = (index.result() if isinstance(index, Future) else index).qrels
         qrels_keys, run_keys = exact_pair_keys((query_ids_per_row(qrels), qrels.docs),
                                                (query_ids_per_row(run), run.docs))
-        return _rank(index_from_keys(qrels, qrels_keys, exact=True), run, conv, run_keys)
+        return _rank(index_from_keys(qrels, qrels_keys, exact=True), run, conv, run_keys,
+                     disjoint=disjoint)
 
 
-def _rank(index, run, conv: Conventions,
-          run_keys: np.ndarray | None = None, dropped: int = 0) -> RankedLists:
+def _rank(index, run, conv: Conventions, run_keys: np.ndarray | None = None,
+          dropped: int = 0, disjoint: bool = False) -> RankedLists:
     """The pass itself; ``run_keys`` are the run's exact pair codes when ``index.exact``;
-    ``dropped`` rows of duplicates were already removed from ``run``.
+    ``dropped`` rows of duplicates were already removed from ``run``; ``disjoint``: as for
+    :func:`rank`.
 
     The run's ranked order (which needs no judgments) is worked out in a second thread while
     this one fingerprints the doc ids and joins: numpy and Arrow release the interpreter lock.
@@ -77,10 +84,10 @@ def _rank(index, run, conv: Conventions,
     if len(run) < THREAD_MIN_ROWS:  # a second thread costs more than it saves
         ordering: Future = Future()
         ordering.set_result(order_run(run, conv.ties))
-        return _rank_ordered(index, run, conv, run_keys, dropped, ordering)
+        return _rank_ordered(index, run, conv, run_keys, dropped, ordering, disjoint)
     with ThreadPoolExecutor(max_workers=1) as pool:
         ordering = pool.submit(order_run, run, conv.ties)
-        return _rank_ordered(index, run, conv, run_keys, dropped, ordering)
+        return _rank_ordered(index, run, conv, run_keys, dropped, ordering, disjoint)
 
 
 #: Runs with fewer rows are ordered and joined in one thread (handing work to a second
@@ -101,9 +108,9 @@ def order_run(run, ties: str, parts: np.ndarray | None = None):
 
 
 def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_keys,
-                  dropped: int, ordering: Future) -> RankedLists:
+                  dropped: int, ordering: Future, disjoint: bool) -> RankedLists:
     joined = join_run(index, run, np.array([0, run.num_queries]), run_keys,
-                      one_sided=scores_one_sided_queries(conv))
+                      one_sided=disjoint or scores_one_sided_queries(conv))
     run, index = joined.run, joined.index
     if len(joined.first):
         if conv.duplicates == "error":
@@ -113,7 +120,7 @@ def _rank_ordered(index: JudgmentIndex | Future, run, conv: Conventions, run_key
         keep = rows_to_keep(run, sorter, run_keys[sorter], conv.duplicates)
         return _rank(index, run.subset(keep), conv,
                      None if run_keys is None or not index.exact else run_keys[keep],
-                     dropped + len(run) - len(keep))
+                     dropped + len(run) - len(keep), disjoint)
     return assemble_lists(index, run, conv, RunParts.single(run, dropped),
                           joined.run_to_qrels_query, joined.grade_of_row, *ordering.result())[0]
 

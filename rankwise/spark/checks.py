@@ -9,13 +9,16 @@ word. With several, the checks of one kind (code and measures) are merged:
   check that found something elsewhere is dropped);
 * ``queries`` add up, ``total`` is every evaluated query, the examples are the first five in
   input order, ``value`` is kept where every chunk measured the same;
-* message: kept when the chunks agree; else with its counts of queries ("N of M queries",
-  "N queries", "N of them") added up, M the number of queries evaluated, and any other figure
+* message: kept when it holds no number or is an "ok"; else with its counts of queries ("N of
+  M queries", "N queries", "N of them") added up, M the number of queries evaluated (a lone
+  "N queries" is a count where N is the check's ``queries``), and any other figure
   that differs between chunks (a mean over a chunk's queries, a largest grade) shown as the
   range it takes, the message then saying so; a message worded differently in different
   chunks is that of the first, marked "(in part of the data)".
 
-Checks of a mean over all queries cannot be made from per-chunk results: ``carried_by_few``
+The merged checks come in :func:`rankwise.diagnostics.run_checks`' order
+(:data:`rankwise.diagnostics.CHECK_ORDER`). Checks of a mean over all queries cannot be made
+from per-chunk results: ``carried_by_few``
 (the share of queries carrying half the total), ``tie_sensitivity`` (whether the mean moves
 under another tie order) and the severity of ``judged_at_k`` (a warning when Judged@K is
 below 0.5) describe, with several chunks, the chunks that raised them (the most serious
@@ -27,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..diagnostics import CHECK_ORDER
 from .partition import EXAMPLES
 
 _SEVERITY = {"warning": 0, "note": 1, "ok": 2}
@@ -56,7 +60,9 @@ def merge_checks(chunks: list[list[dict[str, Any]]], total: int) -> list[dict[st
     found_something = {code for (code, _), checks in groups.items()
                        if any(c["severity"] != "ok" for c in checks)}
     out = []
-    for (code, _), checks in groups.items():
+    # in run_checks' order (a chunk without evaluated queries lacks some codes: the order of
+    # the groups as met could put its checks first)
+    for (code, _), checks in sorted(groups.items(), key=lambda g: CHECK_ORDER.index(g[0][0])):
         if code in found_something and all(c["severity"] == "ok" for c in checks):
             continue  # "nothing found" by some chunks, while others found something
         worst = min(_SEVERITY[c["severity"]] for c in checks)
@@ -77,11 +83,11 @@ def _merge(checks: list[dict[str, Any]], chunks: int, total: int) -> list[dict[s
     examples = list(dict.fromkeys(q for _, q in placed))[:EXAMPLES]
     values = {c.get("value") for c in checks}
     merged = {**_public(first), "queries": sum(int(c.get("queries", 0)) for c in checks),
-              "total": total if any(c.get("total") for c in checks) else 0,
+              "total": total if any(c.get("total") or c.get("queries") for c in checks) else 0,
               "examples": examples,
               "value": values.pop() if len(values) == 1 else None}
     messages = {c["message"] for c in checks}
-    if len(messages) == 1 and (len(checks) == chunks or first["severity"] == "ok"
+    if len(messages) == 1 and (first["severity"] == "ok"
                                or not _NUMBER.search(first["message"])):
         return [merged]
     return [{**merged, "message": _combined_message(checks, total)}]
@@ -90,7 +96,8 @@ def _merge(checks: list[dict[str, Any]], chunks: int, total: int) -> list[dict[s
 def _combined_message(checks: list[dict[str, Any]], total: int) -> str:
     """The common message with its query counts added up (M in "N of M queries" becomes the
     queries evaluated) and any other number that differs between chunks shown as a range."""
-    parsed = [_numbers(c["message"], int(c.get("total", -1))) for c in checks]
+    parsed = [_numbers(c["message"], int(c.get("total", -1)), int(c.get("queries", -1)))
+              for c in checks]
     text = checks[0]["message"]
     if any([k for _, _, k, _ in p] != [k for _, _, k, _ in parsed[0]] for p in parsed):
         return text + _PART  # worded differently beyond the numbers: one chunk's words
@@ -110,9 +117,10 @@ def _combined_message(checks: list[dict[str, Any]], total: int) -> str:
     return text + (_RANGES if ranged else "")
 
 
-def _numbers(text: str, total: int) -> list[tuple[int, int, str, str]]:
+def _numbers(text: str, total: int, queries: int) -> list[tuple[int, int, str, str]]:
     """Every number of a message: (start, end, kind, text); kind ``count`` (a number of
-    queries), ``total`` (the queries evaluated in the chunk) or ``other``."""
+    queries: the check's ``queries`` where "N queries" could be either), ``total`` (the
+    queries evaluated in the chunk) or ``other``."""
     out = []
     for m in _NUMBER.finditer(text):
         after, before = text[m.end():], text[:m.start()]
@@ -122,7 +130,7 @@ def _numbers(text: str, total: int) -> list[tuple[int, int, str, str]]:
                 kind = "count"
             elif re.match(r" (?:judged )?queries\b", after):
                 kind = "total" if before.endswith((" of ", "the ")) \
-                    or int(m.group()) == total else "count"
+                    or int(m.group()) == total != queries else "count"
         out.append((m.start(), m.end(), kind, m.group()))
     return out
 

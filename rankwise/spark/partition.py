@@ -25,11 +25,10 @@ rows within a query's list is Spark's; where a convention depends on it (``ties=
 "input_order"``, ``duplicates="first"``/``"last"``) the rows carry their row id and are put
 back in input order.
 
-A chunk in which no query of a run is judged (possible in a small partition) cannot be joined
-as such (the engine refuses a run and judgments without a common query, a wrong-file guard);
-it is evaluated with one extra *sentinel* query, present on both sides with one document, whose
-own diagnostics (from evaluating the sentinel alone) are subtracted and whose values are
-dropped: every count and value of the real queries stays exact.
+A chunk in which no query of a run is judged (possible in a small partition) is joined as it
+is (``rank(..., disjoint=True)``: the engine otherwise refuses a run and judgments without a
+common query, a wrong-file guard), so that its counts, values and checks are those of its own
+queries.
 
 Errors in the data raise :class:`~rankwise.errors.InputError` here; the partition then returns
 the error in its summary and the driver raises it.
@@ -67,7 +66,6 @@ SECONDS = ("wall", "cpu", "waiting", "returning")
 SUMMARY = "summary"
 #: Examples kept per diagnostic (as the in-memory engine keeps).
 EXAMPLES = 5
-_SENTINEL = "\x00rankwise-sentinel"
 
 
 def side_column(name: str, side: int) -> str:
@@ -196,17 +194,18 @@ def _row_counts(batch) -> np.ndarray:
 def evaluate_chunk(table, plan: Plan, summary: PartitionSummary) -> list[Any]:
     """Evaluate every system on one chunk and add to ``summary``; return the per-query
     record batches, one per system (none without ``plan.per_query``)."""
+    from ..core.judgments import index_judgments
+
     rows = _Rows(table.combine_chunks(), plan)
     qrels, qrels_first = rows.qrels()
-    judgments = _Judgments(qrels)
+    index = index_judgments(qrels)  # shared by every system
     batches = []
     for s, name in enumerate(plan.systems):
         run, run_first, has_rank, dropped = rows.run(s)
-        lists, values, sentinel = _evaluate(judgments, run, plan)
-        summary.systems[s].add(lists, values, sentinel, plan, run_first, qrels_first, has_rank,
-                               dropped)
+        lists, values = _evaluate(index, run, plan)
+        summary.systems[s].add(lists, values, plan, run_first, qrels_first, has_rank, dropped)
         if plan.per_query:
-            batches.append(_per_query(name, lists, values, sentinel, plan))
+            batches.append(_per_query(name, lists, values, plan))
     return batches
 
 
@@ -357,51 +356,14 @@ def _taken(values: np.ndarray, at: np.ndarray | None) -> np.ndarray:
     return values if at is None else values[at]
 
 
-class _Judgments:
-    """A chunk's judgments, indexed once and shared by every system (and, only when needed,
-    the same with the sentinel query added)."""
-
-    def __init__(self, qrels) -> None:
-        from ..core.judgments import index_judgments
-
-        self.qrels = qrels
-        self.index = index_judgments(qrels)
-        self._with_sentinel = None
-
-    def with_sentinel(self, sentinel: str, grade: float):
-        from ..core.judgments import index_judgments
-
-        if self._with_sentinel is None:
-            self._with_sentinel = index_judgments(_add_row(self.qrels, sentinel, grade))
-        return self._with_sentinel
-
-
-def _evaluate(judgments: _Judgments, run, plan: Plan):
-    """Rank one run against the chunk's judgments and compute every measure.
-
-    Returns ``(lists, values, sentinel)``; ``sentinel`` is None, or the sentinel query's id and
-    its own diagnostics when one was needed (see the module docstring).
-    """
-    import pyarrow.compute as pc
-
-    from ..core.judgments import index_judgments
+def _evaluate(index, run, plan: Plan):
+    """Rank one run against the chunk's judgments (``index``, shared by every system) and
+    compute every measure: ``(lists, values)``. A chunk without a query on both sides is
+    ranked as it is (see the module docstring)."""
     from ..core.ranked import rank
 
-    conv = plan.conventions
-    shared = len(run) > 0 and len(judgments.qrels) > 0 and bool(
-        pc.any(pc.is_in(run.query_dict, value_set=judgments.qrels.query_dict)).as_py())
-    sentinel = None
-    if shared:
-        lists = rank(judgments.index, run, conv)
-    else:
-        name = _sentinel_id(judgments.qrels, run)
-        grade = max(float(conv.relevance_threshold), 0.0)  # its values are dropped anyway
-        lists = rank(judgments.with_sentinel(name, grade), _add_row(run, name, 1.0), conv)
-        alone = rank(index_judgments(_only(judgments.qrels, name, grade)), _only(run, name, 1.0),
-                     conv)
-        sentinel = (name, alone.diagnostics.to_dict())
-    values = {str(m): c.compute(lists) for m, c in zip(plan.measures, plan.computed)}
-    return lists, values, sentinel
+    lists = rank(index, run, plan.conventions, disjoint=True)
+    return lists, {str(m): c.compute(lists) for m, c in zip(plan.measures, plan.computed)}
 
 
 def _source(plan: Plan, side: int) -> str:
@@ -456,78 +418,14 @@ def _first_rows(queries, first: np.ndarray) -> dict[str, Any]:
     return {"ids": queries, "first": first}
 
 
-def _only(table, query: str, value: float):
-    """A table of the same kind (Qrels or Run) holding only the sentinel row."""
-    from dataclasses import replace
-
+def _per_query(name: str, lists, values: dict[str, np.ndarray], plan: Plan):
     import pyarrow as pa
 
-    changes: dict[str, Any] = {"query_code": np.zeros(1, dtype=np.int32),
-                               "query_dict": pa.array([query], pa.string()),
-                               "docs": _sentinel_doc(table.docs),
-                               "row_lines": np.full(1, -1, dtype=np.int64)}
-    if hasattr(table, "score"):
-        changes["score"] = np.array([value])
-        changes["rank"] = None if table.rank is None else np.ones(1, dtype=np.int64)
-    else:
-        changes["grade"] = np.array([value])
-    return replace(table, **changes)
-
-
-def _add_row(table, query: str, value: float):
-    """``table`` (a Qrels or a Run) with one more row: query ``query``, doc ``"s"`` (0 for
-    integer ids)."""
-    from dataclasses import replace
-
-    import pyarrow as pa
-
-    code = len(table.query_dict)
-    changes: dict[str, Any] = {
-        "query_code": np.append(table.query_code, np.int32(code)).astype(np.int32),
-        "query_dict": pa.concat_arrays([table.query_dict, pa.array([query], pa.string())]),
-        "docs": pa.concat_arrays([table.docs, _sentinel_doc(table.docs)]),
-        "row_lines": np.append(table.row_lines if table.row_lines is not None else
-                               np.arange(len(table), dtype=np.int64), -1),
-    }
-    if hasattr(table, "score"):
-        changes["score"] = np.append(table.score, value)
-        if table.rank is not None:
-            changes["rank"] = np.append(table.rank, 1)
-    else:
-        changes["grade"] = np.append(table.grade, value)
-    return replace(table, **changes)
-
-
-def _sentinel_doc(docs):
-    """The sentinel query's one doc id, of the same type as ``docs``: ``"s"`` or 0."""
-    import pyarrow as pa
-
-    return pa.array([0 if pa.types.is_integer(docs.type) else "s"], docs.type)
-
-
-def _sentinel_id(qrels, run) -> str:
-    """A query id in neither table."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    taken = pa.concat_arrays([qrels.query_dict, run.query_dict])
-    name = _SENTINEL
-    while len(taken) and pc.any(pc.equal(taken, name)).as_py():
-        name += "'"
-    return name
-
-
-def _per_query(name: str, lists, values: dict[str, np.ndarray], sentinel, plan: Plan):
-    import pyarrow as pa
-
-    keep = np.ones(lists.num_queries, dtype=bool)
-    if sentinel is not None:
-        keep &= lists.query_ids != sentinel[0]
-    n = int(keep.sum())
+    n = lists.num_queries
     columns = {"system": pa.repeat(pa.scalar(name, pa.string()), n),
-               "query": pa.array(lists.query_ids[keep], pa.string())}
+               "query": pa.array(lists.query_ids, pa.string())}
     for i, m in enumerate(plan.measures):
-        columns[f"m{i}"] = pa.array(values[str(m)][keep], pa.float64())
+        columns[f"m{i}"] = pa.array(values[str(m)], pa.float64())
     columns[SUMMARY] = pa.nulls(n, pa.string())
     return pa.RecordBatch.from_pydict(columns)
 
@@ -559,27 +457,23 @@ class SystemSummary:
     rank_dropped: bool = False
     has_rank: bool = False
 
-    def add(self, lists, values: dict[str, np.ndarray], sentinel, plan: Plan,
+    def add(self, lists, values: dict[str, np.ndarray], plan: Plan,
             run_first: dict[str, Any], qrels_first: dict[str, Any], has_rank: bool,
             rank_dropped: bool) -> None:
         diag = lists.diagnostics.to_dict()
-        own = sentinel[1] if sentinel is not None else {}
         for key, value in diag.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                self.counts[key] = self.counts.get(key, 0) + value - own.get(key, 0)
+                self.counts[key] = self.counts.get(key, 0) + value
         for key, ids in (diag.get("examples") or {}).items():
             side = qrels_first if key == "queries_only_in_qrels" else run_first
             placed = _placed(ids, side, run_first, qrels_first)
             self.examples[key] = sorted(self.examples.get(key, []) + placed)[:EXAMPLES]
-        keep = np.ones(lists.num_queries, dtype=bool)
-        if sentinel is not None:
-            keep &= lists.query_ids != sentinel[0]
         if not self.sums:
             self.sums = [exact.ZERO] * len(plan.measures)
             self.defined = [0] * len(plan.measures)
             self.undefined = [0] * len(plan.measures)
         for i, m in enumerate(plan.measures):
-            v = values[str(m)][keep]
+            v = values[str(m)]
             nan = np.isnan(v)
             defined = v[~nan]
             if m.spec.aggregate == "gmean":
@@ -587,10 +481,13 @@ class SystemSummary:
             self.sums[i] = exact.add(self.sums[i], exact.exact_sum(defined))
             self.defined[i] += len(defined)
             self.undefined[i] += int(nan.sum())
-        if keep.any() and sentinel is None:
+        if lists.num_queries or lists.diagnostics.queries_only_in_run \
+                or lists.diagnostics.queries_only_in_qrels:
             from ..diagnostics import run_checks
 
             found = run_checks(lists, list(plan.measures), values)
+            if not lists.num_queries:  # only queries on one side: what one_side says of them
+                found = [c for c in found if c.code == "one_side"]
             self.checks.append([_with_first(c.to_dict(), run_first, qrels_first) for c in found])
         self.rank_dropped |= rank_dropped
         self.has_rank |= has_rank

@@ -144,6 +144,35 @@ def test_partitions_without_a_shared_query_count_exactly():
         assert systems["r"].diagnostics["queries_only_in_run"] > 0
 
 
+#: checks that describe a chunk rather than the whole (docs/spark.md): of a mean over its
+#: queries, or of the grades its judgments hold
+OF_CHUNK = ("carried_by_few", "tie_sensitivity", "judged_at_k", "binary_judgments",
+            "threshold_above_grades")
+
+
+def test_chunks_without_a_shared_query_are_checked_too():
+    """A chunk in which no query is on both sides runs its checks like any other: its queries
+    were left out of the merged checks ("2 of 2 queries retrieved fewer ..." where memory
+    says 3 of 3, the one_side note for run-only queries missing), and a count that equals a
+    chunk's total ("1 queries are in the run but not in the judgments") was taken for it."""
+    run, qrels = collection_frames(5, num_queries=40)
+    shared = min(set(run["query"]) & set(qrels["query"]))
+    run = run[~run["query"].isin(qrels["query"]) | (run["query"] == shared)]
+    for conventions in (resolve(None), resolve(None, missing_queries="zero"),
+                        resolve(None, run_only_queries="zero")):
+        systems, memory = check_against_memory({"r": run}, qrels, ["P@5", "AP", "NumQ"],
+                                               conventions, partitions=9, batch_rows=4,
+                                               chunk_rows=3)
+
+        def counted(checks):  # (one_side's two notes may come in either order)
+            return sorted((c["code"], c["severity"], c["queries"], c["total"],
+                           c["message"] if c["code"] in ("one_side", "short_lists") else "")
+                          for c in checks if c["code"] not in OF_CHUNK)
+
+        # (messages with a mean over a chunk's queries differ by design: docs/spark.md)
+        assert counted(systems["r"].checks) == counted(memory.systems["r"].checks)
+
+
 def test_checks_match_with_one_chunk_and_add_up_with_several():
     run, qrels = collection_frames(6)
     qrels = qrels.assign(relevance=(qrels["relevance"] > 1).astype(int))  # binary judgments
