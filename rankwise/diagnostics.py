@@ -215,7 +215,7 @@ def list_checks(lists, measures, facts: RowFacts | None = None, parts: Parts | N
             "exp_gain_levels": _exp_gain_levels(lists, measures, parts)}
 
 
-#: The check codes in the order :func:`run_checks` gives them.
+#: The order of the checks :func:`run_checks` gives (and the Spark engine merges).
 CHECK_ORDER = ("binary_judgments", "threshold_above_grades", "short_lists", "ties_at_cutoff",
                "no_relevant", "idcg_zero", "judged_at_k", "one_side", "different_cutoffs",
                "exp_gain_levels", "carried_by_few", "tie_sensitivity")
@@ -229,16 +229,13 @@ def combine_checks(lists, measures, values: dict[str, np.ndarray] | None,
     ``parts``: as for run_checks and list_checks)."""
     measures = list(measures)
     parts = parts or Parts.whole(lists)
-    sections = [listed["binary_judgments"], listed["threshold_above_grades"],
-                listed["short_lists"], listed["ties_at_cutoff"],
-                _no_relevant(lists, measures, values, parts),
-                _idcg_zero(lists, measures, values, parts), listed["judged_at_k"],
-                listed["one_side"], listed["different_cutoffs"], listed["exp_gain_levels"]]
+    sections = {**listed, "no_relevant": _no_relevant(lists, measures, values, parts),
+                "idcg_zero": _idcg_zero(lists, measures, values, parts)}
     if values is not None:
-        sections.append(_carried_by_few(lists, measures, values, parts))
-        sections.append(_tie_sensitivity(lists, measures, values, bounds, parts))
-    return [[check for section in sections for check in section[i]]
-            for i in range(len(parts))]
+        sections["carried_by_few"] = _carried_by_few(lists, measures, values, parts)
+        sections["tie_sensitivity"] = _tie_sensitivity(lists, measures, values, bounds, parts)
+    ordered = [sections[code] for code in CHECK_ORDER if code in sections]
+    return [[check for section in ordered for check in section[i]] for i in range(len(parts))]
 
 
 # ---------------------------------------------------------------------------- the checks
