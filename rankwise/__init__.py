@@ -25,11 +25,11 @@ __version__ = "0.1.0"
 __all__ = [
     "Conventions", "InputError", "Measure", "MeasureError", "Qrels", "Result", "Run", "TREC_EVAL",
     "compare", "evaluate", "explain", "explain_many", "report", "from_arrays", "parse_measure", "parse_measures", "read_qrels", "read_run",
-    "to_qrels", "to_run", "write_qrels", "write_run", "__version__",
+    "standardize", "to_qrels", "to_run", "write_qrels", "write_run", "__version__",
 ]
 
 #: Loaded on first use, so that ``import rankwise`` stays light.
-_LAZY = {"explain_many": ".explain"}
+_LAZY = {"explain_many": ".explain", "standardize": ".zscores"}
 
 
 def __getattr__(name: str):

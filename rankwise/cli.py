@@ -242,6 +242,8 @@ def _refuse_conflicting_options(command: argparse.ArgumentParser,
         if getattr(args, flag, False) and getattr(args, field) not in (None, value):
             command.error(f"argument {options[flag]}: sets {options[field]} {value}, not "
                           f"{getattr(args, field)}")
+    if getattr(args, "zscores_missing", None) is not None and args.zscores is None:
+        command.error("argument --zscores-missing: only with -Z/--zscores FILE")
     if not hasattr(args, "engine"):
         return
     if args.engine == "spark" and args.stream:
@@ -272,6 +274,11 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("-f", "--format", choices=FORMATS, default="table", help="output format")
     ev.add_argument("--diagnostics", action="store_true", help="print every count and every "
                     "diagnostic check on stderr")
+    ev.add_argument("-Z", "--zscores", metavar="FILE", help="print z-scores against the means "
+                    "and deviations of FILE (lines 'qid measure mean stddev'; trec_eval -Z)")
+    ev.add_argument("--zscores-missing", choices=("trec_eval", "undefined"), default=None,
+                    help="a value FILE has no mean and deviation for: -1000000 as trec_eval "
+                    "(default), or left out of the means")
     ev.add_argument("--stream", action="store_true", help="read each run chunk by chunk of "
                     "whole queries, in bounded memory (runs grouped by query, as TREC runs are; "
                     "without it, a run file too large for one pass in memory is streamed too)")
@@ -514,18 +521,24 @@ def _positive_int(text: str) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     from .api import evaluate
     conventions = _conventions(args)
+    per_query = args.per_query or args.zscores is not None  # z-scores are made per query
     if args.engine == "spark":
         from .spark.commands import evaluate_from_args
 
-        result = evaluate_from_args(args, conventions)
+        result = evaluate_from_args(argparse.Namespace(**{**vars(args), "per_query": per_query}),
+                                    conventions)
     else:
         runs = args.runs if len(args.runs) == 1 else run_labels(args.runs)
         if args.stream:  # every run read chunk by chunk (else only one too large for memory)
             from .stream import evaluate_stream as evaluate
         # the runs stay paths, read one at a time, their Parquet columns named as given
         result = evaluate(_named_qrels(args), runs, _measure_names(args, ["official"]),
-                          conventions, per_query=args.per_query,
+                          conventions, per_query=per_query,
                           **column_names(args, RUN_COLUMNS))
+    if args.zscores is not None:
+        from .zscores import standardize
+
+        result = standardize(result, args.zscores, args.zscores_missing or "trec_eval")
     sys.stdout.write(render(result, args.format, args.per_query))
     report_diagnostics(result, args.diagnostics)
     if "all_trec" in (args.measures or ()):
@@ -616,7 +629,7 @@ def render(result, fmt: str, per_query: bool) -> str:
         return result.to_markdown(per_query=per_query) + "\n"
     if fmt == "latex":
         return result.to_latex(per_query=per_query)
-    text = result.to_table() + "\n" + f"conventions: {result.conventions.describe()}\n"
+    text = result.to_table() + "\n" + f"conventions: {result.describe_conventions()}\n"
     return text + ("\n" + result.to_csv(per_query=True) if per_query else "")
 
 

@@ -880,10 +880,12 @@ def summary_line(system, hint: bool = True) -> str:
     """The one line the command line prints per system: the counts of what was ignored,
     unjudged, tied or removed, and how many warnings and notes the checks found (with
     ``hint``, where to see them)."""
+    from dataclasses import fields
+
     from .core.lists import Diagnostics
 
-    counts = {k: v for k, v in system.diagnostics.items()}
-    line = Diagnostics(**counts).summary()
+    known = {f.name for f in fields(Diagnostics)}  # (z-scores add a count of their own)
+    line = Diagnostics(**{k: v for k, v in system.diagnostics.items() if k in known}).summary()
     checks = checks_of(system)
     warnings = sum(c.severity == "warning" for c in checks)
     notes = sum(c.severity == "note" for c in checks)
@@ -920,6 +922,7 @@ COUNT_LABELS = {
     "qrels_queries_without_judgments": "queries given with no judgment (ignored)",
     "run_files_skipped": "Parquet files of the run skipped (name starting with _ or .)",
     "qrels_files_skipped": "Parquet files of the judgments skipped (name starting with _ or .)",
+    "zscores_missing": "per-query values without a z-score reference (rankwise.standardize)",
 }
 
 
@@ -927,7 +930,7 @@ def details(result) -> str:
     """Everything the diagnostics know about a :class:`~rankwise.Result`, as text: every count
     with its examples, then every check (warnings, notes, and what was checked and found in
     order), per system. What ``rankwise evaluate --diagnostics`` prints."""
-    lines = [f"conventions: {result.conventions.describe()}"]
+    lines = [f"conventions: {result.describe_conventions()}"]
     for name, system in result.systems.items():
         lines += ["", f"== {name}"]
         counts = system.diagnostics

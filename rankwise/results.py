@@ -43,14 +43,20 @@ class Result:
         One entry per run, in the order given.
     conventions : Conventions
         The conventions every number was computed under.
+    zscores : dict or None
+        Set when the values are z-scores (:func:`rankwise.standardize`, trec_eval ``-Z``):
+        ``{"reference": file, "missing": policy}``; the outputs then label each measure
+        ``Z(name)`` (trec_eval's format: ``Zname``).
     """
 
     def __init__(self, measures: list[str], systems: dict[str, SystemResult],
-                 conventions: Conventions, aggregate_kinds: dict[str, str]) -> None:
+                 conventions: Conventions, aggregate_kinds: dict[str, str],
+                 zscores: dict[str, str] | None = None) -> None:
         self.measures = measures
         self.systems = systems
         self.conventions = conventions
         self.aggregate_kinds = aggregate_kinds
+        self.zscores = zscores
 
     # ------------------------------------------------------------------ access
 
@@ -117,14 +123,14 @@ class Result:
         """The aggregates (and, with ``per_query``, every query's values) as Markdown tables,
         conventions below. Ids are escaped: they show as text, never as markup."""
         md = markdown_text
-        head = "| system | " + " | ".join(map(md, self.measures)) + " |"
+        head = "| system | " + " | ".join(map(md, self._labels())) + " |"
         rule = "|---|" + "---:|" * len(self.measures)
         rows = [f"| {md(name)} | " + " | ".join(self._fmt(m, s.aggregates[m], digits)
                                               for m in self.measures) + " |"
                 for name, s in self.systems.items()]
-        text = [head, rule, *rows, "", f"Conventions: {md(self.conventions.describe())}"]
+        text = [head, rule, *rows, "", f"Conventions: {md(self.describe_conventions())}"]
         if per_query:
-            text += ["", "| system | query | " + " | ".join(map(md, self.measures)) + " |",
+            text += ["", "| system | query | " + " | ".join(map(md, self._labels())) + " |",
                      "|---|---|" + "---:|" * len(self.measures)]
             for name, s in self.systems.items():
                 values = self._values(s)
@@ -138,7 +144,7 @@ class Result:
         environments, the conventions in a comment below. Ids and measure names are escaped:
         they are typeset as themselves (see :func:`rankwise.plain.latex_text`)."""
         tex = latex_text
-        head = " & ".join(tex(m) for m in self.measures) + r" \\"
+        head = " & ".join(tex(m) for m in self._labels()) + r" \\"
         rows = [tex(name) + " & " + " & ".join(self._fmt(m, s.aggregates[m], digits)
                                                for m in self.measures) + r" \\"
                 for name, s in self.systems.items()]
@@ -151,11 +157,11 @@ class Result:
                     self._fmt(m, values[m][i], digits) for m in self.measures) + r" \\"
                     for i, q in enumerate(s.query_ids)]
             lines += ["", *_tabular("ll", len(self.measures), "System & Query & " + head, rows)]
-        return "\n".join([*lines, "% conventions: " + tex(self.conventions.describe())]) + "\n"
+        return "\n".join([*lines, "% conventions: " + tex(self.describe_conventions())]) + "\n"
 
     def to_table(self, digits: int = 4) -> str:
         """The aggregates as an aligned plain-text table."""
-        header = ["system", *self.measures]
+        header = ["system", *self._labels()]
         body = [[one_line(name), *(self._fmt(m, s.aggregates[m], digits) for m in self.measures)]
                 for name, s in self.systems.items()]
         widths = [max(len(str(r[i])) for r in [header, *body]) for i in range(len(header))]
@@ -167,7 +173,7 @@ class Result:
     def to_csv(self, per_query: bool = False) -> str:
         """CSV of the aggregates (or of the per-query values), full precision."""
         lines = []
-        names = [csv_field(m) for m in self.measures]  # nDCG(gain={1:3,2:9}) holds commas
+        names = [csv_field(m) for m in self._labels()]  # nDCG(gain={1:3,2:9}) holds commas
         if per_query:
             lines.append(",".join(["system", "query", *names]))
             for name, s in self.systems.items():
@@ -191,16 +197,16 @@ class Result:
             if per_query:  # each measure's values formatted in one pass over a list
                 values = self._values(s)
                 printed = [m for m in self.measures if _printed_per_query(m)]
-                labels = [f"{s.trec_names[m]:<22s}" for m in printed]
-                columns = [[_trec_value(v, self.aggregate_kinds[m] == "sum")
-                            for v in values[m].tolist()] for m in printed]
+                labels = [self._trec_label(s, m) for m in printed]
+                columns = [[_trec_value(v, self._counted(m)) for v in values[m].tolist()]
+                           for m in printed]
                 for q, row in zip(s.query_ids.tolist(), zip(*columns)):
                     qid = _trec_id(q)
                     lines.extend(f"{label}\t{qid}\t{value}" for label, value in zip(labels, row))
             lines.append(f"{'runid':<22s}\tall\t{_trec_id(name)}")
             for m in self.measures:
-                lines.append(_trec_line(s.trec_names[m], "all", s.aggregates[m],
-                                        self.aggregate_kinds[m] == "sum"))
+                lines.append(_trec_line(self._trec_label(s, m), "all", s.aggregates[m],
+                                        self._counted(m)))
         return "\n".join(lines) + "\n"
 
     def to_json(self, indent: int | None = None) -> str:
@@ -213,6 +219,7 @@ class Result:
             "conventions": self.conventions.to_dict(),
             "measures": self.measures,
             "aggregate_kinds": self.aggregate_kinds,
+            "zscores": self.zscores,
             "systems": {
                 name: {
                     "aggregates": {m: _json_number(v) for m, v in s.aggregates.items()},
@@ -250,7 +257,7 @@ class Result:
                 undefined=s["undefined"], trec_names=s["trec_names"],
                 warnings=s.get("warnings", []), checks=s.get("checks", []))
         return cls(data["measures"], systems, Conventions.from_dict(data["conventions"]),
-                   data["aggregate_kinds"])
+                   data["aggregate_kinds"], data.get("zscores"))
 
     def __repr__(self) -> str:
         return f"Result(systems={list(self.systems)}, measures={self.measures})"
@@ -262,9 +269,29 @@ class Result:
         return system.values
 
     def _fmt(self, measure: str, value: float, digits: int) -> str:
-        if self.aggregate_kinds[measure] == "sum" and not math.isnan(value):
+        if self._counted(measure) and not math.isnan(value):
             return str(int(round(value)))
         return f"{value:.{digits}f}"
+
+    def _counted(self, measure: str) -> bool:
+        """Whether ``measure``'s values are counts, printed as integers (not as z-scores)."""
+        return self.aggregate_kinds[measure] == "sum" and self.zscores is None
+
+    def _labels(self) -> list[str]:
+        """The measures' names as the outputs head their columns: ``Z(name)`` for z-scores."""
+        return self.measures if self.zscores is None else [f"Z({m})" for m in self.measures]
+
+    def _trec_label(self, system: SystemResult, measure: str) -> str:
+        """trec_eval's measure column: the name padded to 22, after a ``Z`` for z-scores."""
+        return ("" if self.zscores is None else "Z") + f"{system.trec_names[measure]:<22s}"
+
+    def describe_conventions(self) -> str:
+        """The conventions line, saying what the values are z-scores against."""
+        text = self.conventions.describe()
+        if self.zscores is not None:
+            text += (f"; values are z-scores against {self.zscores['reference']} (missing: "
+                     f"{self.zscores['missing']})")
+        return text
 
 
 def aggregate(values: np.ndarray, kind: str, skip_undefined: bool = True,

@@ -250,6 +250,7 @@ def test_cli_trec_format_matches_trec_eval() -> None:
     ("out.test.a", (), "results.test"),
     ("out.test.aq", ("-q",), "results.test"),
     ("out.test.aqcM", ("-q", "-c", "-M100"), "results.trunc"),
+    ("out.test.aqZ", ("-q", "-Z", str(DATA / "trec_eval/zscores_file")), "results.test"),
 ])
 def test_cli_all_trec_prints_trec_eval_lines_in_its_order(expected: str, flags: tuple[str, ...],
                                                          run: str) -> None:
