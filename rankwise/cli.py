@@ -246,6 +246,12 @@ def _refuse_conflicting_options(command: argparse.ArgumentParser,
         command.error("argument --zscores-missing: only with -Z/--zscores FILE")
     if not hasattr(args, "engine"):
         return
+    if getattr(args, "judgments_format", "qrels") == "qrels_jg":
+        other = "--engine spark" if args.engine == "spark" else "--stream" if args.stream \
+            else "Parquet column names" if column_names(args) != DEFAULT_COLUMNS else None
+        if other:
+            command.error(f"argument -R/--judgments-format qrels_jg: not with {other} (judgment "
+                          "groups are read from TREC text)")
     if args.engine == "spark" and args.stream:
         command.error("argument --stream: not with --engine spark (Spark reads the inputs in "
                       "partitions of its own)")
@@ -276,6 +282,10 @@ def _parser() -> argparse.ArgumentParser:
                     "diagnostic check on stderr")
     ev.add_argument("-Z", "--zscores", metavar="FILE", help="print z-scores against the means "
                     "and deviations of FILE (lines 'qid measure mean stddev'; trec_eval -Z)")
+    ev.add_argument("-R", "--judgments-format", choices=("qrels", "qrels_jg"), default="qrels",
+                    help="qrels_jg: the qrels' second field names a judgment group, and each "
+                    "query's value is the mean over the groups judging it (trec_eval -R "
+                    "qrels_jg; default measures then -m qrels_jg)")
     ev.add_argument("--zscores-missing", choices=("trec_eval", "undefined"), default=None,
                     help="a value FILE has no mean and deviation for: -1000000 as trec_eval "
                     "(default), or left out of the means")
@@ -527,6 +537,13 @@ def _evaluate(args: argparse.Namespace) -> int:
 
         result = evaluate_from_args(argparse.Namespace(**{**vars(args), "per_query": per_query}),
                                     conventions)
+    elif args.judgments_format == "qrels_jg":
+        from .judgment_groups import evaluate_judgment_groups
+
+        runs = args.runs if len(args.runs) == 1 else run_labels(args.runs)
+        result = evaluate_judgment_groups(
+            args.qrels, runs if isinstance(runs, dict) else runs[0],
+            _measure_names(args, ["qrels_jg"]), conventions, per_query=per_query)
     else:
         runs = args.runs if len(args.runs) == 1 else run_labels(args.runs)
         if args.stream:  # every run read chunk by chunk (else only one too large for memory)

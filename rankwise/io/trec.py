@@ -750,3 +750,37 @@ def _scan_lines(source: str, data: bytes, names: tuple[str, ...], kind: str,
                 return InputError(f"expected {what} in field '{field_name}'{header}",
                                   source=source, line=number, value=text)
     return None
+
+
+def read_judgment_groups(path: str | os.PathLike[str]) -> dict[str, Qrels]:
+    """Read a qrels file whose second field names a judgment group (trec_eval's
+    ``qrels_jg`` format, ``qid jg docid rel``: one set of judgments per assessor), as one
+    :class:`Qrels` per group, in the order the groups first appear; each row keeps its line.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from rankwise.io.trec import read_judgment_groups
+    >>> p = os.path.join(tempfile.mkdtemp(), "qrels.jg")
+    >>> _ = open(p, "w").write("q1 a d1 1\\nq1 b d1 0\\nq1 b d2 1\\n")
+    >>> groups = read_judgment_groups(p)
+    >>> list(groups), [len(q) for q in groups.values()], groups["b"].lines_of([1]).tolist()
+    (['a', 'b'], [1, 2], [3])
+    """
+    import pyarrow as pa
+
+    name = str(path)
+    grade_texts = pa.dictionary(pa.int32(), pa.string())
+    table, lines, _, _, _ = _parse(
+        name, QRELS_FIELDS, {"qid": pa.string(), "iter": pa.string(), "docid": pa.string(),
+                             "rel": grade_texts}, ("qid", "iter", "docid", "rel"))
+    grade = _grade_values(table.column("rel"))
+    line_of = np.arange(1, table.num_rows + 1) if lines is None else np.asarray(lines)
+    group_codes, group_names = encode_queries(table.column("iter"))
+    out = {}
+    for code, group in enumerate(group_names.to_pylist()):
+        rows = np.flatnonzero(group_codes == code)
+        out[group] = Qrels.from_columns(table.column("qid").take(rows),
+                                        table.column("docid").take(rows), grade[rows], name,
+                                        line_of[rows], "line")
+    return out
