@@ -19,6 +19,7 @@ from .messages import Message, as_id, joined, message
 from .plain import (csv_field, latex_text, markdown_text, one_line, percent, plain,
                     text_ids)
 from .results import Result
+from .stats.scaling import decimal_text
 
 #: Values of ``test``: the paired tests, and the two many-system tests.
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "randomized-tukey")
@@ -315,7 +316,7 @@ class Comparison:
         """Test the pairs on one measure's scores, ``dropped`` queries left out of them for a
         NaN value; the standard deviations of the pairs' differences."""
         from .stats.corrections import adjust_p_values
-        from .stats.paired import paired_test
+        from .stats.paired import paired_differences, paired_test
         from .stats.pitfalls import undefined_test_warning
 
         pairs = self._pairs()
@@ -343,10 +344,10 @@ class Comparison:
                 "test": outcome,
                 "p_value_corrected": float(p_adj) if self.correction != "none" else None,
                 "significant": bool(p < self.alpha)})
-            d = scores[i] - scores[j]
-            if len(d) > 1:
-                sds.append(float(d.std(ddof=1)))
-            self._check_carried(measure, i, j, sign * d)
+            diffs = paired_differences(scores[i], scores[j])  # in units of diffs.scale
+            if len(diffs.d) > 1:
+                sds.append(float(diffs.d.std(ddof=1)) * diffs.scale)
+            self._check_carried(measure, i, j, sign * diffs.d, diffs.scale)
         if self.multi and self.baseline is None and scores.shape[1] >= 2:
             self._groups(measure, scores, sign)
         return sds
@@ -366,8 +367,9 @@ class Comparison:
             order = list(range(k))
             idx, diff, p, anova = tukey_hsd(scores)
             self.anova[measure] = anova
-            se = math.sqrt(anova.ms_error / n)
-            q = np.abs(diff) / se if se > 0 else np.where(diff == 0, 0.0, np.inf)
+            se = anova.root_ms_error / math.sqrt(n)
+            with np.errstate(over="ignore"):  # |diff| / se is finite; a diff of 2e308 is not
+                q = np.abs(diff) / se if se > 0 else np.where(diff == 0, 0.0, np.inf)
             half = float(stats.studentized_range.ppf(self.confidence, k, anova.df_error)) * se
         else:
             order = sorted(range(k), key=lambda s: self.systems[s])  # shuffled in name order
@@ -382,13 +384,14 @@ class Comparison:
             r, flip = where[i, j]
             diffs = paired_differences(scores[i], scores[j])
             d = diffs.d
-            mean = float(d.mean())
+            mean = float(d.mean()) * diffs.scale
             if self.test == "tukey":
                 low, high = mean - half, mean + half
                 stat, details = float(q[r]), {"k": k, "df_error": anova.df_error,
                                               "ci": "Tukey simultaneous"}
             else:
-                (low, high), stat = t_interval(d, self.confidence), flip * float(q[r])
+                low, high = (v * diffs.scale for v in t_interval(d, self.confidence))
+                stat = flip * float(q[r])
                 details = {"permutations": self.permutations, "ci": "t"}
             w, t, lo = win_tie_loss(d, diffs.allowance)
             out.append(PairedTest(self.test, stat, float(p[r]), n, mean, low, high,
@@ -404,7 +407,8 @@ class Comparison:
             if row["measure"] == measure and row["significant"]:
                 i, j = self.systems.index(row["system"]), self.systems.index(row["other"])
                 significant[i, j] = significant[j, i] = True
-        letters = groups(sign * scores.mean(axis=1), significant)
+        means = np.array([self.summary[measure][s]["mean"] for s in self.systems])
+        letters = groups(sign * means, significant)
         self.groups[measure] = dict(zip(self.systems, letters))
 
     def _markers(self, measure: str, sign: float) -> None:
@@ -425,14 +429,17 @@ class Comparison:
             self.summary[measure][name]["markers"] = joined_labels(
                 [self.labels[self.systems[i]] for i in sorted(losers)], len(self.systems))
 
-    def _check_carried(self, measure: str, i: int, j: int, d: np.ndarray) -> None:
+    def _check_carried(self, measure: str, i: int, j: int, d: np.ndarray,
+                       scale: float) -> None:
+        """Warn where a lead rests on a handful of queries; ``d * scale`` are the
+        differences in the measure's direction."""
         from .stats.pitfalls import carried_by_few_warning
 
         if len(d) == 0 or d.sum() == 0:
             return
         leader, other = (self.systems[i], self.systems[j]) if d.sum() > 0 else (
             self.systems[j], self.systems[i])
-        text = carried_by_few_warning(measure, leader, other, d if d.sum() > 0 else -d)
+        text = carried_by_few_warning(measure, leader, other, d if d.sum() > 0 else -d, scale)
         if text:
             self.warnings.append(text)
 
@@ -514,7 +521,7 @@ class Comparison:
 
     def _cell(self, measure: str, system: str, style: str, digits: int) -> str:
         entry = self.summary[measure][system]
-        text = f"{entry['mean']:.{digits}f}"
+        text = decimal_text(entry["mean"], digits)
         mark = entry["markers"]
         if style == "markdown":
             return text + (f"<sup>{mark}</sup>" if mark else "")
@@ -530,10 +537,14 @@ class Comparison:
         for r in self.tests:
             t = r["test"]
             adj = r["p_value_corrected"]
-            rows.append([r["measure"], r["system"], r["other"], f"{t.mean_difference:+.{digits}f}",
-                         f"[{t.ci_low:+.{digits}f}, {t.ci_high:+.{digits}f}]",
-                         f"{t.statistic:.3f}", _p(t.p_value), "-" if adj is None else _p(adj),
-                         f"{t.effect_size:+.2f}", f"{t.wins}/{t.ties}/{t.losses}",
+            rows.append([r["measure"], r["system"], r["other"],
+                         decimal_text(t.mean_difference, digits, signed=True),
+                         f"[{decimal_text(t.ci_low, digits, signed=True)}, "
+                         f"{decimal_text(t.ci_high, digits, signed=True)}]",
+                         decimal_text(t.statistic, 3), _p(t.p_value),
+                         "-" if adj is None else _p(adj),
+                         decimal_text(t.effect_size, 2, signed=True),
+                         f"{t.wins}/{t.ties}/{t.losses}",
                          "*" if r["significant"] else ""])
         return rows
 
@@ -582,7 +593,8 @@ class Comparison:
         if self.risk:
             lines += ["", f"Risk against {md(self.baseline)} (alpha = {self.risk_alpha:g}): "
                       + "; ".join(f"{md(m)}: " + ", ".join(
-                          f"{md(s)} URisk {v['urisk']:+.4f}, TRisk {v['trisk']:+.2f}"
+                          f"{md(s)} URisk {decimal_text(v['urisk'], 4, signed=True)}, "
+                          f"TRisk {decimal_text(v['trisk'], 2, signed=True)}"
                           for s, v in rs.items()) for m, rs in self.risk.items())]
         lines += [md(line) for line in self._warning_lines("- Warning: ")]
         lines += ["", f"Conventions: {md(self.conventions.describe())}"]
@@ -664,10 +676,10 @@ def _undefined(test: str, x: np.ndarray, y: np.ndarray, confidence: float) -> An
     ``x - y``."""
     from .stats.paired import PairedTest, cohens_d, paired_differences, win_tie_loss
 
-    d, _, allowance = paired_differences(x, y)
+    d, _, allowance, scale = paired_differences(x, y)
     nan = float("nan")
-    return PairedTest(test, nan, nan, len(d), float(d.mean()) if len(d) else nan, nan, nan,
-                      confidence, cohens_d(d), *win_tie_loss(d, allowance))
+    return PairedTest(test, nan, nan, len(d), float(d.mean()) * scale if len(d) else nan, nan,
+                      nan, confidence, cohens_d(d), *win_tie_loss(d, allowance))
 
 
 def _draws(test: str, details: dict[str, Any]) -> tuple[str, str]:

@@ -29,10 +29,16 @@ def kendall_tau(a: Any, b: Any) -> float:
         raise InputError("kendall_tau needs two 1-D sequences of the same length",
                          source="kendall_tau", value=f"{x.shape} and {y.shape}")
     i, j = np.triu_indices(len(x), 1)
-    sx = np.sign(x[i] - x[j])
-    sy = np.sign(y[i] - y[j])
+    sx, sy = _order_signs(x, i, j), _order_signs(y, i, j)
     denominator = math.sqrt(float((sx != 0).sum()) * float((sy != 0).sum()))
     return float((sx * sy).sum()) / denominator if denominator else float("nan")
+
+
+def _order_signs(v: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """``sign(v[i] - v[j])`` by comparison, so that means near 1e308 do not overflow in the
+    subtraction (NaN where either is NaN)."""
+    signs = (v[i] > v[j]).astype(np.float64) - (v[i] < v[j])
+    return np.where(np.isnan(v[i]) | np.isnan(v[j]), np.nan, signs)
 
 
 def rbo(a: Sequence[Any], b: Sequence[Any], p: float = 0.9) -> float:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .scaling import mean_and_sd, scaled
 
 
 def _check_confidence(confidence: float) -> None:
@@ -21,7 +22,9 @@ def t_interval(values: Any, confidence: float = 0.95) -> tuple[float, float]:
     """Student-t confidence interval of the mean.
 
     ``mean ± t_{(1+c)/2, n-1} · sd / sqrt(n)`` (sd with ddof=1; Student 1908). NaN values are
-    skipped; ``(nan, nan)`` with fewer than two values.
+    skipped; ``(nan, nan)`` with fewer than two values. Mean and sd are computed without
+    overflow (:func:`~rankwise.stats.scaling.mean_and_sd`); an end beyond the float64 range
+    is ``±inf``.
 
     >>> low, high = t_interval([0.2, 0.4, 0.6])
     >>> round(low, 4), round(high, 4)
@@ -33,9 +36,10 @@ def t_interval(values: Any, confidence: float = 0.95) -> tuple[float, float]:
     n = len(x)
     if n < 2:
         return float("nan"), float("nan")
+    x, scale = scaled(x)
     half = _t_quantile((1 + confidence) / 2, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
     mean = float(x.mean())
-    return mean - half, mean + half
+    return (mean - half) * scale, (mean + half) * scale
 
 
 @functools.lru_cache(maxsize=256)
@@ -76,8 +80,10 @@ def bootstrap_mean_interval(values: Any, confidence: float = 0.95, resamples: in
     x = x[~np.isnan(x)]
     if len(x) == 0:
         return float("nan"), float("nan")
+    x, scale = scaled(x)  # sums of values near 1e308 stay finite
     means, _ = bootstrap_moments(x, resamples, np.random.default_rng(seed), with_sd=False)
-    return bootstrap_interval(means, confidence)
+    low, high = bootstrap_interval(means, confidence)
+    return low * scale, high * scale
 
 
 def mean_interval(values: Any, method: str = "t", confidence: float = 0.95,
@@ -99,7 +105,9 @@ def mean_interval(values: Any, method: str = "t", confidence: float = 0.95,
 def describe(values: Any, upper_bound: float | None = 1.0) -> dict[str, Any]:
     """Per-query distribution summary: how many values, mean, sd, quantiles, the share of
     zeros and the share of perfect scores (values equal to ``upper_bound``; None when the
-    measure has no upper bound). NaN values are counted in ``undefined`` and skipped.
+    measure has no upper bound). NaN values are counted in ``undefined`` and skipped. The
+    moments and quantiles are computed without overflow
+    (:func:`~rankwise.stats.scaling.mean_and_sd`): values near 1e308 give finite ones.
 
     >>> s = describe([0.0, 0.5, 1.0, 1.0])
     >>> s["median"], s["share_zero"], s["share_perfect"]
@@ -108,12 +116,12 @@ def describe(values: Any, upper_bound: float | None = 1.0) -> dict[str, Any]:
     x = np.asarray(values, dtype=np.float64)
     defined = x[~np.isnan(x)]
     n = len(defined)
-    q = np.quantile(defined, [0, .1, .25, .5, .75, .9, 1]) if n else np.full(7, np.nan)
+    small, scale = scaled(defined)  # quantiles interpolate across differences: scaled too
+    q = np.quantile(small, [0, .1, .25, .5, .75, .9, 1]) if n else np.full(7, np.nan)
     names = ("min", "p10", "p25", "median", "p75", "p90", "max")
-    return {"n": n, "undefined": int(len(x) - n),
-            "mean": float(defined.mean()) if n else float("nan"),
-            "sd": float(defined.std(ddof=1)) if n > 1 else float("nan"),
-            **{k: float(v) for k, v in zip(names, q)},
+    mean, sd = mean_and_sd(defined)
+    return {"n": n, "undefined": int(len(x) - n), "mean": mean, "sd": sd,
+            **{k: float(v) * scale for k, v in zip(names, q)},
             "share_zero": float((defined == 0).mean()) if n else float("nan"),
             "share_perfect": (float((defined == upper_bound).mean()) if n else float("nan"))
             if upper_bound is not None else None}

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from .resampling import CHUNK_ELEMENTS
+from .scaling import scaled, unscaled
 from .tolerance import relative_tolerance
 
 
@@ -23,7 +24,10 @@ class Anova:
     """Two-way ANOVA without interaction, systems x queries (one value per cell).
 
     Attributes: sums of squares, degrees of freedom and mean squares of systems, queries and
-    error, and the F statistic and p-value of the system effect.
+    error, the F statistic and p-value of the system effect, and ``root_ms_error``,
+    ``sqrt(MS_err)`` in the units of the values (finite where the squares of values near
+    1e308 are not: the sums of squares are then ``inf``, while F, p and Tukey's tests are
+    computed on the values divided by a power of two and stay exact).
     """
 
     ss_system: float
@@ -35,6 +39,7 @@ class Anova:
     ms_error: float
     f_system: float
     p_system: float
+    root_ms_error: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
@@ -68,7 +73,7 @@ def anova_blocked(scores: Any) -> Anova:
     """
     from scipy import stats
 
-    s = _matrix(scores)
+    s, scale = scaled(_matrix(scores))  # squares of values near 1e308 stay finite
     k, n = s.shape
     system, query, residuals = _additive_fit(s)
     ss_system = n * float(((system - system.mean()) ** 2).sum())
@@ -79,8 +84,12 @@ def anova_blocked(scores: Any) -> Anova:
     with np.errstate(divide="ignore", invalid="ignore"):
         f = np.float64(ss_system / df_system) / np.float64(ms_error)
     p = float(stats.f.sf(f, df_system, df_error)) if np.isfinite(f) else (0.0 if f > 0 else 1.0)
-    return Anova(ss_system, ss_query, ss_error, df_system, df_query, df_error, ms_error,
-                 float(f) if not np.isnan(f) else 0.0, p)
+    def units(square: float) -> float:  # in the values' units (inf beyond float64, 0 * 2^2046 = 0)
+        return square * scale * scale
+
+    return Anova(units(ss_system), units(ss_query), units(ss_error), df_system, df_query,
+                 df_error, units(ms_error), float(f) if not np.isnan(f) else 0.0, p,
+                 math.sqrt(ms_error) * scale)
 
 
 def _additive_fit(s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -126,18 +135,18 @@ def tukey_hsd(scores: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Anova]:
     """
     from scipy import stats
 
-    s = _matrix(scores)
+    anova = anova_blocked(scores)
+    s, scale = scaled(_matrix(scores))  # the means of values near 1e308 stay finite
     k, n = s.shape
-    anova = anova_blocked(s)
     idx = pairs(k)
     means = s.mean(axis=1)
     diff = means[idx[:, 0]] - means[idx[:, 1]]
-    se = math.sqrt(anova.ms_error / n)
+    se = anova.root_ms_error / scale / math.sqrt(n)  # in units of scale, as diff
     if se == 0:
         p = np.where(diff == 0, 1.0, 0.0)
     else:
         p = stats.studentized_range.sf(np.abs(diff) / se, k, anova.df_error)
-    return idx, diff, np.minimum(np.asarray(p, dtype=np.float64), 1.0), anova
+    return idx, unscaled(diff, scale), np.minimum(np.asarray(p, dtype=np.float64), 1.0), anova
 
 
 def randomized_tukey_hsd(scores: Any, permutations: int = 10_000,
@@ -160,7 +169,7 @@ def randomized_tukey_hsd(scores: Any, permutations: int = 10_000,
     >>> round(float(p[0]), 2)   # only 2 of the 16 shuffle patterns reach the observed range: 0.125
     0.12
     """
-    s = _matrix(scores, min_queries=1)
+    s, scale = scaled(_matrix(scores, min_queries=1))  # means of values near 1e308 stay finite
     k, n = s.shape
     rng = np.random.default_rng(seed)
     idx = pairs(k)
@@ -177,7 +186,7 @@ def randomized_tukey_hsd(scores: Any, permutations: int = 10_000,
         m = shuffled.mean(axis=1)  # (size, k)
         spread = m.max(axis=1) - m.min(axis=1)
         counts += (spread[:, None] >= threshold[None, :]).sum(axis=0)
-    return idx, diff, (counts + 1) / (permutations + 1)
+    return idx, unscaled(diff, scale), (counts + 1) / (permutations + 1)
 
 
 def groups(means: Any, significant: np.ndarray) -> list[str]:

@@ -21,6 +21,7 @@ from ..errors import InputError
 from ..plain import plain
 from .intervals import bootstrap_interval, t_interval
 from .resampling import bootstrap_moments, sign_flip_exceedances
+from .scaling import power_of_two_scale, scaled
 from .tolerance import relative_tolerance
 
 #: The tests :func:`paired_test` knows, by name.
@@ -79,27 +80,37 @@ class PairedTest:
 
 
 class Differences(NamedTuple):
-    """The paired differences ``d = x - y`` over the pairs where both values are defined.
+    """The paired differences ``x - y`` over the pairs where both values are defined, in
+    units of ``scale``: ``d = x / scale - y / scale``.
 
-    ``dropped`` counts the pairs left out because a value was NaN. ``allowance`` is, per
-    pair, the rounding allowance of its difference, ``relative_tolerance`` of ``x_q`` and
-    ``y_q``: ``1e-9 (|x_q| + |y_q|)``. A difference within it counts as 0, and two ``|d|``
-    within the sum of their allowances as equal (``0.6 - 0.2`` is ``0.39999999999999997``,
-    ``0.8 - 0.4`` is ``0.4``, and ``0.3 - (0.1 + 0.2)`` is ``-5.6e-17``).
+    ``scale`` is a power of two (:func:`~rankwise.stats.scaling.power_of_two_scale` of the
+    values) that brings the largest ``|x_q|``, ``|y_q|`` into [1, 2), so that neither the
+    differences of values near 1e308 nor the squares of values near 1e-308 leave float64's
+    range; ``d * scale`` is ``x - y`` bit for bit wherever that is finite. ``dropped``
+    counts the pairs left out because a value was NaN. ``allowance`` is, per pair, the
+    rounding allowance of its difference (in the same units), ``relative_tolerance`` of
+    ``x_q`` and ``y_q``: ``1e-9 (|x_q| + |y_q|)``. A difference within it counts as 0, and
+    two ``|d|`` within the sum of their allowances as equal (``0.6 - 0.2`` is
+    ``0.39999999999999997``, ``0.8 - 0.4`` is ``0.4``, and ``0.3 - (0.1 + 0.2)`` is
+    ``-5.6e-17``).
     """
 
     d: np.ndarray
     dropped: int
     allowance: np.ndarray
+    scale: float = 1.0
 
 
 def paired_differences(x: Any, y: Any) -> Differences:
     """``x - y`` over the pairs where both are defined, how many pairs were dropped, and the
-    rounding allowance of each difference.
+    rounding allowance of each difference, all in units of a power of two (``scale``).
 
     >>> diffs = paired_differences([0.3, 1.0, np.nan], [0.1 + 0.2, 0.5, 0.2])
     >>> diffs.d.tolist(), diffs.dropped   # 0.3 - (0.1 + 0.2): rounding, within 6e-10
     ([-5.551115123125783e-17, 0.5], 1)
+    >>> big = paired_differences([1e308], [-1e308])   # 2e308 is beyond float64
+    >>> big.d.tolist(), big.scale == 2.0 ** 1023
+    ([2.2250738585072014], True)
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -108,20 +119,25 @@ def paired_differences(x: Any, y: Any) -> Differences:
                          source="paired test", value=f"{x.shape} and {y.shape}")
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = x[keep], y[keep]
-    return Differences(x - y, int((~keep).sum()), relative_tolerance(np.stack([x, y]), axis=0))
+    scale = power_of_two_scale(np.concatenate([x, y]))
+    x, y = x / scale, y / scale
+    return Differences(x - y, int((~keep).sum()), relative_tolerance(np.stack([x, y]), axis=0),
+                       scale)
 
 
 def cohens_d(d: np.ndarray) -> float:
     """Cohen's d for paired samples: ``mean(d) / sd(d)`` (sd with ddof=1).
 
     NaN with fewer than two pairs; 0 when every difference is 0; +-inf when the differences
-    are all equal and not 0.
+    are all equal and not 0. Computed on the differences divided by a power of two
+    (:func:`~rankwise.stats.scaling.scaled`), so it is finite for any finite differences.
 
     >>> cohens_d(np.array([1.0, 2.0, 3.0]))
     2.0
     """
     if len(d) < 2:
         return float("nan")
+    d = scaled(d)[0]
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     if sd == 0:
         return 0.0 if mean == 0 else math.copysign(math.inf, mean)
@@ -143,12 +159,14 @@ def win_tie_loss(d: np.ndarray, allowance: float | np.ndarray = 0.0) -> tuple[in
 
 def _result(test: str, diffs: Differences, statistic: float, p: float, confidence: float,
             interval: tuple[float, float] | None = None, **details: Any) -> PairedTest:
-    d = diffs.d
+    """The outcome; ``interval`` is in units of ``diffs.scale``, as the differences are."""
+    d, scale = diffs.d, diffs.scale
     low, high = interval if interval is not None else t_interval(d, confidence)
     wins, ties, losses = win_tie_loss(d, diffs.allowance)
     return PairedTest(test, float(statistic), float(p), len(d),
-                      float(d.mean()) if len(d) else float("nan"), low, high, confidence,
-                      cohens_d(d), wins, ties, losses, diffs.dropped, details)
+                      float(d.mean()) * scale if len(d) else float("nan"), low * scale,
+                      high * scale, confidence, cohens_d(d), wins, ties, losses, diffs.dropped,
+                      details)
 
 
 def paired_t_test(x: Any, y: Any, confidence: float = 0.95) -> PairedTest:
@@ -316,7 +334,7 @@ def randomization_test(x: Any, y: Any, confidence: float = 0.95, permutations: i
     count, total, was_exact = sign_flip_exceedances(flipped, permutations, rng, exact,
                                                     chunk_rows)
     p = count / total if was_exact else (count + 1) / (total + 1)
-    mean = float(d.mean()) if len(d) else float("nan")
+    mean = float(d.mean()) * diffs.scale if len(d) else float("nan")
     return _result("randomization", diffs, mean, p, confidence, exact=was_exact,
                    permutations=total)
 
@@ -349,7 +367,9 @@ def bootstrap_test(x: Any, y: Any, confidence: float = 0.95, resamples: int = 10
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     t_obs = _studentize(np.array([mean]), np.array([sd]), 0.0, n)[0]
     t_star = _studentize(means, sds, mean, n)
-    reached = np.abs(t_star) >= abs(t_obs) - relative_tolerance(np.array([t_obs]))
+    threshold = abs(t_obs) - relative_tolerance(np.array([t_obs])) if math.isfinite(t_obs) \
+        else math.inf
+    reached = np.abs(t_star) >= threshold
     p = (int(reached.sum()) + 1) / (resamples + 1)
     interval = bootstrap_interval(means, confidence)
     return _result("bootstrap", diffs, t_obs, min(p, 1.0), confidence, interval,

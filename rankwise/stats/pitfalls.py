@@ -11,6 +11,7 @@ import numpy as np
 from ..messages import Message, as_id, message
 from ..plain import percent
 from .power import minimum_detectable_effect
+from .scaling import decimal_text
 
 #: Below this many queries a paired test is weak (Buckley & Voorhees 2000; Sanderson & Zobel 2005).
 FEW_QUERIES = 25
@@ -49,7 +50,7 @@ def few_queries_warning(n: int, alpha: float, power: float,
     if n >= FEW_QUERIES:
         return None
     d_min = minimum_detectable_effect(n, alpha, power)
-    units = "; ".join(f"{m}: {d_min * sd:.4f}" for m, sd in sd_of_differences.items()
+    units = "; ".join(f"{m}: {decimal_text(d_min * sd)}" for m, sd in sd_of_differences.items()
                       if math.isfinite(sd) and math.isfinite(d_min))
     return (f"only {n} queries: tests are weak; at alpha={alpha:g} a paired t-test has "
             f"{percent(power)} power only for effects of Cohen's d >= {d_min:.2f}"
@@ -100,12 +101,14 @@ def _slack(d: np.ndarray) -> float:
     return 1e-12 * max(1.0, float(np.abs(d).sum()))
 
 
-def carried_by_few_warning(measure: str, leader: str, other: str,
-                           d: np.ndarray) -> Message | None:
+def carried_by_few_warning(measure: str, leader: str, other: str, d: np.ndarray,
+                           scale: float = 1.0) -> Message | None:
     """A warning when ``leader``'s higher mean rests on a handful of queries: removing at most
     ``max(1, 5% of n)`` of them erases its lead (the third seed article's MRR example: A's
     first relevant ranks 2, 3, 2, 3 give MRR 0.4167, B's 1, 10, 1, 15 give 0.5417, yet A is the
     more consistent system and B's lead comes from two queries where A is at rank 2).
+    ``d * scale`` are the differences (``scale``: a power of two, as in
+    :class:`~rankwise.stats.paired.Differences`, so that differences near 1e308 stay finite).
 
     >>> d = np.array([1 - 1/2, 1/10 - 1/3, 1 - 1/2, 1/15 - 1/3])
     >>> carried_by_few_warning("RR", "B", "A", d)  # doctest: +ELLIPSIS
@@ -117,6 +120,6 @@ def carried_by_few_warning(measure: str, leader: str, other: str,
         return None
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
     return message(f"{measure}: ", as_id(leader), " is ahead of ", as_id(other),
-                   f" (mean difference {d.mean():.4f}) only because of {k} of {n} queries: "
+                   f" (mean difference {decimal_text(float(d.mean()) * scale)}) only because of {k} of {n} queries: "
                    "without them it is not ahead (", as_id(leader), f" wins {wins}, loses "
                    f"{losses}); look at the per-query distribution, not only the mean")

@@ -10,9 +10,12 @@ import numpy as np
 from .paired import paired_differences
 
 
-def _risk_weighted(x: Any, baseline: Any, alpha: float) -> np.ndarray:
-    d = paired_differences(x, baseline).d
-    return np.where(d < 0, (1 + alpha) * d, d)
+def _risk_weighted(x: Any, baseline: Any, alpha: float) -> tuple[np.ndarray, float]:
+    """The risk-weighted differences ``z_q`` in units of a power of two, and that power
+    (:class:`~rankwise.stats.paired.Differences`: values near 1e308 do not overflow)."""
+    diffs = paired_differences(x, baseline)
+    d = diffs.d
+    return np.where(d < 0, (1 + alpha) * d, d), diffs.scale
 
 
 def urisk(x: Any, baseline: Any, alpha: float = 1.0) -> float:
@@ -26,8 +29,8 @@ def urisk(x: Any, baseline: Any, alpha: float = 1.0) -> float:
     >>> urisk([0.5, 0.2], [0.3, 0.4], alpha=1.0)   # (0.2 + 2 * -0.2) / 2
     -0.1
     """
-    z = _risk_weighted(x, baseline, alpha)
-    return float(z.mean()) if len(z) else float("nan")
+    z, scale = _risk_weighted(x, baseline, alpha)
+    return float(z.mean()) * scale if len(z) else float("nan")
 
 
 def trisk(x: Any, baseline: Any, alpha: float = 1.0) -> float:
@@ -41,7 +44,7 @@ def trisk(x: Any, baseline: Any, alpha: float = 1.0) -> float:
     >>> round(trisk([0.5, 0.6, 0.7], [0.4, 0.4, 0.4], alpha=1.0), 4)
     3.4641
     """
-    z = _risk_weighted(x, baseline, alpha)
+    z, _ = _risk_weighted(x, baseline, alpha)  # TRisk does not depend on the units
     if len(z) < 2:
         return float("nan")
     sd = float(z.std(ddof=1))
