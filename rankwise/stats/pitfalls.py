@@ -46,13 +46,19 @@ def few_queries_warning(n: int, alpha: float, power: float,
 
     >>> few_queries_warning(10, 0.05, 0.8, {"AP": 0.1})  # doctest: +ELLIPSIS
     "only 10 queries: ... Cohen's d >= 0.99 (minimum detectable mean difference AP: 0.0995)..."
+    >>> few_queries_warning(1, 0.05, 0.8, {"AP": float("nan")})
+    'only 1 query: a paired t-test needs at least 2 to detect any effect; use at least 25 queries'
     """
     if n >= FEW_QUERIES:
         return None
+    queries = f"only {n} quer{'y' if n == 1 else 'ies'}"
+    if n < 2:  # d_min is infinite: no t-test at all
+        return (f"{queries}: a paired t-test needs at least 2 to detect any effect; use at "
+                f"least {FEW_QUERIES} queries")
     d_min = minimum_detectable_effect(n, alpha, power)
     units = "; ".join(f"{m}: {decimal_text(d_min * sd)}" for m, sd in sd_of_differences.items()
                       if math.isfinite(sd) and math.isfinite(d_min))
-    return (f"only {n} queries: tests are weak; at alpha={alpha:g} a paired t-test has "
+    return (f"{queries}: tests are weak; at alpha={alpha:g} a paired t-test has "
             f"{percent(power)} power only for effects of Cohen's d >= {d_min:.2f}"
             + (f" (minimum detectable mean difference {units})" if units else "")
             + f"; use at least {FEW_QUERIES} queries")

@@ -202,6 +202,13 @@ def test_one_query_runs_the_requested_test(test, p):
         assert "p-values are NaN" in text
     else:
         assert not undefined
+    # undefined numbers print as nan, without a sign ('+nan' read as a direction), and the
+    # few-queries warning says that no effect is detectable (it read "Cohen's d >= inf")
+    for text in (c.to_table(), c.to_markdown(), c.to_latex()):
+        assert "+nan" not in text and "-nan" not in text
+    assert "only 1 query: a paired t-test needs at least 2 to detect any effect; use at least 25 "\
+           "queries" in c.warnings
+    assert not any("d >= inf" in w for w in c.warnings)
 
 
 def test_seed_article_mrr_example_warnings():
