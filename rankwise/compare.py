@@ -94,7 +94,8 @@ def compare(qrels: Any, runs: Any, measures: str | Sequence[str], baseline: str 
     """
     from .api import evaluate
 
-    _check_arguments(test, correction, alpha, permutations, seed, power)
+    _check_arguments(test, correction, alpha, permutations, seed, power, confidence, interval,
+                     risk_alpha)
     result = evaluate(qrels, runs, measures, conventions, per_query=True,
                       missing_queries=missing_queries, **convention_overrides)
     return compare_result(result, baseline, test, correction, alpha, seed,
@@ -103,9 +104,12 @@ def compare(qrels: Any, runs: Any, measures: str | Sequence[str], baseline: str 
 
 
 def _check_arguments(test: str, correction: str, alpha: float, permutations: int,
-                     seed: int | None, power: float | None = None) -> None:
+                     seed: int | None, power: float | None = None, confidence: float = 0.95,
+                     interval: str | None = None, risk_alpha: float = 1.0) -> None:
+    """Refuse any argument that cannot work, before the runs are evaluated."""
     from .stats.corrections import CORRECTIONS
-    from .stats.power import check_alpha_and_power
+    from .stats.intervals import _check_confidence
+    from .stats.power import check_alpha_and_power, is_number
 
     if test not in TESTS:
         raise InputError(f"unknown test: expected one of {', '.join(TESTS)}", source="test",
@@ -121,6 +125,13 @@ def _check_arguments(test: str, correction: str, alpha: float, permutations: int
                              or seed < 0):
         raise InputError("seed must be a non-negative integer or None", source="seed",
                          value=repr(seed))
+    _check_confidence(confidence)
+    if interval not in (None, "t", "bootstrap"):
+        raise InputError("interval must be 't', 'bootstrap' or None", source="interval",
+                         value=repr(interval))
+    if not is_number(risk_alpha) or not math.isfinite(risk_alpha):
+        raise InputError("risk_alpha must be a finite number (losses weigh 1 + risk_alpha)",
+                         source="risk_alpha", value=repr(risk_alpha))
 
 
 def compare_result(result: Result, baseline: str | None = None, test: str = "randomization",
@@ -130,7 +141,8 @@ def compare_result(result: Result, baseline: str | None = None, test: str = "ran
                    measures: Sequence[str] | None = None) -> "Comparison":
     """:func:`compare` on a :class:`~rankwise.Result` evaluated with ``per_query=True``
     (``measures``: a subset of its measures; default: all of them)."""
-    _check_arguments(test, correction, alpha, permutations, seed, power)
+    _check_arguments(test, correction, alpha, permutations, seed, power, confidence, interval,
+                     risk_alpha)
     chosen = list(result.measures) if measures is None else [_canonical(m) for m in measures]
     unknown = [m for m in chosen if m not in result.measures]
     if unknown:

@@ -12,8 +12,10 @@ from ..errors import InputError
 from .scaling import mean_and_sd, scaled
 
 
-def _check_confidence(confidence: float) -> None:
-    if not 0 < confidence < 1:
+def _check_confidence(confidence: Any) -> None:
+    from .power import is_number
+
+    if not is_number(confidence) or not 0 < confidence < 1:
         raise InputError("confidence must be strictly between 0 and 1", source="confidence",
                          value=repr(confidence))
 

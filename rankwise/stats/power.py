@@ -10,18 +10,24 @@ import numpy as np
 from ..errors import InputError
 
 
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number (int or float, numpy's too), not a bool nor a string.
+
+    >>> is_number(0.5), is_number(np.float32(2)), is_number(True), is_number("0.5")
+    (True, True, False, False)
+    """
+    return isinstance(value, (int, float, np.integer, np.floating)) \
+        and not isinstance(value, (bool, np.bool_))
+
+
 def check_alpha_and_power(alpha: Any, power: Any = None) -> None:
     """Refuse a level outside (0, 1), or a power (where given) outside (alpha, 1): a test at
     level alpha has power alpha against no effect at all, so no effect is detected "with
     power" alpha or less (and the minimum detectable effect turns negative or NaN)."""
-    def number(value: Any) -> bool:
-        return isinstance(value, (int, float, np.integer, np.floating)) \
-            and not isinstance(value, (bool, np.bool_))
-
-    if not number(alpha) or not 0 < alpha < 1:
+    if not is_number(alpha) or not 0 < alpha < 1:
         raise InputError("alpha must be strictly between 0 and 1", source="alpha",
                          value=repr(alpha))
-    if power is not None and (not number(power) or not alpha < power < 1):
+    if power is not None and (not is_number(power) or not alpha < power < 1):
         raise InputError(f"power must be a number strictly between alpha ({alpha:g}) and 1",
                          source="power", value=repr(power))
 

@@ -444,6 +444,19 @@ def test_bad_arguments():
                             ({"seed": -1}, "seed must be"), ({"seed": 1.5}, "seed must be")]:
         with pytest.raises(rankwise.InputError, match=message):
             rankwise.compare(qrels, runs, ["AP"], **kwargs)
+    # refused before the runs are evaluated: confidence "0.9" and risk_alpha "1" were a
+    # TypeError traceback, 1.5 refused only after every run was evaluated, and risk_alpha NaN
+    # gave TRisk inf
+    result = rankwise.evaluate(qrels, runs, ["AP"], per_query=True)
+    for kwargs, message in [({"confidence": "0.9"}, "confidence must be"),
+                            ({"confidence": 1.5}, "confidence must be"),
+                            ({"interval": "x"}, "interval must be"),
+                            ({"risk_alpha": "1", "baseline": "s0"}, "risk_alpha must be"),
+                            ({"risk_alpha": math.nan, "baseline": "s0"}, "risk_alpha must be")]:
+        with pytest.raises(rankwise.InputError, match=message):
+            compare_result(result, **kwargs)
+        with pytest.raises(rankwise.InputError, match=message):
+            rankwise.compare(qrels, "not a run", ["AP"], **kwargs)  # before reading the runs
     # power: 1.5 gave "150% power ... d >= nan", 0 and 1 "d >= -inf" and "d >= inf"; at or
     # below alpha, a test has that power against no effect at all
     result = rankwise.evaluate(qrels, runs, ["AP"], per_query=True)
