@@ -202,3 +202,14 @@ def test_groups():
     far = np.abs(np.subtract.outer(np.arange(28), np.arange(28))) >= 2
     letters = groups(-np.arange(28.0), far)
     assert letters[:2] == ["a", "a,b"] and letters[26:] == ["z,aa", "aa"]
+
+
+def test_undefined_p_values_stay_nan_and_do_not_count():
+    # docs/statistics.md: NaN is not counted in m (statsmodels counts it for holm and
+    # bonferroni and gives NaN everywhere for fdr_bh); the defined ones are corrected as a
+    # family of their own
+    p = np.array([0.01, np.nan, 0.04, 0.03])
+    for ours, theirs in (("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh")):
+        adjusted = adjust_p_values(p, ours)
+        assert np.isnan(adjusted[1])
+        assert adjusted[[0, 2, 3]] == pytest.approx(multipletests(p[[0, 2, 3]], method=theirs)[1])

@@ -399,3 +399,20 @@ def test_degenerate_inputs():
     assert paired_t_test([1, 2, 3], [0, 1, 2]).p_value == 0.0  # constant non-zero difference
     with pytest.raises(Exception, match="unknown paired test"):
         paired_test("z", same, same)
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss occurred")  # scipy's, on equal differences
+def test_equal_differences_as_documented_against_scipy():
+    # docs/statistics.md, t-test: s_d = 0. scipy's ttest_rel: NaN for identical systems, inf
+    # and p = 0 for equal non-zero differences
+    x = np.array([0.5, 0.25, 0.75, 1.0])
+    same = paired_t_test(x, x)
+    assert (same.statistic, same.p_value, same.effect_size) == (0.0, 1.0, 0.0)
+    shifted = paired_t_test(x, x - 0.25)  # exact in binary: every difference is 0.25
+    ref = stats.ttest_rel(x, x - 0.25)
+    assert (shifted.statistic, shifted.p_value) == (ref.statistic, ref.pvalue) == (math.inf, 0.0)
+    assert shifted.effect_size == math.inf
+    assert paired_test("bootstrap", x, x).p_value == 1.0
+    assert paired_test("bootstrap", x, x - 0.25, permutations=99).p_value == 0.01
+    assert paired_test("wilcoxon", x, x - 0.25).p_value == 0.125 == paired_test(
+        "sign", x, x - 0.25).p_value
