@@ -126,6 +126,7 @@ def carried_by_few_warning(measure: str, leader: str, other: str, d: np.ndarray,
         return None
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
     return message(f"{measure}: ", as_id(leader), " is ahead of ", as_id(other),
-                   f" (mean difference {decimal_text(float(d.mean()) * scale)}) only because of {k} of {n} queries: "
+                   f" (mean difference {decimal_text(float(d.mean()) * scale)}) only because "
+                   f"of {k} of {n} queries: "
                    "without them it is not ahead (", as_id(leader), f" wins {wins}, loses "
                    f"{losses}); look at the per-query distribution, not only the mean")
