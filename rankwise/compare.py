@@ -359,7 +359,7 @@ class Comparison:
             diffs = paired_differences(scores[i], scores[j])  # in units of diffs.scale
             if len(diffs.d) > 1:
                 sds.append(float(diffs.d.std(ddof=1)) * diffs.scale)
-            self._check_carried(measure, i, j, sign * diffs.d, diffs.scale)
+            self._check_carried(measure, i, j, sign * diffs.d, diffs.scale, diffs.allowance)
         if self.multi and self.baseline is None and scores.shape[1] >= 2:
             self._groups(measure, scores, sign)
         return sds
@@ -441,17 +441,18 @@ class Comparison:
             self.summary[measure][name]["markers"] = joined_labels(
                 [self.labels[self.systems[i]] for i in sorted(losers)], len(self.systems))
 
-    def _check_carried(self, measure: str, i: int, j: int, d: np.ndarray,
-                       scale: float) -> None:
+    def _check_carried(self, measure: str, i: int, j: int, d: np.ndarray, scale: float,
+                       allowance: np.ndarray) -> None:
         """Warn where a lead rests on a handful of queries; ``d * scale`` are the
-        differences in the measure's direction."""
+        differences in the measure's direction, ``allowance`` their rounding allowances."""
         from .stats.pitfalls import carried_by_few_warning
 
         if len(d) == 0 or d.sum() == 0:
             return
         leader, other = (self.systems[i], self.systems[j]) if d.sum() > 0 else (
             self.systems[j], self.systems[i])
-        text = carried_by_few_warning(measure, leader, other, d if d.sum() > 0 else -d, scale)
+        text = carried_by_few_warning(measure, leader, other, d if d.sum() > 0 else -d, scale,
+                                      allowance)
         if text:
             self.warnings.append(text)
 

@@ -108,13 +108,16 @@ def _slack(d: np.ndarray) -> float:
 
 
 def carried_by_few_warning(measure: str, leader: str, other: str, d: np.ndarray,
-                           scale: float = 1.0) -> Message | None:
+                           scale: float = 1.0,
+                           allowance: float | np.ndarray = 0.0) -> Message | None:
     """A warning when ``leader``'s higher mean rests on a handful of queries: removing at most
     ``max(1, 5% of n)`` of them erases its lead (the third seed article's MRR example: A's
     first relevant ranks 2, 3, 2, 3 give MRR 0.4167, B's 1, 10, 1, 15 give 0.5417, yet A is the
     more consistent system and B's lead comes from two queries where A is at rank 2).
     ``d * scale`` are the differences (``scale``: a power of two, as in
-    :class:`~rankwise.stats.paired.Differences`, so that differences near 1e308 stay finite).
+    :class:`~rankwise.stats.paired.Differences`, so that differences near 1e308 stay finite)
+    and ``allowance`` their rounding allowances: the wins and losses it names are those of
+    :func:`~rankwise.stats.paired.win_tie_loss`, as in the tests' W/T/L.
 
     >>> d = np.array([1 - 1/2, 1/10 - 1/3, 1 - 1/2, 1/15 - 1/3])
     >>> carried_by_few_warning("RR", "B", "A", d)  # doctest: +ELLIPSIS
@@ -124,7 +127,9 @@ def carried_by_few_warning(measure: str, leader: str, other: str, d: np.ndarray,
     k = queries_carrying_difference(d)
     if k == 0 or k > max(1, math.floor(0.05 * n)):
         return None
-    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    from .paired import win_tie_loss
+
+    wins, _, losses = win_tie_loss(d, allowance)
     return message(f"{measure}: ", as_id(leader), " is ahead of ", as_id(other),
                    f" (mean difference {decimal_text(float(d.mean()) * scale)}) only because "
                    f"of {k} of {n} queries: "

@@ -211,6 +211,22 @@ def test_one_query_runs_the_requested_test(test, p):
     assert not any("d >= inf" in w for w in c.warnings)
 
 
+def test_carried_by_few_counts_wins_and_losses_as_the_tests_do():
+    # 0.3 - (0.1 + 0.2) is rounding, a tie in every test's W/T/L: the warning counted it as
+    # a loss ("wins 1, loses 3" beside a W/T/L of 1/1/2)
+    from rankwise.stats import paired_test
+    from rankwise.stats.paired import paired_differences
+    from rankwise.stats.pitfalls import carried_by_few_warning
+
+    x, y = [0.6, 0.3, 0.2, 0.3], [0.1, 0.1 + 0.2, 0.3, 0.4]
+    diffs = paired_differences(x, y)
+    text = carried_by_few_warning("P@5", "A", "B", diffs.d, diffs.scale, diffs.allowance)
+    outcome = paired_test("t", x, y)
+    assert (outcome.wins, outcome.ties, outcome.losses) == (1, 1, 2)
+    assert "(mean difference 0.0750) only because of 1 of 4 queries" in text
+    assert "A wins 1, loses 2)" in text
+
+
 def test_seed_article_mrr_example_warnings():
     # 002_e6944b62997f94eb.txt: first relevant at 2, 3, 2, 3 (A) -> MRR 0.4167 and 1, 10, 1, 15
     # (B) -> 0.5417: B's lead comes from two queries; A is the more consistent system.
