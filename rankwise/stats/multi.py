@@ -84,12 +84,11 @@ def anova_blocked(scores: Any) -> Anova:
     with np.errstate(divide="ignore", invalid="ignore"):
         f = np.float64(ss_system / df_system) / np.float64(ms_error)
     p = float(stats.f.sf(f, df_system, df_error)) if np.isfinite(f) else (0.0 if f > 0 else 1.0)
-    def units(square: float) -> float:  # in the values' units (inf beyond float64, 0 * 2^2046 = 0)
-        return square * scale * scale
-
-    return Anova(units(ss_system), units(ss_query), units(ss_error), df_system, df_query,
-                 df_error, units(ms_error), float(f) if not np.isnan(f) else 0.0, p,
-                 math.sqrt(ms_error) * scale)
+    # squares back in the values' units: inf beyond float64; times scale twice, as scale²
+    # alone can be inf and 0 * inf is NaN
+    squares = [v * scale * scale for v in (ss_system, ss_query, ss_error, ms_error)]
+    return Anova(*squares[:3], df_system, df_query, df_error, squares[3],
+                 float(f) if not np.isnan(f) else 0.0, p, math.sqrt(ms_error) * scale)
 
 
 def _additive_fit(s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
