@@ -120,7 +120,8 @@ def paired_differences(x: Any, y: Any) -> Differences:
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = x[keep], y[keep]
     scale = power_of_two_scale(np.concatenate([x, y]))
-    x, y = x / scale, y / scale
+    if scale != 1.0:
+        x, y = x / scale, y / scale
     return Differences(x - y, int((~keep).sum()), relative_tolerance(np.stack([x, y]), axis=0),
                        scale)
 

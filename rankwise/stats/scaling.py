@@ -29,8 +29,10 @@ def power_of_two_scale(values: Any) -> float:
     (1.0, True)
     """
     a = np.abs(np.asarray(values, dtype=np.float64))
-    a = a[np.isfinite(a)]
     top = float(a.max()) if a.size else 0.0
+    if not math.isfinite(top):  # an inf or NaN among them: the largest finite value
+        finite = a[np.isfinite(a)]
+        top = float(finite.max()) if finite.size else 0.0
     if top == 0:
         return 1.0
     return math.ldexp(1.0, math.frexp(top)[1] - 1)
