@@ -229,52 +229,80 @@ def with_gains_scaled(measure, lists, params: dict[str, Any], compute) -> np.nda
     overflow a sum (or, for a ratio, lose digits to subnormal numbers) computed with its
     gains scaled by 2^-e, a power of two: exact, and a ratio of two sums is unchanged.
 
-    A sum (``gain_scaling="proportional"``: DCG, IDCG, CG, RWRR) is computed as usual and the
-    queries whose value overflowed (inf, or NaN from inf − inf) again, e the binary exponent
-    of their largest |gain|, the value then multiplied back by 2^e. A ratio (``"invariant"``:
-    nDCG, ndcg_rel, Rndcg, where NaN also means an ideal DCG of 0) is computed scaled for the
-    queries whose largest |gain| lies outside 2^±900 (found with one look at the grade
-    levels when no level's does, the usual case), e that of their largest positive gain, the
-    ideal's (else of their largest |gain|). A value still not finite (a sum beyond float64;
-    a ratio beyond it: negative gains some 2^1000 times larger than the positive ones)
-    raises :class:`~rankwise.InputError`. A query whose gains are in range is computed as
-    without this function, bit for bit; the others in groups of one exponent each (a few
-    hundred at most)."""
+    Which queries and which e: :func:`rescue_exponents`, from the gains the measure uses
+    (DCG's and nDCG's grades below ``rel`` gaining 0: a grade below it decides nothing); the
+    value scaled back and checked: :func:`unscale`. A sum (``gain_scaling="proportional"``: DCG, IDCG, CG, RWRR) is computed
+    as usual first, a ratio (``"invariant"``: nDCG, ndcg_rel, Rndcg) is computed scaled where
+    one look at the grade levels finds a gain outside 2^±900 (none does: the usual case). A
+    query whose gains are in range is computed as without this function, bit for bit; the
+    others in groups of one exponent each (a few hundred at most)."""
     gain = params["gain"]
+    used = gain_from(lists.levels, gain, params["rel"]) if measure.spec.params == GAIN_FROM \
+        else gain
     high = 2.0 ** GAIN_SAFE_EXPONENT
     if measure.spec.gain_scaling == "proportional":
         with np.errstate(over="ignore", invalid="ignore"):
             values = compute(lists, params)
-        rescue = ~np.isfinite(values)
-        if not rescue.any():
+        if np.isfinite(values).all():
             return values
-        largest, _ = largest_gains(lists, gain)
-        exponent = np.frexp(largest)[1]
+        largest, positive = largest_gains(lists, used)
+        rescue, exponent = rescue_exponents("proportional", largest, positive, values)
     else:
-        level_gain = np.abs(_level_gains(lists, gain))
+        level_gain = np.abs(_level_gains(lists, used))
         level_gain = level_gain[level_gain > 0]
         if len(level_gain) == 0 or (level_gain.max() <= high and level_gain.min() >= 1 / high):
             return compute(lists, params)
-        largest, positive = largest_gains(lists, gain)
-        rescue = (largest > high) | ((largest > 0) & (largest < 1 / high))
+        largest, positive = largest_gains(lists, used)
+        rescue, exponent = rescue_exponents("invariant", largest, positive)
         if not rescue.any():
             return compute(lists, params)
         values = np.empty(lists.num_queries)
         values[~rescue] = _on(lists, np.flatnonzero(~rescue), params, compute)
-        exponent = np.frexp(np.where(positive > 0, positive, largest))[1]
     for e in np.unique(exponent[rescue]):
         queries = np.flatnonzero(rescue & (exponent == e))
         scaled_gain = {**params, "gain": ScaledGain(gain, int(e))}
         with np.errstate(over="ignore", invalid="ignore"):
             scaled = _on(lists, queries, scaled_gain, compute)
-        if measure.spec.gain_scaling == "proportional":
-            _check_in_range(measure, lists, queries, scaled, int(e), largest)
-            scaled = np.ldexp(scaled, int(e))
-        else:  # NaN only where the ideal is 0: no positive gain
-            _check_in_range(measure, lists, queries, np.where(positive[queries] > 0, scaled, 0.0),
-                            0, largest)
-        values[queries] = scaled
+        values[queries] = unscale(measure, lists.query_ids[queries], scaled, int(e),
+                                  largest[queries], positive[queries])
     return values
+
+
+def rescue_exponents(scaling: str, largest: np.ndarray, positive: np.ndarray,
+                     values: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Which queries a measure computes with its gains scaled, and the binary exponent e of
+    each (every gain times 2^-e), from each query's largest |gain| and largest positive gain
+    (0 for none) among its judgments (:func:`largest_gains`).
+
+    A sum (``scaling="proportional"``) is rescued where its plain ``values`` are not finite
+    (inf, or NaN from inf − inf), e that of its largest |gain|; a ratio (``"invariant"``)
+    where its largest |gain| lies outside [2^-900, 2^900], e that of its largest positive
+    gain, the ideal's (else of its largest |gain|).
+
+    >>> rescue, e = rescue_exponents("invariant", np.array([1e300, 3.0]), np.array([1e300, 3.0]))
+    >>> rescue.tolist(), int(e[0])
+    ([True, False], 997)
+    """
+    if scaling == "proportional":
+        return ~np.isfinite(values), np.frexp(largest)[1]
+    high = 2.0 ** GAIN_SAFE_EXPONENT
+    rescue = (largest > high) | ((largest > 0) & (largest < 1 / high))
+    return rescue, np.frexp(np.where(positive > 0, positive, largest))[1]
+
+
+def unscale(measure, query_ids: np.ndarray, scaled: np.ndarray, exponent: int,
+            largest: np.ndarray, positive: np.ndarray) -> np.ndarray:
+    """The values of queries computed with their gains times 2^-``exponent``: a sum times
+    2^exponent, a ratio as it is. Raise :class:`~rankwise.InputError` where one is beyond
+    float64 (a sum beyond 1.8e308; a ratio beyond it: negative gains some 2^1000 times
+    larger than the positive ones; NaN, a ratio's ideal DCG of 0, only where no gain is
+    positive). ``query_ids``, ``largest`` and ``positive`` (:func:`largest_gains`) are
+    those of the queries, one each."""
+    if measure.spec.gain_scaling == "proportional":
+        _check_in_range(measure, query_ids, scaled, exponent, largest)
+        return np.ldexp(scaled, exponent)
+    _check_in_range(measure, query_ids, np.where(positive > 0, scaled, 0.0), 0, largest)
+    return scaled
 
 
 def _on(lists, queries: np.ndarray, params: dict[str, Any], compute) -> np.ndarray:
@@ -284,7 +312,7 @@ def _on(lists, queries: np.ndarray, params: dict[str, Any], compute) -> np.ndarr
     return compute(lists.select_queries(queries), params)
 
 
-def _check_in_range(measure, lists, queries: np.ndarray, scaled: np.ndarray, exponent: int,
+def _check_in_range(measure, query_ids: np.ndarray, scaled: np.ndarray, exponent: int,
                     largest: np.ndarray) -> None:
     """Raise :class:`~rankwise.InputError` where ``scaled`` · 2^exponent (each query's value)
     is not finite: beyond the largest float64."""
@@ -292,15 +320,15 @@ def _check_in_range(measure, lists, queries: np.ndarray, scaled: np.ndarray, exp
         beyond = np.flatnonzero(~np.isfinite(np.ldexp(scaled, exponent)))
     if len(beyond) == 0:
         return
-    q = queries[beyond[0]]
-    size = abs(scaled[beyond[0]])
+    q = beyond[0]
+    size = abs(scaled[q])
     about = " is"
     if np.isfinite(size) and size > 0:
         at = math.log10(size) + exponent * math.log10(2.0)
-        sign = "-" if scaled[beyond[0]] < 0 else ""
+        sign = "-" if scaled[q] < 0 else ""
         about = f" is about {sign}{10 ** (at % 1):.2f}e+{int(at // 1)},"
     more = f" (and {len(beyond) - 1} more queries)" if len(beyond) > 1 else ""
-    raise InputError(f"{measure} of query {lists.query_ids[q]!r}{more}{about} beyond the "
+    raise InputError(f"{measure} of query {query_ids[q]!r}{more}{about} beyond the "
                      f"largest float64 (1.8e+308): its gains are too large (the largest "
                      f"{largest[q]:.4g}); use smaller gains, or a ratio such as nDCG, which is "
                      "computed whatever their size (unless negative gains outweigh the "

@@ -259,6 +259,20 @@ def test_gains_of_tiny_size_keep_their_ratios():
     assert value({"q": {"a": 0, "b": TINIEST, "c": 2 * TINIEST}}, run, "nDCG") == plain
 
 
+def test_grades_below_rel_do_not_decide_the_scaling():
+    # grade 1 gains 0 under rel=2 whatever the map gives it, but its mapped gain of 1e300 (or
+    # 1e-300) decided the scaling: query q, judged 0 and 1 only (nDCG 0, its ideal DCG 0),
+    # was refused as "beyond the largest float64"
+    qrels = {"q": {"a": 1, "b": 0}, "p": {"a": 2, "b": 1}}
+    run = {"q": {"a": 2.0, "b": 1.0}, "p": {"b": 2.0, "a": 1.0}}
+    plain = per_query(qrels, run, ["nDCG(rel=2)", "DCG(rel=2)"])
+    for gain in ("1e300", "1e-300"):
+        measures = [f"nDCG(rel=2,gain={{1:{gain}}})", f"DCG(rel=2,gain={{1:{gain}}})"]
+        got = per_query(qrels, run, measures)
+        assert {q: list(v.values()) for q, v in got.items()} == \
+            {q: list(v.values()) for q, v in plain.items()}
+
+
 def test_queries_of_every_gain_size_in_one_evaluation():
     # each query scaled by its own power of two: the same values as evaluated alone
     qrels = {"huge": {"a": 1.5e308, "b": 5e307}, "plain": {"a": 3, "b": 1},
