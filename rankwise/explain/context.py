@@ -7,7 +7,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..measures.graded import check_exp_gain
+import numpy as np
+
+from ..measures.graded import ScaledGain, check_exp_gain, gains
 
 Rows = list[dict[str, Any]]
 
@@ -82,10 +84,13 @@ def within(c: Context) -> str:
 
 
 def gain_of(grade: float, gain) -> float:
-    """linear: the grade; exp: 2^grade − 1; a map: its value for the grade (else the grade).
-    Unjudged (NaN) and negative grades gain 0."""
+    """linear: the grade; exp: 2^grade − 1; a map: its value for the grade (else the grade);
+    a :class:`~rankwise.measures.graded.ScaledGain`: the engine's scaled gain. Unjudged (NaN)
+    and negative grades gain 0."""
     if not grade >= 0:
         return 0.0
+    if isinstance(gain, ScaledGain):
+        return float(gains(np.array([grade], dtype=np.float64), gain)[0])
     if isinstance(gain, tuple):
         for mapped_grade, value in gain:
             if grade == mapped_grade:

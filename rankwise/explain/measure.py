@@ -4,15 +4,17 @@ one rank by rank with its kind's steps, and add the notes the reader needs."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from ..errors import InputError
-from ..measures.graded import gain_from
+from ..measures.graded import ScaledGain, gain_from
 from ..measures.registry import undefined_value
 from . import binary, curves, graded, judged, rating, rbp, sets, trec_graded
 from .context import Context, Kind, Ranking, Rows, number
 from .listing import Listed, ties_by_grade
+from .scaling import gain_exponent, unscaled
 from .table import Explanation
 
 _MODULES = (binary, graded, trec_graded, rbp, judged, sets, curves, rating)
@@ -28,12 +30,10 @@ def explain_measure(m, listed: Listed, query: str, system: str, conv) -> Explana
     params.update(dict(m.params))
     rel = params.get("rel")  # RBP's "graded" reads the grades: no threshold
     rel = fconv.relevance_threshold if rel is None or isinstance(rel, str) else float(rel)
-    gain = params.get("gain")
-    gain = fconv.gain_name if gain is None else gain
+    raw_gain = params.get("gain")
+    raw_gain = fconv.gain_name if raw_gain is None else raw_gain
+    gain = _below_rel(m, listed, raw_gain, params)
     by_gain = isinstance(gain, tuple)  # a gain map: ties ordered by gain, as the engine does
-    if m.family in ("nDCG", "DCG"):  # their rel: the grades below it gain 0
-        gain = gain_from(np.array([g for _, g in listed.judged] + list(listed.grades)), gain,
-                         params["rel"])
     base = params.get("base")
     base = fconv.discount_base if base is None else float(base)
     docs, grades, scores = listed.docs, listed.grades, listed.scores
@@ -60,21 +60,43 @@ def explain_measure(m, listed: Listed, query: str, system: str, conv) -> Explana
                 params=params, pool=pool, query=query)
     n = len(docs)
     ranking = Ranking(docs, grades, relevant, n if k is None else min(k, n), scores)
+    rows, ideal_rows, ideal_value, (value, formula) = _walk(kind, c, ranking)
+    exponent = gain_exponent(c, value)
+    if exponent is not None:  # gains scaled as the engine scales them
+        scaled = replace(c, gain=_below_rel(m, listed, ScaledGain(raw_gain, exponent), params))
+        rows, ideal_rows, ideal_value, (value, formula) = _walk(kind, scaled, ranking)
+        value, ideal_value, formula = unscaled(c, exponent, value, ideal_value, formula)
+    notes = list(listed.notes) + _notes(kind, c, ranking) + (kind.notes(c) if kind.notes else [])
+    return Explanation(str(m), query, system, kind.columns, rows, ideal_rows, value, ideal_value,
+                       formula, notes, _shown(rows, kind, k), _shown(ideal_rows, kind, k), conv,
+                       kind.elided, kind.ideal_title)
+
+
+def _below_rel(m, listed: Listed, gain, params: dict):
+    """``gain`` with nDCG's and DCG's grades below their ``rel`` gaining 0, as a gain map
+    of the query's grades (:func:`rankwise.measures.graded.gain_from`)."""
+    if m.family not in ("nDCG", "DCG"):
+        return gain
+    return gain_from(np.array([g for _, g in listed.judged] + list(listed.grades)), gain,
+                     params["rel"])
+
+
+def _walk(kind: Kind, c: Context, ranking: Ranking
+          ) -> tuple[Rows, Rows, float, tuple[float, list[str]]]:
+    """The run's rows, the ideal ranking's rows and value, and the final value with its
+    lines."""
     rows = kind.steps(c, ranking)
     ideal_rows: Rows = []
     ideal_value = math.nan
     if kind.ideal is not None:
-        ideal_list = kind.ideal(c, pool)
+        k, rel = c.cutoff, c.rel
+        ideal_list = kind.ideal(c, c.pool)
         ideal = Ranking([d for d, _ in ideal_list], [g for _, g in ideal_list],
                         [g >= rel for _, g in ideal_list],
                         len(ideal_list) if k is None else min(k, len(ideal_list)))
         ideal_rows = kind.steps(c, ideal)
         ideal_value, _ = _value(kind, c, ideal_rows, ideal_rows, ideal)
-    value, formula = _value(kind, c, rows, ideal_rows, ranking)
-    notes = list(listed.notes) + _notes(kind, c, ranking) + (kind.notes(c) if kind.notes else [])
-    return Explanation(str(m), query, system, kind.columns, rows, ideal_rows, value, ideal_value,
-                       formula, notes, _shown(rows, kind, k), _shown(ideal_rows, kind, k), conv,
-                       kind.elided, kind.ideal_title)
+    return rows, ideal_rows, ideal_value, _value(kind, c, rows, ideal_rows, ranking)
 
 
 def _refuse_expected(family: str, conv) -> None:

@@ -145,7 +145,8 @@ def test_values_at_the_edges_of_float64_as_evaluate_gives_them(measure):
         return
     e = explain(qrels, run, "q", measure)
     assert _same(e.value, want[e.measure]) and math.isfinite(e.value)
-    assert ("scaled" in e.to_text()) == (measure in ("RMSE", "MAE", EDGE_MEASURES[3]))
+    scaled = ("RMSE", "MAE", EDGE_MEASURES[3], "nDCG(gain=exp)", "nDCG(gain={1:1e308})")
+    assert ("scaled" in e.to_text()) == (measure in scaled)  # as evaluate scales them
 
 
 def test_grades_above_1023_with_linear_gains():
@@ -160,3 +161,76 @@ def test_grades_above_1023_with_linear_gains():
         rankwise.evaluate(qrels, run, ["ERR"])
     with pytest.raises(InputError, match="grade 2000 is too large for exponential gain"):
         explain(qrels, run, "q", "ERR")
+
+
+#: gain maps beyond 2^±900 (sums that overflow, gains that scaled down or up are subnormal,
+#: negative gains as large as the positive ones, both ends in one query)
+EDGE_GAINS = ["{1:1e300,2:1e308,3:1.7e308}", "{0:-1e308,1:1e308,3:1e300}",
+              "{1:1e-310,2:5e-324,3:1e-300}", "{1:1e300,2:1e-300}", "{0:-1e-320,1:1e-315}",
+              "{1:2e-308,2:1e-320,7:1e308}"]
+EDGE_GAIN_FAMILIES = ["nDCG", "nDCG@3", "nDCG(rel=2)", "DCG@4", "DCG(rel=2)", "IDCG@3", "CG",
+                      "RWRR@4", "ndcg_rel", "Rndcg"]
+
+
+def _with_gain(measure: str, gain: str) -> str:
+    name, _, cutoff = measure.partition("@")
+    if "(" in name:
+        name = name[:-1] + f",gain={gain})"
+    else:
+        name += f"(gain={gain})"
+    return name + (f"@{cutoff}" if cutoff else "")
+
+
+def _refused_queries_dropped(qrels, run, measure, conv) -> dict:
+    """evaluate's per-query values of ``measure``, the queries it refuses (one at a time, the
+    first it names) dropped after checking that explain refuses them with its message."""
+    while True:
+        try:
+            return rankwise.evaluate(qrels, run, [measure], conv, per_query=True).per_query()
+        except InputError as refused:
+            query = re.search(r"of query '([^']*)'", str(refused)).group(1)
+            message = re.sub(r" \(and \d+ more queries\)", "", str(refused))
+            with pytest.raises(InputError, match=re.escape(message)):
+                explain(qrels, run, query, measure, conv)
+            qrels = {q: v for q, v in qrels.items() if q != query}
+            run = {q: v for q, v in run.items() if q != query}
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("seed", [0, 1, *(pytest.param(s, marks=pytest.mark.slow)
+                                          for s in range(2, 8))])
+def test_gain_maps_beyond_two_to_the_900_as_evaluate_scales_them(seed):
+    # explain summed such gains as they are: nDCG, ndcg_rel and Rndcg NaN (inf / inf) or off
+    # in the fourth digit (subnormal gains), DCG, IDCG, CG and RWRR inf where evaluate scales
+    # the gains by a power of two (and refuses a sum beyond float64)
+    qrels, run = _collection(seed)
+    # ties broken: the tie-order check evaluates each tie's best and worst orders too, whose
+    # sums can lie beyond float64 where the conventions' order's do not
+    run = {q: {d: s + 1e-3 * i for i, (d, s) in enumerate(docs.items())}
+           for q, docs in run.items()}
+    conv = _conventions(seed)
+    expected: dict[str, dict[str, float]] = {}  # query -> measure -> value
+    for gain in EDGE_GAINS:
+        for measure in [_with_gain(m, gain) for m in EDGE_GAIN_FAMILIES]:
+            for query, values in _refused_queries_dropped(qrels, run, measure, conv).items():
+                expected.setdefault(query, {}).update(values)
+    for query, values in expected.items():
+        for e in explain_many(qrels, run, query, list(values), conv):
+            assert _same(e.value, values[e.measure]), (query, e.measure, conv.differences())
+            assert e.to_text() and e.to_json()
+
+
+def test_scaled_gains_are_shown_and_said():
+    # the rows are the computation: they show the gains scaled by 2^-e, and lines say so
+    qrels = {"q": {"a": 1, "b": 2, "c": 0}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    e = explain(qrels, run, "q", "nDCG(gain={1:1e308,2:1.5e308})")
+    want = rankwise.evaluate(qrels, run, [e.measure]).mean(e.measure)
+    assert e.value == pytest.approx(want, rel=1e-12) and math.isfinite(e.value)
+    assert [r["gain"] for r in e.rows] == [math.ldexp(1e308, -1024), math.ldexp(1.5e308, -1024),
+                                           0.0]
+    assert "scaled by 2^-1024" in e.to_text() and "the scaling cancels" in e.to_text()
+    e = explain(qrels, run, "q", "DCG(gain={1:1.5e308,2:1.5e308,0:-1.5e308})")
+    want = rankwise.evaluate(qrels, run, [e.measure]).mean(e.measure)
+    assert e.value == pytest.approx(want, rel=1e-12) and math.isfinite(e.value)
+    assert "DCG(gain={0:-1.5e+308,1:1.5e+308,2:1.5e+308}) = 2^1024 × " in e.to_text()
