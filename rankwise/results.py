@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .conventions import Conventions
+from .errors import InputError
 from .plain import csv_field, latex_text, markdown_text, one_line
 
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor for geometric means
@@ -190,8 +192,22 @@ class Result:
         return "\n".join(lines) + "\n"
 
     def to_trec(self, per_query: bool = False) -> str:
-        """trec_eval's output format: ``measure<TAB>qid|all<TAB>value`` (4 decimals, counts as
-        integers, measure names padded to 22), so it can be diffed with trec_eval's."""
+        r"""trec_eval's output format: ``measure<TAB>qid|all<TAB>value`` (4 decimals, counts as
+        integers, measure names padded to 22), so it can be diffed with trec_eval's.
+
+        An id that trec_eval can read (none of its field separators: space, tab, line feed,
+        vertical tab, form feed, carriage return, nor NUL) is printed as it is, byte for byte
+        as trec_eval prints it. One that holds such a character is printed with each of them
+        escaped as Python writes it (``\t``, ``\n``, ``\r``, ``\x0b``, ``\x0c``, ``\x20`` for
+        a space, ``\x00``) and each of its backslashes doubled (``\\``), every other character
+        as it is (``é`` stays ``é``): such forms read back to one id each. An id printed as it
+        is may itself hold a backslash (``a\tb``, with a backslash and a t, prints like the
+        id a<TAB>b): where two ids of the output print alike (query ids, or run names), the
+        output is refused with an :class:`~rankwise.InputError` naming them (CSV and JSON
+        keep every id as it is)."""
+        qids = _trec_ids([q for s in self.systems.values() for q in self._query_ids(s)]
+                         if per_query else [], "query ids")
+        names = _trec_ids(list(self.systems), "run names")
         lines = []
         for name, s in self.systems.items():
             if per_query:  # each measure's values formatted in one pass over a list
@@ -201,9 +217,9 @@ class Result:
                 columns = [[_trec_value(v, self._counted(m)) for v in values[m].tolist()]
                            for m in printed]
                 for q, row in zip(s.query_ids.tolist(), zip(*columns)):
-                    qid = _trec_id(q)
+                    qid = qids[q]
                     lines.extend(f"{label}\t{qid}\t{value}" for label, value in zip(labels, row))
-            lines.append(f"{'runid':<22s}\tall\t{_trec_id(name)}")
+            lines.append(f"{'runid':<22s}\tall\t{names[name]}")
             for m in self.measures:
                 lines.append(_trec_line(self._trec_label(s, m), "all", s.aggregates[m],
                                         self._counted(m)))
@@ -267,6 +283,11 @@ class Result:
         if system.values is None:
             raise ValueError("per-query values were not kept: evaluate(..., per_query=True)")
         return system.values
+
+    @classmethod
+    def _query_ids(cls, system: SystemResult) -> list[str]:
+        cls._values(system)  # refuses a result without per-query values
+        return system.query_ids.tolist()
 
     def _fmt(self, measure: str, value: float, digits: int) -> str:
         if self._counted(measure) and not math.isnan(value):
@@ -370,10 +391,43 @@ def _trec_value(value: float, integer: bool) -> str:
     return str(int(round(value))) if integer and not math.isnan(value) else f"{value:.4f}"
 
 
+#: What trec_eval cannot read inside an id (C's isspace, and NUL, which ends a C string),
+#: as a printed id escapes it; a backslash is doubled there.
+_TREC_ESCAPES = {" ": "\\x20", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\v": "\\x0b",
+                 "\f": "\\x0c", "\0": "\\x00"}
+_TREC_UNREADABLE = re.compile("[" + "".join(_TREC_ESCAPES) + "]")
+_TREC_ESCAPED = re.compile("[\\\\" + "".join(_TREC_ESCAPES) + "]")
+
+
 def _trec_id(text: str) -> str:
-    """An id in trec_eval's whitespace-separated format: inner whitespace shown as \\t, \\n..."""
-    return text.encode("unicode_escape").decode("ascii").replace(" ", "\\x20") \
-        if any(c.isspace() for c in text) else text
+    r"""An id in trec_eval's whitespace-separated lines: as it is where trec_eval can read it,
+    else with its whitespace and NUL escaped and its backslashes doubled (see
+    :meth:`Result.to_trec`).
+
+    >>> print(_trec_id("é1"), _trec_id("a\\b"), _trec_id("a b\tc\\d é"))
+    é1 a\b a\x20b\tc\\d\x20é
+    """
+    if not _TREC_UNREADABLE.search(text):
+        return text
+    return _TREC_ESCAPED.sub(lambda found: _TREC_ESCAPES.get(found.group(), "\\\\"), text)
+
+
+def _trec_ids(ids: list[str], what: str) -> dict[str, str]:
+    """Each of ``ids`` as :func:`_trec_id` prints it; raise :class:`~rankwise.InputError` where
+    two different ids print alike (one of them escaped, the other holding backslashes)."""
+    printed = {i: _trec_id(i) for i in ids}
+    if len(set(printed.values())) < len(printed):
+        first: dict[str, str] = {}
+        for original, shown in printed.items():
+            if shown in first:
+                raise InputError(
+                    f"{what} {first[shown]!r} and {original!r} both print as {shown!r} in "
+                    "trec_eval's format (an id holding whitespace or NUL is printed escaped, "
+                    "one without them as it is): use CSV or JSON (--format csv, json), which "
+                    "keep every id as it is",
+                    source="trec output")
+            first[shown] = original
+    return printed
 
 
 def _json_number(value: float) -> float | None:

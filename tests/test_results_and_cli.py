@@ -400,3 +400,32 @@ def test_cli_files_after_the_measures_of_every_command(files, capsys):
         expected = capsys.readouterr().out
         assert main([command, *options, "-m", "AP", "RR", *inputs]) == 0
         assert capsys.readouterr().out == expected
+
+
+def test_trec_ids_print_as_trec_eval_prints_them_or_escaped_one_way_back():
+    # backslashes were not doubled (the ids a<TAB>b and a\tb both printed a\tb), unicode_escape
+    # printed é of an id with a space as \xe9, and an id holding a no-break space, which
+    # trec_eval reads and prints as it is, was escaped
+    ids = ["a\tb", "q\xa0n", "é x", "a\\b", "c\\ d", "n\x00", "v\x0bw\x0c", "日本\n"]
+    qrels = {q: {"d": 1} for q in ids}
+    result = rankwise.evaluate(qrels, {q: {"d": 1.0} for q in ids}, ["P@1"], per_query=True)
+    printed = [line.split("\t")[1] for line in result.to_trec(per_query=True).splitlines()
+               if line.startswith("P_1 ") and "\tall\t" not in line]
+    assert printed == [r"a\tb", "a\\b", r"c\\\x20d", r"n\x00", "q\xa0n", r"v\x0bw\x0c",
+                       r"é\x20x", r"日本\n"]  # in the order of the query ids
+
+
+def test_trec_output_refuses_two_ids_that_print_alike(tmp_path, capsys):
+    # a\<VT>b escapes to a\x0bb, which the id a\x0bb (a backslash, no whitespace) is as it is
+    qrels = write(tmp_path, "q.txt", "a\vb 0 d1 1\na\\x0bb 0 d1 1\n")
+    run = write(tmp_path, "r.txt", "a\vb Q0 d1 1 1.0 r\na\\x0bb Q0 d1 1 1.0 r\n")
+    result = rankwise.evaluate(qrels, run, ["P@1"], per_query=True)
+    with pytest.raises(rankwise.InputError, match=r"query ids .* both print as 'a\\\\x0bb'"):
+        result.to_trec(per_query=True)
+    assert result.to_trec().endswith("P_1                   \tall\t1.0000\n")  # no query id
+    assert main(["evaluate", qrels, run, "-m", "P@1", "-q", "-f", "trec"]) == 2
+    err = capsys.readouterr().err
+    assert "both print as" in err and "--format csv, json" in err and "Traceback" not in err
+    named = rankwise.evaluate(qrels, {"a\tb": run, "a\\tb": run}, ["P@1"])
+    with pytest.raises(rankwise.InputError, match="run names"):
+        named.to_trec()
