@@ -123,14 +123,17 @@ class Result:
 
     def to_markdown(self, digits: int = 4, per_query: bool = False) -> str:
         """The aggregates (and, with ``per_query``, every query's values) as Markdown tables,
-        conventions below. Ids are escaped: they show as text, never as markup."""
+        the precision and the conventions below. Values are rounded to ``digits`` decimals
+        (0.99996 shows as 1.0000), counts shown whole, and a line says so; CSV and JSON hold
+        every digit. Ids are escaped: they show as text, never as markup."""
         md = markdown_text
         head = "| system | " + " | ".join(map(md, self._labels())) + " |"
         rule = "|---|" + "---:|" * len(self.measures)
         rows = [f"| {md(name)} | " + " | ".join(self._fmt(m, s.aggregates[m], digits)
                                               for m in self.measures) + " |"
                 for name, s in self.systems.items()]
-        text = [head, rule, *rows, "", f"Conventions: {md(self.describe_conventions())}"]
+        text = [head, rule, *rows, "", _precision(digits) + ".", "",
+                f"Conventions: {md(self.describe_conventions())}"]
         if per_query:
             text += ["", "| system | query | " + " | ".join(map(md, self._labels())) + " |",
                      "|---|---|" + "---:|" * len(self.measures)]
@@ -143,8 +146,10 @@ class Result:
 
     def to_latex(self, digits: int = 4, per_query: bool = False) -> str:
         """The aggregates (and, with ``per_query``, every query's values) as LaTeX ``tabular``
-        environments, the conventions in a comment below. Ids and measure names are escaped:
-        they are typeset as themselves (see :func:`rankwise.plain.latex_text`)."""
+        environments, the precision and the conventions in comments below (values rounded to
+        ``digits`` decimals, counts whole; CSV and JSON hold every digit). Ids and measure
+        names are escaped: they are typeset as themselves (see
+        :func:`rankwise.plain.latex_text`)."""
         tex = latex_text
         head = " & ".join(tex(m) for m in self._labels()) + r" \\"
         rows = [tex(name) + " & " + " & ".join(self._fmt(m, s.aggregates[m], digits)
@@ -159,7 +164,8 @@ class Result:
                     self._fmt(m, values[m][i], digits) for m in self.measures) + r" \\"
                     for i, q in enumerate(s.query_ids)]
             lines += ["", *_tabular("ll", len(self.measures), "System & Query & " + head, rows)]
-        return "\n".join([*lines, "% conventions: " + tex(self.describe_conventions())]) + "\n"
+        return "\n".join([*lines, "% " + _precision(digits),
+                          "% conventions: " + tex(self.describe_conventions())]) + "\n"
 
     def to_table(self, digits: int = 4) -> str:
         """The aggregates as an aligned plain-text table."""
@@ -361,6 +367,12 @@ def _weighted(values: np.ndarray, weights: np.ndarray, kind: str,
         return float(np.exp(np.average(np.log(np.maximum(values, MIN_GEO_MEAN)),
                                        weights=weights)))
     return float(np.average(values, weights=weights))
+
+
+def _precision(digits: int) -> str:
+    """The sentence that says how the values of a Markdown or LaTeX table were rounded."""
+    return (f"Values rounded to {digits} decimal{'' if digits == 1 else 's'}, counts whole "
+            "(CSV and JSON hold every digit)")
 
 
 def _tabular(text_columns: str, measures: int, head: str, rows: list[str]) -> list[str]:

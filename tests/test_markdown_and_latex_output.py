@@ -142,3 +142,18 @@ def test_no_lead_is_reported_when_the_means_are_equal():
     """0.0 + 0.8 and 0.2 + 0.6 are equal sums, but their difference summed query by query is
     5.6e-17, not 0: no system leads, so no query carries a lead."""
     assert queries_carrying_difference(np.array([0.0, 0.8]) - np.array([0.2, 0.6])) == 0
+
+
+def test_markdown_and_latex_say_how_their_values_are_rounded():
+    # 0.99996 printed 1.0000 with nothing saying that the table rounds (CSV has every digit)
+    result = rankwise.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["P@1", "NumRet"])
+    result.systems["run"].aggregates["P@1"] = 0.99996
+    markdown = result.to_markdown().splitlines()
+    assert "| run | 1.0000 | 1 |" in markdown
+    assert "Values rounded to 4 decimals, counts whole (CSV and JSON hold every digit)." in \
+        markdown
+    assert "Values rounded to 1 decimal," in result.to_markdown(digits=1)
+    latex = result.to_latex(digits=2).splitlines()
+    assert r"run & 1.00 & 1 \\" in latex
+    assert "% Values rounded to 2 decimals, counts whole (CSV and JSON hold every digit)" in latex
+    assert "0.99996" in result.to_csv()
