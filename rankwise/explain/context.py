@@ -74,8 +74,19 @@ def divide(a: float, b: float) -> float:
 
 
 def number(x: float, digits: int = 4) -> str:
-    """A value as the formulas print it: fixed digits, NaN spelt out."""
-    return "NaN" if isinstance(x, float) and math.isnan(x) else f"{x:.{digits}f}"
+    """A value as the formulas and the tables print it: ``digits`` fixed decimals, NaN spelt
+    out, and in scientific notation where fixed decimals would show a value that is not 0 as
+    0 (a gain of 1e-200 as 0.0000) or need more than 15 digits before the point.
+
+    >>> number(0.84276), number(float("nan")), number(3e-200), number(-2e-5), number(1e300)
+    ('0.8428', 'NaN', '3.0000e-200', '-2.0000e-05', '1.0000e+300')
+    """
+    if isinstance(x, float) and math.isnan(x):
+        return "NaN"
+    fixed = f"{x:.{digits}f}"
+    if x != 0 and math.isfinite(x) and (float(fixed) == 0 or abs(x) >= 1e15):
+        return f"{x:.{digits}e}"
+    return fixed
 
 
 def within(c: Context) -> str:

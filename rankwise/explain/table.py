@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..plain import one_line, plain
+from .context import number
 
 #: Column key -> header, in display order.
 HEADERS = {"rank": "rank", "doc": "doc", "grade": "grade", "score": "score",
@@ -165,7 +166,7 @@ def _cell(key: str, value: Any, digits: int) -> str:
         return one_line(str(value))
     if key in ("gain", "gain_so_far", "ideal_cost", "score") and float(value).is_integer():
         return f"{value:g}"
-    return f"{value:.{digits}f}"
+    return number(value, digits)
 
 
 def _aligned(rows: list[list[str]]) -> list[str]:

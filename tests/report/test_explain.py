@@ -448,3 +448,15 @@ def test_command_line(tmp_path, capsys):
     assert "AP of query 'q1'" in out and "RR of query 'q1'" in out
     assert main(["explain", qrels, run, "--query", "q9", "-m", "AP"]) == 2
     assert "query not found" in capsys.readouterr().err
+
+
+def test_values_that_fixed_decimals_would_show_as_0_or_as_300_digits():
+    # gains of 1e-200 printed 0.0000 in every cell and "DCG / IDCG = 0.0000 / 0.0000 = 0.7967";
+    # gains of 1e200 a 201-digit number in every cell
+    qrels, run = {"q": {"a": 1, "b": 2, "c": 0}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    text = explain(qrels, run, "q", "nDCG(gain={1:1e-200,2:3e-200})").to_text()
+    assert "= 2.8928e-200 / 3.6309e-200 = 0.7967" in text
+    assert "1.0000e-200     1.0000   1.0000e-200  1.0000e-200" in text
+    text = explain(qrels, run, "q", "DCG(gain={1:1e200,2:3e200})").to_text()
+    assert "= Σ gain / discount = 2.8928e+200" in text and max(map(len, text.split())) < 40
+    assert "  0.0000  " in text  # a contribution of 0 is 0.0000
