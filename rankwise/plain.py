@@ -42,6 +42,21 @@ def percent(share: float) -> str:
     return f"{digits:f}%"
 
 
+def check_digits(digits: Any) -> None:
+    """Raise ValueError unless ``digits`` (the decimals a table prints) is a whole number, 0
+    or more (``f"{x:.{-1}f}"`` raised "Format specifier missing precision").
+
+    >>> check_digits(4)
+    >>> check_digits(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: digits must be a whole number of decimals, 0 or more (got -1)
+    """
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
+        raise ValueError(f"digits must be a whole number of decimals, 0 or more (got "
+                         f"{digits!r})")
+
+
 def csv_field(text: str) -> str:
     """One CSV field: quoted (inner quotes doubled) when it holds a comma, a quote or a line
     break (RFC 4180)."""

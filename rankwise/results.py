@@ -14,7 +14,7 @@ import numpy as np
 
 from .conventions import Conventions
 from .errors import InputError
-from .plain import csv_field, latex_text, markdown_text, one_line
+from .plain import check_digits, csv_field, latex_text, markdown_text, one_line
 
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor for geometric means
 
@@ -126,6 +126,7 @@ class Result:
         the precision and the conventions below. Values are rounded to ``digits`` decimals
         (0.99996 shows as 1.0000), counts shown whole, and a line says so; CSV and JSON hold
         every digit. Ids are escaped: they show as text, never as markup."""
+        check_digits(digits)
         md = markdown_text
         head = "| system | " + " | ".join(map(md, self._labels())) + " |"
         rule = "|---|" + "---:|" * len(self.measures)
@@ -150,6 +151,7 @@ class Result:
         ``digits`` decimals, counts whole; CSV and JSON hold every digit). Ids and measure
         names are escaped: they are typeset as themselves (see
         :func:`rankwise.plain.latex_text`)."""
+        check_digits(digits)
         tex = latex_text
         head = " & ".join(tex(m) for m in self._labels()) + r" \\"
         rows = [tex(name) + " & " + " & ".join(self._fmt(m, s.aggregates[m], digits)
@@ -168,7 +170,9 @@ class Result:
                           "% conventions: " + tex(self.describe_conventions())]) + "\n"
 
     def to_table(self, digits: int = 4) -> str:
-        """The aggregates as an aligned plain-text table."""
+        """The aggregates as an aligned plain-text table, rounded to ``digits`` decimals,
+        counts whole."""
+        check_digits(digits)
         header = ["system", *self._labels()]
         body = [[one_line(name), *(self._fmt(m, s.aggregates[m], digits) for m in self.measures)]
                 for name, s in self.systems.items()]
@@ -262,8 +266,14 @@ class Result:
 
     @classmethod
     def from_json(cls, text: str) -> "Result":
-        """Rebuild a Result written by :meth:`to_json`."""
+        """Rebuild a Result written by :meth:`to_json`; raise
+        :class:`~rankwise.InputError` naming what is missing from a JSON text that is not
+        one (a comparison's, say)."""
         data = json.loads(text)
+        missing = [k for k in _RESULT_KEYS if not isinstance(data, dict) or k not in data]
+        if missing:
+            raise InputError("not a Result's JSON (Result.to_json writes it): no "
+                             + ", ".join(repr(k) for k in missing), source="Result JSON")
         systems = {}
         for name, s in data["systems"].items():
             per_query = s["per_query"]
@@ -440,6 +450,10 @@ def _trec_ids(ids: list[str], what: str) -> dict[str, str]:
                     source="trec output")
             first[shown] = original
     return printed
+
+
+#: What :meth:`Result.to_json` always writes.
+_RESULT_KEYS = ("conventions", "measures", "aggregate_kinds", "systems")
 
 
 def _json_number(value: float) -> float | None:

@@ -429,3 +429,20 @@ def test_trec_output_refuses_two_ids_that_print_alike(tmp_path, capsys):
     named = rankwise.evaluate(qrels, {"a\tb": run, "a\\tb": run}, ["P@1"])
     with pytest.raises(rankwise.InputError, match="run names"):
         named.to_trec()
+
+
+def test_writers_refuse_digits_that_are_not_a_count_of_decimals_and_json_not_a_result(files):
+    # digits=-1 raised Python's "Format specifier missing precision", 2.5 "Invalid format
+    # specifier"; a comparison's JSON given to Result.from_json raised KeyError: 'systems'
+    qrels, a, b = files
+    result = rankwise.evaluate(qrels, {"A": a, "B": b}, ["AP"], per_query=True)
+    for writer in (result.to_markdown, result.to_latex, result.to_table):
+        for digits in (-1, 2.5, True):
+            with pytest.raises(ValueError, match=r"digits must be a whole number of decimals"):
+                writer(digits=digits)
+    from rankwise.compare import compare_result
+
+    with pytest.raises(rankwise.InputError, match=r"not a Result's JSON .*: no 'aggregate_kinds'"):
+        rankwise.Result.from_json(compare_result(result, test="t").to_json())
+    with pytest.raises(rankwise.InputError, match="no 'conventions'"):
+        rankwise.Result.from_json("[1, 2]")

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..plain import one_line, plain
+from ..plain import check_digits, one_line, plain
 from .context import number
 
 #: Column key -> header, in display order.
@@ -127,9 +127,7 @@ class Explanation:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def _table(self, rows, shown: int, digits: int, all_rows: bool) -> list[list[str]]:
-        if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
-            raise ValueError(f"digits must be a whole number of decimals, 0 or more (got "
-                             f"{digits!r})")
+        check_digits(digits)
         head = [HEADERS[k] for k in self.columns]
         if self.columns and "discount" in self.columns and rows:
             head[self.columns.index("discount")] = rows[0].get("discount_label", "discount")
