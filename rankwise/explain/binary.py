@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .context import Context, Kind, Ranking, Rows, by_threshold, divide, number, within
+from .context import Context, Kind, Ranking, Rows, by_threshold, divide, number, shortest, within
 
 
 def binary_steps(c: Context, ranking: Ranking) -> Rows:
@@ -105,9 +105,9 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
         depth = math.floor(multiple * c.num_rel + 0.9)
         at_c = steps[min(depth, len(steps)) - 1]["hits"] if depth and steps else 0
         value = divide(at_c, depth)
-        return value, [f"c = floor({multiple:g}·R + 0.9) = floor({multiple:g}·{c.num_rel} + "
-                       f"0.9) = {depth}", f"{name} = relevant in the top c / c = {at_c} / "
-                       f"{depth} = {number(value)}"]
+        m = shortest(multiple)
+        return value, [f"c = floor({m}·R + 0.9) = floor({m}·{c.num_rel} + 0.9) = {depth}",
+                       f"{name} = relevant in the top c / c = {at_c} / {depth} = {number(value)}"]
     if kind in ("infAP", "binG"):
         value = divide(total, c.num_rel)
         what = "estimated precision" if kind == "infAP" else "1 / log2(2 + not relevant above)"

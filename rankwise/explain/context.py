@@ -89,6 +89,17 @@ def number(x: float, digits: int = 4) -> str:
     return fixed
 
 
+def shortest(x: float) -> str:
+    """A grade, score or parameter as given: the shortest text that reads back as it (``2``
+    for 2.0; ``:g`` made 1234567 ``1.23457e+06`` and p = 0.9999999 ``1``).
+
+    >>> shortest(2.0), shortest(1234567.0), shortest(0.9999999), shortest(1e300)
+    ('2', '1234567', '0.9999999', '1e+300')
+    """
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def within(c: Context) -> str:
     """'in the top K' or 'retrieved'."""
     return f"in the top {c.cutoff}" if c.cutoff is not None else "retrieved"

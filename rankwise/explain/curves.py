@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from .binary import binary_steps
-from .context import Context, Kind, Ranking, Rows, by_threshold, divide, number
+from .context import Context, Kind, Ranking, Rows, by_threshold, divide, number, shortest
 
 
 def curve_steps(c: Context, ranking: Ranking) -> Rows:
@@ -35,11 +35,11 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
         if hits > 0 and needed <= hits:
             row = hit_rows[max(needed, 1) - 1]
             values.append(row["interpolated"])
-            lines.append(f"recall {level:g}: {max(needed, 1)} relevant, reached at rank "
+            lines.append(f"recall {shortest(level)}: {max(needed, 1)} relevant, reached at rank "
                          f"{row['rank']}: best P@rank from there = {number(values[-1])}")
         else:
             values.append(0.0)
-            lines.append(f"recall {level:g}: {needed} relevant, never reached: 0")
+            lines.append(f"recall {shortest(level)}: {needed} relevant, never reached: 0")
     if c.kind == "11pt_avg":
         value = sum(values) / len(values)
         lines.append(f"{c.measure} = Σ of the {len(values)} / {len(values)} = "

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..measures.graded import check_exp_gain
 from ..measures.registry import undefined_value
-from .context import Context, Kind, Ranking, Rows, gain_of, log, number
+from .context import Context, Kind, Ranking, Rows, gain_of, log, number, shortest
 
 
 def graded_steps(c: Context, ranking: Ranking) -> Rows:
@@ -16,8 +16,8 @@ def graded_steps(c: Context, ranking: Ranking) -> Rows:
     rows, running, reach = [], 0.0, 1.0
     top = _g_max(c) if c.kind == "ERR" else None  # only ERR reads 2^g_max
     jarvelin = c.conv.discount == "jarvelin"
-    label = ("max(1, log2 r)" if c.base == 2 else f"max(1, log{c.base:g} r)") if jarvelin else \
-        ("log2(1+r)" if c.base == 2 else f"log{c.base:g}(1+r)")
+    base = "2" if c.base == 2 else shortest(c.base)
+    label = f"max(1, log{base} r)" if jarvelin else f"log{base}(1+r)"
     for i in range(ranking.depth):
         rank, g = i + 1, ranking.grades[i]
         row: dict[str, Any] = {"rank": rank, "doc": ranking.docs[i], "grade": g}
@@ -85,8 +85,8 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
 
 
 def _err_notes(c: Context) -> list[str]:
-    return [f"g_max = {_g_max(c):g}, the largest grade in the judgments (ERR(max_grade=G) sets "
-            "it)"]
+    return [f"g_max = {shortest(_g_max(c))}, the largest grade in the judgments "
+            "(ERR(max_grade=G) sets it)"]
 
 
 _DCG = ["rank", "doc", "grade", "gain", "discount", "contribution", "running"]

@@ -12,7 +12,7 @@ from ..errors import InputError
 from ..measures.graded import ScaledGain, gain_from
 from ..measures.registry import undefined_value
 from . import binary, curves, graded, judged, rating, rbp, sets, trec_graded
-from .context import Context, Kind, Ranking, Rows, number
+from .context import Context, Kind, Ranking, Rows, number, shortest
 from .listing import Listed, ties_by_grade
 from .scaling import gain_exponent, unscaled
 from .table import Explanation
@@ -147,7 +147,8 @@ def _notes(kind: Kind, c: Context, ranking: Ranking) -> list[str]:
         found = {d for d, r in zip(ranking.docs[:depth], ranking.relevant[:depth]) if r}
         missed = c.num_rel - len(found)
         if missed > 0:
-            notes.append(f"{missed} of the {c.num_rel} relevant documents (grade >= {c.rel:g}) "
+            notes.append(f"{missed} of the {c.num_rel} relevant documents (grade >= "
+                         f"{shortest(c.rel)}) "
                          f"{'is' if missed == 1 else 'are'} not "
                          f"{'in the top ' + str(k) if k is not None else 'retrieved'}: "
                          "they count in R but add nothing")

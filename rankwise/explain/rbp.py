@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .context import Context, Kind, Ranking, Rows, by_grade, number
+from .context import Context, Kind, Ranking, Rows, by_grade, number, shortest
 
 
 def rbp_steps(c: Context, ranking: Ranking) -> Rows:
@@ -40,17 +40,17 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
     total = steps[-1]["running"] if steps else 0.0
     if c.kind == "RBP":
         rel = c.params["rel"]
-        what = "r = 1 if grade >= " + f"{rel:g}" if not isinstance(rel, str) else \
+        what = "r = 1 if grade >= " + f"{shortest(rel)}" if not isinstance(rel, str) else \
             "r = grade / the largest judged grade (when above 1)"
         return total, [f"{name} = Σ (1 − p)·p^(rank − 1)·r over the "
-                       f"{'top ' + str(k) if k else 'list'} = {number(total)} (p = {p:g}, "
+                       f"{'top ' + str(k) if k else 'list'} = {number(total)} (p = {shortest(p)}, "
                        f"{what})"]
     n = ranking.length
     if not any(not row["judged"] for row in steps):
         return 0.0, [f"{name} = 0: every retrieved document is judged (trec_eval gives the "
                      "residual only when one is not)"]
     value = p ** n + total
-    return value, [f"{name} = p^n + Σ (1 − p)·p^(rank − 1) over the unjudged = {p:g}^{n} + "
+    return value, [f"{name} = p^n + Σ (1 − p)·p^(rank − 1) over the unjudged = {shortest(p)}^{n} + "
                    f"{number(total)} = {number(value)} (n = {n} retrieved: p^n is what the "
                    "ranks below the list could add)"]
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..measures.binary import scaled_utility
-from .context import Context, Kind, Ranking, Rows, by_threshold, divide, number
+from .context import Context, Kind, Ranking, Rows, by_threshold, divide, number, shortest
 
 
 def set_steps(c: Context, ranking: Ranking) -> Rows:
@@ -57,7 +57,7 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
         value = divide((beta + 1.0) * precision * recall, beta * precision + recall)
         return value, [f"set P = h / n = {h} / {n} = {number(precision)}; set recall = h / R = "
                        f"{h} / {r} = {number(recall)}", f"{name} = (β + 1)·P·R / (β·P + R) = "
-                       f"{number(value)} (β = {beta:g})"]
+                       f"{number(value)} (β = {shortest(beta)})"]
     # Utility
     w = [float(p[key]) for key in ("rel_ret", "nonrel_ret", "rel_missed", "nonrel_missed")]
     docs = float(p["docs"])
@@ -68,10 +68,10 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
         "scaled by powers of two, exactly)"]
     if scaled:
         value = _scaled(c, w, cells, value, ranking.scores is None)
-    terms = " ".join(f"{'−' if weight < 0 else '+'} {abs(weight):g}·{what}" for weight, what in
-                     zip(w, ("h", "(n − h)", "(R − h)", "(docs + h − n − R)")))
-    return value, [counts, f"{name} = {terms.lstrip('+ ')} = {number(value)} (docs = {docs:g}, "
-                   "the collection size)", *scaled]
+    terms = " ".join(f"{'−' if weight < 0 else '+'} {shortest(abs(weight))}·{what}"
+                     for weight, what in zip(w, ("h", "(n − h)", "(R − h)", "(docs + h − n − R)")))
+    return value, [counts, f"{name} = {terms.lstrip('+ ')} = {number(value)} (docs = "
+                   f"{shortest(docs)}, the collection size)", *scaled]
 
 
 def _scaled(c: Context, weights: list[float], cells: list[float], plain: float,
@@ -94,8 +94,8 @@ def _count(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[floa
     if kind == "NumQ":
         return 1.0, [f"{name} = 1 (this query; summed over the queries)"]
     if kind == "NumRel":
-        return float(c.num_rel), [f"{name} = R, the judged documents with grade >= {c.rel:g} = "
-                                  f"{c.num_rel}"]
+        return float(c.num_rel), [f"{name} = R, the judged documents with grade >= "
+                                  f"{shortest(c.rel)} = {c.num_rel}"]
     last: dict[str, Any] = steps[-1] if steps else {"hits": 0, "judged_nonrel": 0}
     value, what = {"NumRet": (ranking.length, "documents retrieved"),
                    "NumRelRet": (last["hits"], "relevant documents retrieved"),

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..plain import check_digits, one_line, plain
-from .context import number
+from .context import number, shortest
 
 #: Column key -> header, in display order.
 HEADERS = {"rank": "rank", "doc": "doc", "grade": "grade", "score": "score",
@@ -152,18 +152,21 @@ def _conventions_line(conv) -> str:
 
 
 def _cell(key: str, value: Any, digits: int) -> str:
+    """A table cell: grades and scores as given (the run's order and ties stay visible), whole
+    gains whole, the rest with ``digits`` decimals (:func:`.context.number`)."""
     if value is None:
         return ""
     if key == "grade":
         if not value >= 0:
-            return "-" if math.isnan(value) else f"{value:g} (unjudged)"
-        return f"{value:g}"
+            return "-" if math.isnan(value) else f"{shortest(value)} (unjudged)"
+        return shortest(value)
     if key in COUNTS:
         return str(int(value))
     if key == "doc":
         return one_line(str(value))
-    if key in ("gain", "gain_so_far", "ideal_cost", "score") and float(value).is_integer():
-        return f"{value:g}"
+    if key == "score" or (key in ("gain", "gain_so_far", "ideal_cost")
+                          and float(value).is_integer()):
+        return shortest(value)
     return number(value, digits)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..measures.normalized_gain import MAX_TOTAL_GAIN, refuse_total_gain
 from ..measures.registry import undefined_value
-from .context import Context, Kind, Ranking, Rows, divide, gain_of, number
+from .context import Context, Kind, Ranking, Rows, divide, gain_of, number, shortest
 from .graded import by_gain, discount, graded_steps
 
 
@@ -79,7 +79,7 @@ def _finish(c: Context, steps: Rows, ideal: Rows, ranking: Ranking) -> tuple[flo
             return _undefined(c, "no judged document with a positive gain")
         value = total / judged_gain
         return value, [f"{name} = Σ g / log2(2 + cost − S) / the judgments' total gain = "
-                       f"{number(total)} / {judged_gain:g} = {number(value)}"]
+                       f"{number(total)} / {shortest(judged_gain)} = {number(value)}"]
     prefix = ideal_dcg_prefix(c)
     # the whole list's DCG: the last row's running DCG (no cutoff: every rank is a row)
     dcg = (steps[-1]["dcg"] if c.kind == "ndcg_rel" else steps[-1]["running"]) if steps else 0.0

@@ -231,11 +231,12 @@ def with_gains_scaled(measure, lists, params: dict[str, Any], compute) -> np.nda
 
     Which queries and which e: :func:`rescue_exponents`, from the gains the measure uses
     (DCG's and nDCG's grades below ``rel`` gaining 0: a grade below it decides nothing); the
-    value scaled back and checked: :func:`unscale`. A sum (``gain_scaling="proportional"``: DCG, IDCG, CG, RWRR) is computed
-    as usual first, a ratio (``"invariant"``: nDCG, ndcg_rel, Rndcg) is computed scaled where
-    one look at the grade levels finds a gain outside 2^±900 (none does: the usual case). A
-    query whose gains are in range is computed as without this function, bit for bit; the
-    others in groups of one exponent each (a few hundred at most)."""
+    value scaled back and checked: :func:`unscale`. A sum (``gain_scaling="proportional"``:
+    DCG, IDCG, CG, RWRR) is computed as usual first, a ratio (``"invariant"``: nDCG,
+    ndcg_rel, Rndcg) is computed scaled where one look at the grade levels finds a gain
+    outside 2^±900 (none does: the usual case). A query whose gains are in range is computed
+    as without this function, bit for bit; the others in groups of one exponent each (a few
+    hundred at most)."""
     gain = params["gain"]
     used = gain_from(lists.levels, gain, params["rel"]) if measure.spec.params == GAIN_FROM \
         else gain

@@ -460,3 +460,15 @@ def test_values_that_fixed_decimals_would_show_as_0_or_as_300_digits():
     text = explain(qrels, run, "q", "DCG(gain={1:1e200,2:3e200})").to_text()
     assert "= Σ gain / discount = 2.8928e+200" in text and max(map(len, text.split())) < 40
     assert "  0.0000  " in text  # a contribution of 0 is 0.0000
+
+
+def test_grades_scores_and_parameters_print_as_given():
+    # ':g' kept 6 digits: a grade of 1234567 showed as 1.23457e+06, RBP's p = 0.9999999 as 1
+    qrels = {"q": {"a": 1234567, "b": 1234568, "c": 0}}
+    run = {"q": {"a": 1234567.0, "b": 7654321.0, "c": 0.123456789}}
+    text = explain(qrels, run, "q", "nDCG").to_text()
+    assert " 1234567 " in text and " 1234568 " in text and "e+06" not in text
+    assert "p = 0.9999999," in explain(qrels, run, "q", "RBP(p=0.9999999)").to_text()
+    assert "score" not in text
+    rows = explain(qrels, run, "q", "MAE").to_text()
+    assert " 7654321 " in rows and " 0.123456789 " in rows
