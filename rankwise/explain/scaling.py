@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..measures.graded import gains, rescue_exponents, unscale
-from .context import Context
+from .context import Context, shortest
 
 
 def gain_exponent(c: Context, value: float) -> int | None:
@@ -37,7 +37,7 @@ def unscaled(c: Context, exponent: int, value: float, ideal_value: float,
                         exponent, largest, positive)[0])
     lines = [f"(the gains are scaled by 2^{-exponent}, a power of two, exactly, as evaluate "
              f"scales them: their sums overflow float64 or lose digits to subnormal numbers "
-             f"otherwise (the largest |gain| is {largest[0]:.4g}); the rows show the scaled "
+             f"otherwise (the largest |gain| is {shortest(largest[0])}); the rows show the scaled "
              "gains)"]
     if c.measure.spec.gain_scaling == "proportional":
         with np.errstate(over="ignore"):
