@@ -40,7 +40,9 @@ and returns a :class:`Check`: a ``warning`` (printed by the command line and kep
     a reported mean would change under another order of tied documents: the best and worst
     orders (McSherry & Najork 2008's bounds) are evaluated on the queries whose tie groups mix
     grades; a warning under an ordering tie policy, a note under expected / optimistic /
-    pessimistic (skipped above ``TIE_CHECK_MAX_ROWS`` documents).
+    pessimistic (skipped above ``TIE_CHECK_MAX_ROWS`` documents; a measure one of whose
+    extreme orders gives a value beyond float64 gets a note that it was not checked, the
+    evaluation standing).
 
 Warnings depend on the ranked lists only, never on the per-query values, so every engine
 (in memory, streamed, Spark) finds the same ones; the per-query values only add notes.
@@ -56,13 +58,14 @@ performance measures efficiently in the presence of tied scores", ECIR (ties); t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .errors import InputError
 from .parts import Parts
 
 SHORT_LIST_FAMILIES = ("P", "F1", "RelP")
@@ -684,10 +687,12 @@ class RowFacts:
 class TieBounds:
     """What the tie-order check computes before it compares means: the queries whose tie
     groups mix grades (``mixed``, per query) and, per candidate measure, its values on those
-    queries with every tie group ordered best first and worst first."""
+    queries with every tie group ordered best first and worst first; ``beyond`` names the
+    measures one of whose orders gives a value beyond float64 (the reason, as refused)."""
 
     mixed: np.ndarray
     bounds: dict[str, tuple[np.ndarray, np.ndarray]]
+    beyond: dict[str, str] = field(default_factory=dict)
 
 
 def _tie_candidates(measures, values) -> list:
@@ -713,8 +718,8 @@ def tie_order_bounds(lists, measures, values) -> TieBounds:
     subset = lists.select_queries(np.flatnonzero(mixed))
     subset.tied_groups  # found once for both orders
 
-    def side(best_first: bool) -> list[np.ndarray]:
-        return [tie_bound(m, subset, best_first) for m in candidates]
+    def side(best_first: bool) -> list[np.ndarray | InputError]:
+        return [_bound_or_refusal(m, subset, best_first, tie_bound) for m in candidates]
 
     if subset.num_rows < THREAD_MIN_ROWS:
         best, worst = side(True), side(False)
@@ -725,7 +730,21 @@ def tie_order_bounds(lists, measures, values) -> TieBounds:
             pending = pool.submit(side, False)
             best = side(True)
             worst = pending.result()
-    return TieBounds(mixed, {str(m): (b, w) for m, b, w in zip(candidates, best, worst)})
+    refused = {str(m): (b if isinstance(b, InputError) else w).reason
+               for m, b, w in zip(candidates, best, worst)
+               if isinstance(b, InputError) or isinstance(w, InputError)}
+    return TieBounds(mixed, {str(m): (b, w) for m, b, w in zip(candidates, best, worst)
+                             if str(m) not in refused}, refused)
+
+
+def _bound_or_refusal(measure, lists, best_first: bool, tie_bound) -> np.ndarray | InputError:
+    """The measure's values under one extreme order of the ties, or the InputError refusing
+    them (a value beyond float64 under that order, which the reported order need not reach:
+    the evaluation stands, the check says it could not look)."""
+    try:
+        return tie_bound(measure, lists, best_first)
+    except InputError as refusal:
+        return refusal
 
 
 def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None,
@@ -748,12 +767,14 @@ def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None,
         return out
     if bounds is None:
         bounds = tie_order_bounds(lists, measures, values)
+    refused = [m for m in candidates if str(m) in bounds.beyond]
+    candidates = [m for m in candidates if str(m) not in bounds.beyond]
     mixed = bounds.mixed
     within = parts.within(mixed)  # each system's queries among the mixed ones
     mixed_queries = np.flatnonzero(mixed)
     names = [str(m) for m in candidates]
     changes = []  # per candidate that changes somewhere: its counts, means and examples
-    if len(mixed_queries):
+    if len(mixed_queries) and names:
         best = np.array([bounds.bounds[name][0] for name in names])
         worst = np.array([bounds.bounds[name][1] for name in names])
         differs = best != worst  # (NaN against NaN counts as a change, as before)
@@ -777,6 +798,9 @@ def _tie_sensitivity(lists, measures, values, bounds: TieBounds | None,
             out[i].append(Check("tie_sensitivity", "ok", "no tie group mixes grades: no value "
                                 "depends on the order of tied documents", tuple(names)))
             continue
+        out[i] += [Check("tie_sensitivity", "note", f"{m}: not checked: under the best or "
+                         f"worst order of tied documents, {bounds.beyond[str(m)]}", (str(m),))
+                   for m in refused]
         for m, name, changed, means, (best_means, worst_means), examples in changes:
             if not changed[i]:  # the order of the ties does not change this measure
                 continue

@@ -410,3 +410,21 @@ def test_check_order_names_every_check_in_run_checks_order():
                                                                "AP@2"]).systems["run"].checks]
     assert set(codes) <= set(CHECK_ORDER) and len(set(codes)) >= 8
     assert codes == sorted(codes, key=CHECK_ORDER.index)
+
+
+def test_tie_check_that_cannot_evaluate_an_extreme_order_leaves_the_evaluation_standing():
+    """The worst order of the ties would give a DCG beyond float64 where the reported order
+    does not: the evaluation stands (it was refused by the check) and the check says it
+    could not look."""
+    qrels = {"q": {"d0": 0, "d4": 0, "d8": 0, "d1": 1}}
+    run = {"q": {"d0": 5.0, "d4": 3.0, "d8": 3.0, "u1": 3.0, "u2": 4.0}}
+    measure = "DCG(gain={0:-1e308,1:1e308})@4"
+    result = rankwise.evaluate(qrels, run, [measure, "P@4"])
+    # d0, u2, then u1, d8 (ties by doc id, descending): grade-0 gains at ranks 1 and 4
+    assert result.mean(measure) == pytest.approx(-1e308 - 1e308 / np.log2(5))
+    checks = [c for c in next(iter(result.systems.values())).checks
+              if c["code"] == "tie_sensitivity"]
+    notes = [c for c in checks if c["severity"] == "note"]
+    assert len(notes) == 1 and notes[0]["measures"] == [str(rankwise.parse_measure(measure))]
+    assert "not checked: under the best or worst order" in notes[0]["message"]
+    assert "beyond the largest float64" in notes[0]["message"]
