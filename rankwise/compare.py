@@ -19,7 +19,7 @@ from .messages import Message, as_id, joined, message
 from .plain import (csv_field, latex_text, markdown_text, one_line, percent, plain,
                     text_ids)
 from .results import Result
-from .stats.scaling import decimal_text
+from .plain import decimal_text
 
 #: Values of ``test``: the paired tests, and the two many-system tests.
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "randomized-tukey")

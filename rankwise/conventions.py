@@ -312,12 +312,15 @@ def _fail(message: str, value: Any) -> None:
 
 
 def _number_text(x: float) -> str:
+    """A grade as a map key (to_dict): ``1`` for 1.0."""
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
 def _show(value: Any) -> str:
     if isinstance(value, dict):
-        return "{" + ",".join(f"{k}:{_number_text(v)}" for k, v in value.items()) + "}"
+        from .plain import shortest_number
+
+        return "{" + ",".join(f"{k}:{shortest_number(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
         return ";".join(":".join(_show(x) for x in o) for o in value)
     return str(value)

@@ -123,3 +123,38 @@ def text_ids(ids: Any) -> np.ndarray:
     if all(isinstance(i, str) for i in ids):
         return ids
     return np.array([str(i) for i in ids.tolist()], dtype=object)
+
+
+#: From this magnitude on, tables print a number in scientific notation: fixed notation
+#: wrote a mean of 1e307 with 308 digits.
+SCIENTIFIC_FROM = 1e15
+
+
+def decimal_text(value: float, digits: int = 4, signed: bool = False) -> str:
+    """``value`` with ``digits`` decimals (``signed``: with its sign, ``+`` too); from
+    :data:`SCIENTIFIC_FROM` on in scientific notation, ``digits`` decimals in the mantissa;
+    NaN (undefined) as ``nan``, without a sign (Python's ``+nan`` suggested a direction).
+
+    >>> decimal_text(0.25), decimal_text(-0.1, signed=True), decimal_text(4.2e307)
+    ('0.2500', '-0.1000', '4.2000e+307')
+    >>> decimal_text(float("nan")), decimal_text(float("inf"), signed=True)
+    ('nan', '+inf')
+    >>> decimal_text(float("nan"), signed=True)
+    'nan'
+    """
+    if math.isnan(value):
+        return "nan"
+    style = "e" if math.isfinite(value) and abs(value) >= SCIENTIFIC_FROM else "f"
+    return f"{value:{'+' if signed else ''}.{digits}{style}}"
+
+
+def shortest_number(x: float) -> str:
+    """A number as given (a grade, score, parameter or gain): the shortest text that reads
+    back as it (``2`` for 2.0; ``:g`` made 1234567 ``1.23457e+06`` and p = 0.9999999 ``1``;
+    ``int`` wrote a gain of 2^1018 with 307 digits).
+
+    >>> [shortest_number(x) for x in (2.0, 1234567.0, 0.9999999, 1e300, 2.0 ** 1018)]
+    ['2', '1234567', '0.9999999', '1e+300', '2.8088955232223686e+306']
+    """
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text

@@ -14,7 +14,8 @@ import numpy as np
 
 from .conventions import Conventions
 from .errors import InputError
-from .plain import check_digits, csv_field, latex_text, markdown_text, one_line
+from .plain import (SCIENTIFIC_FROM, check_digits, csv_field, decimal_text, latex_text, markdown_text,
+                    one_line)
 
 MIN_GEO_MEAN = 1e-5  # trec_eval's floor for geometric means
 
@@ -306,9 +307,11 @@ class Result:
         return system.query_ids.tolist()
 
     def _fmt(self, measure: str, value: float, digits: int) -> str:
-        if self._counted(measure) and not math.isnan(value):
+        """A value of a table: counts whole, others with ``digits`` decimals; from 1e15 on
+        in scientific notation (fixed notation wrote 1e300 with 301 digits)."""
+        if self._counted(measure) and math.isfinite(value) and abs(value) < SCIENTIFIC_FROM:
             return str(int(round(value)))
-        return f"{value:.{digits}f}"
+        return decimal_text(value, digits)
 
     def _counted(self, measure: str) -> bool:
         """Whether ``measure``'s values are counts, printed as integers (not as z-scores)."""

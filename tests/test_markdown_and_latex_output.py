@@ -157,3 +157,17 @@ def test_markdown_and_latex_say_how_their_values_are_rounded():
     assert r"run & 1.00 & 1 \\" in latex
     assert "% Values rounded to 2 decimals, counts whole (CSV and JSON hold every digit)" in latex
     assert "0.99996" in result.to_csv()
+
+
+def test_huge_values_and_gains_print_in_scientific_notation():
+    """A DCG of 1e300 printed with 301 digits in the tables, and a gain of 2^1018 with 307
+    in the conventions line; trec_eval's format keeps its fixed notation."""
+    result = rankwise.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}},
+                               ["DCG(gain={1:1e300})", "num_ret"],
+                               gain={1: 2.0 ** 1018})
+    table = result.to_table()
+    assert "1.0000e+300" in table and table.splitlines()[-1].split()[-1] == "1"
+    assert "| run | 1.0000e+300 | 1 |" in result.to_markdown()
+    assert "gain={1:2.8088955232223686e+306}" in result.conventions.describe()
+    assert "run & 1.0000e+300 & 1" in result.to_latex()
+    assert f"\t{1e300:.4f}\n" in result.to_trec()  # as trec_eval's %6.4f prints it

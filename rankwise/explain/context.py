@@ -10,6 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..measures.graded import ScaledGain, check_exp_gain, gains
+from ..plain import shortest_number as shortest  # (for the explain modules)
 
 Rows = list[dict[str, Any]]
 
@@ -87,17 +88,6 @@ def number(x: float, digits: int = 4) -> str:
     if x != 0 and math.isfinite(x) and (float(fixed) == 0 or abs(x) >= 1e15):
         return f"{x:.{digits}e}"
     return fixed
-
-
-def shortest(x: float) -> str:
-    """A grade, score or parameter as given: the shortest text that reads back as it (``2``
-    for 2.0; ``:g`` made 1234567 ``1.23457e+06`` and p = 0.9999999 ``1``).
-
-    >>> shortest(2.0), shortest(1234567.0), shortest(0.9999999), shortest(1e300)
-    ('2', '1234567', '0.9999999', '1e+300')
-    """
-    text = repr(float(x))
-    return text[:-2] if text.endswith(".0") else text
 
 
 def within(c: Context) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 from ..messages import Message, as_id, message
 from ..plain import percent
 from .power import minimum_detectable_effect
-from .scaling import decimal_text
+from ..plain import decimal_text
 
 #: Below this many queries a paired test is weak (Buckley & Voorhees 2000; Sanderson & Zobel 2005).
 FEW_QUERIES = 25

@@ -77,26 +77,3 @@ def unscaled(values: np.ndarray, scale: float) -> np.ndarray:
     """
     with np.errstate(over="ignore"):
         return values * scale
-
-
-#: From this magnitude on, tables print a number in scientific notation: fixed notation
-#: wrote a mean of 1e307 with 308 digits.
-SCIENTIFIC_FROM = 1e15
-
-
-def decimal_text(value: float, digits: int = 4, signed: bool = False) -> str:
-    """``value`` with ``digits`` decimals (``signed``: with its sign, ``+`` too); from
-    :data:`SCIENTIFIC_FROM` on in scientific notation, ``digits`` decimals in the mantissa;
-    NaN (undefined) as ``nan``, without a sign (Python's ``+nan`` suggested a direction).
-
-    >>> decimal_text(0.25), decimal_text(-0.1, signed=True), decimal_text(4.2e307)
-    ('0.2500', '-0.1000', '4.2000e+307')
-    >>> decimal_text(float("nan")), decimal_text(float("inf"), signed=True)
-    ('nan', '+inf')
-    >>> decimal_text(float("nan"), signed=True)
-    'nan'
-    """
-    if math.isnan(value):
-        return "nan"
-    style = "e" if math.isfinite(value) and abs(value) >= SCIENTIFIC_FROM else "f"
-    return f"{value:{'+' if signed else ''}.{digits}{style}}"
