@@ -24,13 +24,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Conventions", "InputError", "Measure", "MeasureError", "Qrels", "Result", "Run", "TREC_EVAL",
-    "compare", "evaluate", "evaluate_judgment_groups", "explain", "explain_many", "report", "from_arrays", "parse_measure", "parse_measures", "read_qrels", "read_run",
+    "compare", "evaluate", "evaluate_judgment_groups", "evaluate_preferences", "explain", "explain_many", "report", "from_arrays", "parse_measure", "parse_measures", "read_qrels", "read_run",
     "standardize", "to_qrels", "to_run", "write_qrels", "write_run", "__version__",
 ]
 
 #: Loaded on first use, so that ``import rankwise`` stays light.
 _LAZY = {"explain_many": ".explain", "standardize": ".zscores",
-         "evaluate_judgment_groups": ".judgment_groups"}
+         "evaluate_judgment_groups": ".judgment_groups", "evaluate_preferences": ".preferences"}
 
 
 def __getattr__(name: str):

@@ -72,7 +72,10 @@ class Result:
 
     def mean(self, measure: str, system: str | None = None) -> float:
         """The aggregate of ``measure`` (a canonical name) for ``system`` (default: the only one)."""
-        return self._system(system).aggregates[_canonical(measure)]
+        s = self._system(system)
+        if measure in s.aggregates:  # (and the measures outside the registry: preferences)
+            return s.aggregates[measure]
+        return s.aggregates[_canonical(measure)]
 
     @property
     def aggregates(self) -> dict[str, dict[str, float]]:
@@ -395,10 +398,12 @@ def _tabular(text_columns: str, measures: int, head: str, rows: list[str]) -> li
 
 
 def _printed_per_query(measure: str) -> bool:
-    """trec_eval prints some measures (num_q, gm_map) in the summary only."""
+    """trec_eval prints some measures (num_q, gm_map) in the summary only; the measures
+    outside the registry (preferences: rankwise.preferences) it prints per query."""
     from .measures import parse_measure
+    from .preferences import PREFERENCE_MEASURES
 
-    return parse_measure(measure).spec.per_query_in_trec
+    return measure in PREFERENCE_MEASURES or parse_measure(measure).spec.per_query_in_trec
 
 
 def _canonical(measure: str) -> str:
