@@ -17,6 +17,8 @@ from typing import Sequence
 from .errors import InputError
 
 FORMATS = ("table", "json", "csv", "markdown", "latex", "trec")
+#: the judgments formats of preferences (-R): rankwise.preferences
+PREFERENCE_FORMATS = ("prefs", "qrels_prefs")
 COMPARE_FORMATS = ("table", "json", "csv", "markdown", "latex")
 #: Modules that add commands: each has ``register(commands)`` taking argparse's sub-parsers and
 #: imports nothing heavy at module level (the parser is built on every call).
@@ -190,6 +192,10 @@ def _is_value_of(action: argparse.Action, word: str, profile: str | None) -> boo
         return True
     from .conventions import PROFILES
     from .measures.parse import parse_measures
+    from .preferences import is_preference_measure
+
+    if is_preference_measure(word):
+        return True
 
     try:
         parse_measures([word], conventions=profile if profile in PROFILES else None)
@@ -246,12 +252,17 @@ def _refuse_conflicting_options(command: argparse.ArgumentParser,
         command.error("argument --zscores-missing: only with -Z/--zscores FILE")
     if not hasattr(args, "engine"):
         return
-    if getattr(args, "judgments_format", "qrels") == "qrels_jg":
+    judgments = getattr(args, "judgments_format", "qrels")
+    if judgments != "qrels":
         other = "--engine spark" if args.engine == "spark" else "--stream" if args.stream \
             else "Parquet column names" if column_names(args) != DEFAULT_COLUMNS else None
+        what = "judgment groups are" if judgments == "qrels_jg" else "preferences are"
         if other:
-            command.error(f"argument -R/--judgments-format qrels_jg: not with {other} (judgment "
-                          "groups are read from TREC text)")
+            command.error(f"argument -R/--judgments-format {judgments}: not with {other} "
+                          f"({what} read from TREC text)")
+        if judgments in PREFERENCE_FORMATS and args.zscores is not None:
+            command.error(f"argument -Z/--zscores: not with -R {judgments} (z-scores of the "
+                          "preference measures are not computed)")
     if args.engine == "spark" and args.stream:
         command.error("argument --stream: not with --engine spark (Spark reads the inputs in "
                       "partitions of its own)")
@@ -269,7 +280,8 @@ def _parser() -> argparse.ArgumentParser:
     ev = commands.add_parser("evaluate", help="evaluate runs against judgments",
                              description="Evaluate one or more TREC runs against TREC qrels.")
     ev.add_argument("qrels", help="judgments file (qid iter docid rel), plain or .gz, or "
-                    "Parquet (*.parquet, columns query, doc, relevance)")
+                    "Parquet (*.parquet, columns query, doc, relevance); with -R prefs, "
+                    "preferences (qid jg jsg docid rel_level)")
     ev.add_argument("runs", nargs="+", metavar="RUN", help="run file(s) (qid Q0 docid rank "
                     "score tag), or Parquet (columns query, doc, score, optionally rank)")
     ev.add_argument("-m", "--measure", dest="measures", nargs="+", action="extend",
@@ -282,10 +294,15 @@ def _parser() -> argparse.ArgumentParser:
                     "diagnostic check on stderr")
     ev.add_argument("-Z", "--zscores", metavar="FILE", help="print z-scores against the means "
                     "and deviations of FILE (lines 'qid measure mean stddev'; trec_eval -Z)")
-    ev.add_argument("-R", "--judgments-format", choices=("qrels", "qrels_jg"), default="qrels",
+    ev.add_argument("-R", "--judgments-format", choices=("qrels", "qrels_jg",
+                                                          *PREFERENCE_FORMATS),
+                    default="qrels",
                     help="qrels_jg: the qrels' second field names a judgment group, and each "
                     "query's value is the mean over the groups judging it (trec_eval -R "
-                    "qrels_jg; default measures then -m qrels_jg)")
+                    "qrels_jg; default measures then -m qrels_jg). prefs: the judgments are "
+                    "preferences, lines 'qid jg jsg docid rel_level'; qrels_prefs: the qrels "
+                    "read as preferences of each grade over the lower ones (trec_eval -R prefs, "
+                    "-R qrels_prefs; default measures then -m all_prefs)")
     ev.add_argument("--zscores-missing", choices=("trec_eval", "undefined"), default=None,
                     help="a value FILE has no mean and deviation for: -1000000 as trec_eval "
                     "(default), or left out of the means")
@@ -456,16 +473,22 @@ _CONVENTION_HELP = {
 
 def _conventions(args: argparse.Namespace):
     """The Conventions the profile and flags ask for."""
-    from .conventions import CHOICES, resolve
+    from .conventions import resolve
+
+    return resolve(args.profile, **_convention_flags(args))
+
+
+def _convention_flags(args: argparse.Namespace) -> dict:
+    """The conventions the flags set, by field (None: not given)."""
+    from .conventions import CHOICES
 
     flags = {name: getattr(args, name) for name in CHOICES}
     if args.complete:
         flags["missing_queries"] = "zero"
     if args.judged_only:
         flags["unjudged"] = "remove"
-    return resolve(args.profile, relevance_threshold=args.relevance_threshold,
-                   max_depth=args.depth, gain=args.gain, discount_base=args.discount_base,
-                   **flags)
+    return dict(relevance_threshold=args.relevance_threshold, max_depth=args.depth,
+                gain=args.gain, discount_base=args.discount_base, **flags)
 
 
 def _measure_names(args: argparse.Namespace, default: list[str]) -> list[str]:
@@ -537,6 +560,15 @@ def _evaluate(args: argparse.Namespace) -> int:
 
         result = evaluate_from_args(argparse.Namespace(**{**vars(args), "per_query": per_query}),
                                     conventions)
+    elif args.judgments_format in PREFERENCE_FORMATS:
+        from .preferences import evaluate_preferences
+
+        runs = args.runs if len(args.runs) == 1 else run_labels(args.runs)
+        # the profile and the flags given: ties by doc id ascending unless --ties is given
+        result = evaluate_preferences(
+            args.qrels, runs if isinstance(runs, dict) else runs[0],
+            _measure_names(args, ["all_prefs"]), args.judgments_format, args.profile,
+            per_query=per_query, **_convention_flags(args))
     elif args.judgments_format == "qrels_jg":
         from .judgment_groups import evaluate_judgment_groups
 

@@ -192,7 +192,8 @@ def _conventions(conventions, overrides: dict[str, Any]) -> Conventions:
     if overrides.get("ties") is None and not isinstance(conventions, Conventions):
         conv = replace(conv, ties="docid_asc")  # form_prefs_counts.c, comp_sim_docno
     if conv.ties not in TIES:
-        raise ValueError(f"ties: preferences rank with one of {TIES}, got {conv.ties!r}")
+        raise InputError(f"ties: preferences are counted on one ranking, ties ordered by "
+                         f"one of {', '.join(TIES)}", source="conventions", value=conv.ties)
     return conv
 
 
@@ -278,10 +279,11 @@ def _rankings(run, conv: Conventions) -> tuple[dict[str, np.ndarray], dict[str, 
         if conv.duplicates == "error":
             b = int(second.min())
             a = int(first[second == b][0])
-            raise run.error_at(b, f"document {docs[b]!r} appears twice for query "
+            doc = str(docs[b])
+            raise run.error_at(b, f"document {doc!r} appears twice for query "
                                f"{run.query_ids()[codes[b]]!r} (first at {run.row_unit} "
                                f"{run.location(a)}; keep one with the duplicates convention, "
-                               "e.g. --duplicates first)", docs[b])
+                               "e.g. --duplicates first)", doc)
         keep[_dropped(by_doc, same, score, conv.duplicates)] = False
     tie = {"docid_asc": doc_code, "docid_desc": -doc_code,
            "input_order": np.arange(len(codes))}[conv.ties]
@@ -396,14 +398,14 @@ def _group_counts(query: str, group: str, judged: _Judged, rows: np.ndarray,
     if several:
         conflict = np.flatnonzero(positive & zero)
         if len(conflict):
-            doc = ordered[members[conflict[0]]]
+            doc = str(ordered[members[conflict[0]]])
             row = np.flatnonzero(rows & (judged.doc == doc) & (judged.level == 0))[0]
             raise judged.error(f"query {query!r}, judgment group {group!r}: document {doc!r} "
                                "has rel_level 0 here and above 0 in another sub-group", row)
         prefer = _transitive(prefer)
         cycle = np.argwhere(prefer & prefer.T)
         if len(cycle):
-            a, b = (ordered[members[i]] for i in cycle[0])
+            a, b = (str(ordered[members[i]]) for i in cycle[0])
             row = np.flatnonzero(rows & (judged.doc == a))[0]
             raise judged.error(f"query {query!r}, judgment group {group!r}: inconsistent "
                                f"preferences, {a!r} and {b!r} are each preferred to the other "

@@ -75,6 +75,9 @@ class Result:
         s = self._system(system)
         if measure in s.aggregates:  # (and the measures outside the registry: preferences)
             return s.aggregates[measure]
+        named = [m for m, trec in s.trec_names.items() if trec == measure]
+        if named:  # trec_eval's name of a measure evaluated
+            return s.aggregates[named[0]]
         return s.aggregates[_canonical(measure)]
 
     @property
