@@ -30,13 +30,13 @@ The measures of a query, per judgment group g and summed or averaged over its gr
   fulfilled preferences are added per relevant document retrieved (of R (R - N)
   possible); with N > R, only the first R nonrelevant documents (judged retrieved ones in
   rank order, then the others by doc id) count; ``_ret``: R and N of the retrieved documents.
-  As trec_eval computes it, including what its code does beyond that comment: a group of
-  one sub-group then also counts the pairs of every nonrelevant document with each kept
-  one (fulfilled where the first is retrieved above the second), and in ``_ret`` with
-  N < R adds R (R - N) possible preferences with R of all the group's relevant documents,
-  and a group of several sub-groups keeps as many retrieved nonrelevant documents as the
-  group has relevant ones, retrieved or not; a group whose ratio is 0 / 0 makes the
-  query's value 0.
+  As trec_eval computes it, including what its code does beyond that comment: with N > R
+  a group of one sub-group also counts the pairs of every nonrelevant document with each
+  kept one, itself included (fulfilled where the first is retrieved and above the
+  second); ``_ret`` with N < R adds R - N possible preferences per relevant document of
+  the group, retrieved or not, and in a group of several sub-groups keeps as many
+  retrieved nonrelevant documents as the group has relevant ones, retrieved or not; a
+  group whose ratio is 0 / 0 makes the query's value 0.
 
 The documents of a query are ranked by score, ties by doc id ascending (trec_eval's order
 here, not its ``docid_desc`` of the other measures), cut at ``max_depth``; documents without
