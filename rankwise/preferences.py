@@ -50,7 +50,7 @@ preference files are small, and a query's pairs are quadratic in its documents a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -224,7 +224,8 @@ def _by_query(prefs) -> dict[str, _Judged]:
 
 def _system(name: str, run, judged: dict[str, _Judged], measures: list[str],
             kinds: dict[str, str], conv: Conventions, per_query: bool) -> SystemResult:
-    ranked, diag = _rankings(run, conv)
+    whole, diag = _rankings(run, conv)
+    ranked = {q: docs[:conv.max_depth] for q, docs in whole.items()}
     in_run = set(ranked)
     only_judged = [q for q in judged if q not in in_run]
     only_run = sorted(q for q in in_run if q not in judged)
@@ -245,13 +246,14 @@ def _system(name: str, run, judged: dict[str, _Judged], measures: list[str],
         queries_only_in_qrels_scored_zero=len(only_judged) if conv.missing_queries == "zero"
         else 0,
         queries_only_in_run_scored=len(only_run) if conv.run_only_queries == "zero" else 0,
-        rows_in_run_only_queries=sum(len(ranked[q]) for q in only_run),
+        rows_in_run_only_queries=sum(len(whole[q]) for q in only_run),
         unjudged_retrieved=sum(int((~np.isin(ranked[q], judged[q].doc)).sum())
                                for q in evaluated if q in judged),
         judgment_groups=sum(len(np.unique(judged[q].group)) for q in queries if q in judged),
         examples={k: v[:5] for k, v in (("queries_only_in_run", only_run),
                                          ("queries_only_in_qrels", sorted(only_judged))) if v})
     diag["rows_evaluated"] = sum(len(ranked[q]) for q in evaluated)
+    diag["rows_beyond_depth"] = sum(len(whole[q]) - len(ranked[q]) for q in evaluated)
     return SystemResult(
         name=name, aggregates={m: aggregate(values[m], kinds[m]) for m in measures},
         diagnostics=diag, query_ids=np.array(queries, dtype=object) if per_query else None,
@@ -260,8 +262,8 @@ def _system(name: str, run, judged: dict[str, _Judged], measures: list[str],
 
 
 def _rankings(run, conv: Conventions) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Each query's documents (str) in rank order, cut at ``max_depth``: by score, ties
-    as ``conv.ties``, one row per document (``conv.duplicates``); and the run's counts."""
+    """Each query's documents (str) in rank order: by score, ties as ``conv.ties``, one
+    row per document (``conv.duplicates``); and the run's own counts."""
     codes = np.asarray(run.query_code)
     docs = np.array([str(d) for d in run.docs.to_pylist()], dtype=str) if len(codes) \
         else np.array([], dtype=str)
@@ -293,13 +295,9 @@ def _rankings(run, conv: Conventions) -> tuple[dict[str, np.ndarray], dict[str, 
         if len(order) else np.array([], dtype=int)
     bounds = [*starts.tolist(), len(order)]
     ids = run.query_ids()
-    ranked, beyond = {}, 0
-    for a, b in zip(bounds, bounds[1:]):
-        depth = b - a if conv.max_depth is None else min(b - a, conv.max_depth)
-        beyond += b - a - depth
-        ranked[ids[codes[order[a]]]] = docs[order[a:a + depth]]
+    ranked = {ids[codes[order[a]]]: docs[order[a:b]] for a, b in zip(bounds, bounds[1:])}
     return ranked, {"run_rows": len(codes), "run_duplicates_dropped": int((~keep).sum()),
-                    "run_queries": len(ids), "rows_beyond_depth": beyond}
+                    "run_queries": len(ids)}
 
 
 def _dropped(by_doc: np.ndarray, same: np.ndarray, score: np.ndarray, policy: str) -> np.ndarray:

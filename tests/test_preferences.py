@@ -184,6 +184,20 @@ def test_queries_on_one_side_and_complete():
     assert complete.mean("NumQ") == 2 and complete.mean("prefs_simp") == 0.5
 
 
+def test_every_run_row_is_counted():
+    prefs = {"q1": {"g": {"s": {"d1": 1, "d2": 0, "d3": 2}}}}
+    run = rankwise.Run.from_columns(["q1"] * 5 + ["q9"] * 2, ["d1", "d2", "u", "d1", "d3",
+                                                             "d1", "d2"],
+                                    [5.0, 4.0, 3.0, 2.0, 1.0, 1.0, 2.0])
+    result = rankwise.evaluate_preferences(prefs, run, "prefs", max_depth=2,
+                                           duplicates="first")
+    counts = next(iter(result.systems.values())).diagnostics
+    assert (counts["run_rows"], counts["run_duplicates_dropped"], counts["rows_evaluated"],
+            counts["rows_beyond_depth"], counts["rows_in_run_only_queries"]) == (7, 1, 2, 2, 2)
+    assert counts["unjudged_retrieved"] == 0 and counts["judgment_groups"] == 1
+    assert result.mean("NumPrefsFulRet") == 1  # d1 above d2; d3 beyond the depth
+
+
 def test_qrels_read_as_preferences():
     values = _one({"q": {"d1": 2, "d2": 1, "d3": 0}}, {"q": {"d2": 3.0, "d1": 2.0}},
                   judgments_format="qrels_prefs")
@@ -201,6 +215,9 @@ def test_measure_names():
         "PrefsAvgJGRnonrelRet": "prefs_avgjg_Rnonrel_ret", "NumQ": "num_q"}
     with pytest.raises(MeasureError, match="not a preference measure.*'map'"):
         preference_measures(["map"])
+    with pytest.raises(MeasureError, match="a preference measure: it needs preference "
+                                           "judgments, -R prefs or -R qrels_prefs"):
+        rankwise.evaluate({"q": {"d1": 1}}, {"q": {"d1": 1.0}}, ["prefs_simp"])
 
 
 @pytest.mark.parametrize("text, message", [

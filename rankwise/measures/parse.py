@@ -286,6 +286,12 @@ def known_names() -> list[str]:
 
 
 def _unknown(text: str) -> MeasureError:
+    from ..preferences import is_preference_measure
+
+    if is_preference_measure(text):
+        return MeasureError("a preference measure: it needs preference judgments, -R prefs "
+                            "or -R qrels_prefs (rankwise.evaluate_preferences)",
+                            source="measure", value=text)
     base = re.split(r"[@(._]", text, maxsplit=1)[0] if text else text
     pool = known_names()
     close = difflib.get_close_matches(text, pool, n=5, cutoff=0.5) or \
