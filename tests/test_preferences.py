@@ -151,6 +151,19 @@ def test_trec_eval_comment_examples_count_their_preferences(prefs, count):
     assert _one(prefs, {"q": {"1": 1.0}}, ["prefs_num_prefs_poss"])["NumPrefsPoss"] == count
 
 
+def test_fewer_relevant_than_nonrelevant_as_trec_eval_computes_it():
+    # d1 relevant, d2 and d3 not (R = 1 < N = 2), ranked d1, d3, d2: the first nonrelevant
+    # document (d3) is kept, and d1 > d3 is fulfilled: 1 / 1 where the group has several
+    # sub-groups; with one, trec_eval also counts each nonrelevant document against d3
+    # (d3, d2 after it: neither fulfilled): 1 / 3 (m_prefs_avgjg_Rnonrel.c, recalculate)
+    run = {"q": {"d1": 3.0, "d3": 2.0, "d2": 1.0}}
+    one = _one(_levels(d1=1, d2=0, d3=0), run)
+    several = _one({"q": {"g": {"s1": {"d1": 1, "d3": 0}, "s2": {"d1": 1, "d2": 0}}}}, run)
+    assert one["PrefsAvgJG"] == several["PrefsAvgJG"] == 1
+    assert one["PrefsAvgJGRnonrel"] == one["PrefsAvgJGRnonrelRet"] == 1 / 3
+    assert several["PrefsAvgJGRnonrel"] == several["PrefsAvgJGRnonrelRet"] == 1
+
+
 def test_depth_ties_and_duplicates():
     prefs = _levels(d1=2, d2=1, d3=0)
     run = {"q": {"d2": 3.0, "d1": 2.0}}
