@@ -29,7 +29,7 @@ class RecsysResult(Result):
     followed by the beyond-accuracy ones.
 
     Per-user values cover the users evaluated (as ``rankwise.evaluate``'s ``per_query``) and,
-    with beyond-accuracy measures, every user with a list: one with a list but no test
+    with a per-user beyond-accuracy measure, every user with a list: one with a list but no test
     interaction is then there with NaN accuracy values (not evaluated, as trec_eval ignores
     run-only queries; counted in the diagnostics as ``queries_only_in_run``; with accuracy
     measures only it is left out) or, with ``run_only_queries="zero"``, the values
@@ -39,8 +39,8 @@ class RecsysResult(Result):
     of those above: evaluated only under ``run_only_queries="zero"``). A user with test
     data but no list is left out (counted as ``queries_only_in_qrels``) or, with
     ``missing_queries="zero"``, has accuracy values 0 and NaN beyond-accuracy values. A
-    global beyond-accuracy measure (``Coverage``, ``Entropy``, ``Gini``) has one value per
-    system (``mean()``) and NaN per user.
+    global beyond-accuracy measure (``Coverage``, ``Entropy``, ``Gini``, ``GMAE``, ``GRMSE``)
+    has one value per system (``mean()``), NaN per user, and adds no user to the table.
 
     Attributes
     ----------
@@ -56,6 +56,10 @@ class RecsysResult(Result):
         The relevance policy, threshold, imputation, training exclusion and catalogue size.
     recsys_warnings : dict
         ``{system: [sentences]}`` about the inputs (e.g. items seen in training kept).
+    not_evaluated : dict
+        ``{system: [user ids]}``: the users in the per-user table that the accuracy measures
+        did not evaluate (a list without test data, there for a per-user beyond-accuracy
+        measure); :meth:`accuracy_result` leaves them out.
     """
 
     def __init__(self, measures: list[str], systems: dict[str, SystemResult],
@@ -63,7 +67,8 @@ class RecsysResult(Result):
                  beyond_kinds: dict[str, str] | None = None,
                  inputs: dict[str, dict[str, Any]] | None = None,
                  settings: dict[str, Any] | None = None,
-                 recsys_warnings: dict[str, list[str]] | None = None) -> None:
+                 recsys_warnings: dict[str, list[str]] | None = None,
+                 not_evaluated: dict[str, list[str]] | None = None) -> None:
         super().__init__(measures, systems, conventions, aggregate_kinds)
         self.beyond_kinds = dict(beyond_kinds or {})
         self.beyond_measures = [m for m in measures if m in self.beyond_kinds]
@@ -71,6 +76,7 @@ class RecsysResult(Result):
         self.inputs = dict(inputs or {})
         self.settings = dict(settings or {})
         self.recsys_warnings = dict(recsys_warnings or {})
+        self.not_evaluated = {k: list(v) for k, v in (not_evaluated or {}).items()}
 
     def mean(self, measure: str, system: str | None = None) -> float:
         """The aggregate of an accuracy or beyond-accuracy measure for ``system``."""
@@ -85,10 +91,12 @@ class RecsysResult(Result):
 
     def accuracy_result(self) -> Result:
         """The accuracy measures alone, as a plain :class:`rankwise.Result` (for
-        :func:`rankwise.compare.compare_result` and the other tools that take one)."""
+        :func:`rankwise.compare.compare_result` and the other tools that take one): the users
+        the accuracy measures evaluated, as ``rankwise.evaluate``'s ``per_query`` (one whose
+        values are all NaN, e.g. under ``no_relevant="nan"``, too)."""
         systems = {}
         for name, s in self.systems.items():
-            keep = ~np.all([np.isnan(s.values[m]) for m in self.accuracy_measures], axis=0) \
+            keep = ~np.isin(text_ids(s.query_ids), text_ids(self.not_evaluated.get(name, []))) \
                 if self.accuracy_measures else np.zeros(len(s.query_ids), bool)
             systems[name] = SystemResult(
                 name=name, aggregates={m: s.aggregates[m] for m in self.accuracy_measures},
@@ -96,7 +104,7 @@ class RecsysResult(Result):
                 values={m: s.values[m][keep] for m in self.accuracy_measures},
                 undefined={m: v for m, v in s.undefined.items() if m in self.accuracy_measures},
                 trec_names={m: s.trec_names[m] for m in self.accuracy_measures},
-                warnings=s.warnings)
+                warnings=s.warnings, checks=s.checks)
         return Result(list(self.accuracy_measures), systems, self.conventions,
                       {m: self.aggregate_kinds[m] for m in self.accuracy_measures})
 
@@ -115,7 +123,8 @@ class RecsysResult(Result):
     def to_json(self, indent: int | None = None) -> str:
         data = json.loads(super().to_json())
         data["recsys"] = {"beyond_kinds": self.beyond_kinds, "inputs": self.inputs,
-                          "settings": self.settings, "warnings": self.recsys_warnings}
+                          "settings": self.settings, "warnings": self.recsys_warnings,
+                          "not_evaluated": self.not_evaluated}
         return json.dumps(data, indent=indent, allow_nan=False)
 
     @classmethod
@@ -125,7 +134,7 @@ class RecsysResult(Result):
         extra = json.loads(text).get("recsys", {})
         return cls(base.measures, base.systems, base.conventions, base.aggregate_kinds,
                    extra.get("beyond_kinds"), extra.get("inputs"), extra.get("settings"),
-                   extra.get("warnings"))
+                   extra.get("warnings"), extra.get("not_evaluated"))
 
     def compare_beyond(self, measures: Sequence[str] | None = None, baseline: str | None = None,
                        test: str = "randomization", correction: str = "holm",
@@ -271,7 +280,7 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
         feature_items, feature_matrix = _features(item_features, item)
         settings = {"relevance": relevance, "threshold": threshold, "impute": impute,
                     "exclude_train": exclude_train}
-        systems, inputs, warnings = {}, {}, {}
+        systems, inputs, warnings, not_evaluated = {}, {}, {}, {}
         result_conv = conv
         for name, one in _systems(recs):
             prep = prepare(read_recommendations(one, user, item, score, rank, users, pad),
@@ -279,8 +288,8 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
                            exclude_train, conv)  # the lists as read are freed once prepared
             sys_conv = conv.with_options(relevance_threshold=prep.relevance_threshold)
             result_conv = sys_conv
-            systems[name], inputs[name] = _system(name, prep, sys_conv, accuracy, beyond_measures,
-                                                  feature_matrix, catalog)
+            systems[name], inputs[name], not_evaluated[name] = _system(
+                name, prep, sys_conv, accuracy, beyond_measures, feature_matrix, catalog)
             warnings[name] = prep.warnings
             if "catalogue_items" in inputs[name]:
                 settings["catalogue_items"] = inputs[name]["catalogue_items"]
@@ -289,12 +298,14 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
     kinds.update({m: "mean" if k == "per_user" else "global" for m, k in beyond_kinds.items()})
     return RecsysResult([str(m) for m in accuracy] + list(beyond_kinds), systems, result_conv,
                         kinds, beyond_kinds, inputs, settings,
-                        {k: v for k, v in warnings.items() if v})
+                        {k: v for k, v in warnings.items() if v},
+                        {k: v for k, v in not_evaluated.items() if v})
 
 
 def _system(name: str, prep: Prepared, conv: Conventions, accuracy: list, beyond_measures: list,
-            feature_matrix: Any, catalog: Any) -> tuple[SystemResult, dict[str, Any]]:
-    """One system: accuracy through the engine, beyond-accuracy on the lists, merged per user."""
+            feature_matrix: Any, catalog: Any) -> tuple[SystemResult, dict[str, Any], list[str]]:
+    """One system: accuracy through the engine, beyond-accuracy on the lists, merged per user;
+    with the users of the merged table that the accuracy measures did not evaluate."""
     from ..api import _summarise
     from .engine import ranked_lists
 
@@ -309,8 +320,11 @@ def _system(name: str, prep: Prepared, conv: Conventions, accuracy: list, beyond
         counts["catalogue_items"] = int(ctx.catalogue.sum())
 
     if not beyond_measures:  # accuracy only: the engine's per-user table as it is
-        return acc, counts
-    list_users = text_ids(prep.lists.users.to_pylist())
+        return acc, counts, []
+    # users with a list join the evaluated ones for a per-user measure (a global one has no
+    # per-user value to give them)
+    per_user = any(m.spec.per_user for m in beyond_measures)
+    list_users = text_ids(prep.lists.users.to_pylist()) if per_user else np.zeros(0, object)
     ids = np.union1d(text_ids(acc.query_ids), list_users)
     values: dict[str, np.ndarray] = {}
     at_acc = np.searchsorted(ids, text_ids(acc.query_ids))
@@ -332,8 +346,8 @@ def _system(name: str, prep: Prepared, conv: Conventions, accuracy: list, beyond
                           query_ids=np.asarray(ids, dtype=object), values=values,
                           undefined=undefined, trec_names={**acc.trec_names,
                                                            **{m: m for m in beyond_values}},
-                          warnings=acc.warnings)
-    return system, counts
+                          warnings=acc.warnings, checks=acc.checks)
+    return system, counts, np.setdiff1d(list_users, text_ids(acc.query_ids)).tolist()
 
 
 def _context(prep: Prepared, conv: Conventions, feature_matrix: Any, catalog: Any) -> Context:

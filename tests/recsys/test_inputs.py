@@ -75,7 +75,7 @@ def test_every_input_form_gives_the_same_values(form):
 
 
 def test_users_with_only_a_list_or_only_test_data_are_counted():
-    result = rs.evaluate(LISTS, TEST[TEST.user != "u2"], ["P@3", "Coverage@3"])
+    result = rs.evaluate(LISTS, TEST[TEST.user != "u2"], ["P@3", "Personalization@3"])
     d = result.diagnostics["recs"]
     assert d["queries_only_in_run"] == 1 and d["queries_only_in_qrels"] == 1  # u2, u4
     per_user = result.per_user()

@@ -1,0 +1,59 @@
+"""Edge inputs of rankwise.recsys.evaluate, each against a hand computation or against
+rankwise.evaluate on the same lists: which users the per-user table holds, the checks a
+result keeps, rating errors on lists without predicted ratings, ratings at the user's mean
+and measures that read relevance for users without test data."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import rankwise
+import rankwise.recsys as rs
+from rankwise.errors import MeasureError
+
+LISTS = {"u": ["a", "b"], "w": ["a", "c"], "x": []}
+TEST = {"u": {"a": 5, "b": 1}, "v": {"b": 4}}  # w and x: a list, no test data; v: no list
+TRAIN = {"u": ["c"], "w": ["b"], "z": ["a", "c"]}
+
+
+@pytest.mark.parametrize("extra", [[], ["Coverage@2"], ["Gini@2", "Entropy@2"]])
+def test_a_global_measure_adds_no_user_to_the_per_user_table(extra):
+    result = rs.evaluate(LISTS, TEST, ["P@2", *extra])
+    assert list(result.per_user()) == ["u"]
+    assert list(result.to_frame()["query"]) == ["u"]
+
+
+def test_a_per_user_measure_adds_every_user_with_a_list():
+    result = rs.evaluate(LISTS, TEST, ["P@2", "ARP@2"], train=TRAIN)
+    assert sorted(result.per_user()) == ["u", "w", "x"]
+    assert math.isnan(result.per_user()["w"]["P@2"])  # a list, no test data: not evaluated
+    assert result.not_evaluated == {"recs": ["w", "x"]}
+    again = rs.RecsysResult.from_json(result.to_json())
+    assert again.not_evaluated == result.not_evaluated
+
+
+@pytest.mark.parametrize("extra", [[], ["ARP@2"], ["Coverage@2"]])
+def test_accuracy_result_keeps_the_users_rankwise_evaluate_keeps(extra):
+    """A user evaluated with NaN values (no_relevant="nan": w has no relevant item) stays, as
+    in rankwise.evaluate's per_query; a user the accuracy measures did not evaluate goes."""
+    test = {"u": {"a": 5}, "w": {"a": 1}}
+    result = rs.evaluate(LISTS, test, ["P@2", *extra], train=TRAIN, no_relevant="nan")
+    core = rankwise.evaluate({u: {i: int(r >= 4) for i, r in v.items()} for u, v in test.items()},
+                             {u: {i: len(v) - r for r, i in enumerate(v)} for u, v in LISTS.items()},
+                             ["P@2"], no_relevant="nan", per_query=True)
+    accuracy = result.accuracy_result()
+    assert list(accuracy.per_query()) == list(core.per_query()) == ["u", "w"]
+    assert math.isnan(accuracy.per_query()["w"]["P@2"])
+    assert accuracy.to_trec(per_query=True).splitlines()[:2] == \
+        core.to_trec(per_query=True).splitlines()[:2]
+
+
+@pytest.mark.parametrize("extra", [[], ["Coverage@5"], ["ARP@5"]])
+def test_the_diagnostic_checks_are_kept_with_beyond_accuracy_measures(extra):
+    result = rs.evaluate(LISTS, TEST, ["P@5", *extra], train=TRAIN)
+    checks = result.systems["recs"].checks
+    assert {c["code"] for c in checks} >= {"short_lists", "ties_at_cutoff", "no_relevant"}
+    assert result.accuracy_result().systems["recs"].checks == checks
+    assert '"short_lists"' in result.to_json()
