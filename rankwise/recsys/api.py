@@ -377,7 +377,8 @@ def _context(prep: Prepared, conv: Conventions, feature_matrix: Any, catalog: An
             catalogue
     relevant = prep.row_grade >= conv.relevance_threshold
     ctx = Context(prep.lists, catalogue, popularity, train_user, train_item, relevant,
-                  item_ids=prep.item_ids, rating=prep.row_rating)  # type: ignore[attr-defined]
+                  item_ids=prep.item_ids, rating=prep.row_rating,  # type: ignore[attr-defined]
+                  predicted=prep.predicted)
     if popularity is not None and len(catalogue) > n_items:
         ctx.popularity = np.concatenate([popularity, np.zeros(len(catalogue) - n_items, int)])
     if feature_matrix is not None:

@@ -56,6 +56,7 @@ class Context:
     features: Any = None  # (items x d) dense array or scipy sparse matrix, rows by item code
     item_ids: Any = None  # Arrow string array: the id of every item code (tie-breaks by id)
     rating: np.ndarray | None = None  # per list row: the user's test rating (NaN: none)
+    predicted: bool = True  # the lists' scores are the input's (False: made from the order)
     notes: dict[str, int] = field(default_factory=dict)  # counts for the diagnostics
 
 
@@ -620,6 +621,11 @@ def _errors(ctx: Context, lists: TopLists, name: str) -> tuple[np.ndarray, np.nd
     if ctx.rating is None:
         raise MeasureError(f"{name} needs ratings in the test data (rating=...)",
                            source="measure", value=name)
+    if not ctx.predicted:  # the scores would be made up from the list order
+        raise MeasureError(f"{name} needs predicted ratings: recommendations with a score "
+                           "column (score=...), {user: {item: predicted rating}} or a Run; "
+                           f"{ctx.lists.source} gives only an order (top-K lists, a rank "
+                           "column or a 2-D array of item ids)", source="measure", value=name)
     rows = _rows_in(ctx.lists, lists)
     rating = ctx.rating[rows]
     valid = ~np.isnan(rating)

@@ -184,6 +184,9 @@ class Prepared:
         Rows in a tie group of their list, before the depth cut.
     counts : dict
         What was done to the input, for the diagnostics.
+    predicted : bool
+        Whether the lists' scores are the input's (predicted ratings for MAE and RMSE), not
+        made from the list order (top-K lists, a rank column, a 2-D array).
     """
 
     lists: TopLists
@@ -200,6 +203,7 @@ class Prepared:
     tied_rows: int
     counts: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    predicted: bool = True
 
     @property
     def num_items(self) -> int:
@@ -299,7 +303,7 @@ def prepare(recs: RawLists, test: RawPairs, train: RawPairs | None = None,
         counts["imputed_ratings"] = len(imputed)
     prepared = Prepared(lists, user_ids, item_ids, test_pairs, grade, row_grade, imputed,
                         imputed_grade, train_pairs, rel_threshold, beyond_depth, ties,
-                        counts)
+                        counts, predicted=recs.predicted)
     prepared.feature_codes = feature_codes  # type: ignore[attr-defined]
     prepared.row_rating = row_rating  # type: ignore[attr-defined]
     if train is not None and not exclude_train and counts["recommended_seen_in_training"]:

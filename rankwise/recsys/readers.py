@@ -30,6 +30,7 @@ class RawLists:
     numbers: np.ndarray | None = None  # the user ids as int64, when the input's are integers
     input_rows: np.ndarray | None = None  # each row's row in the input; None: its own position
     locate: Locate | None = None  # an input row's place in error messages; None: (row, "row")
+    predicted: bool = True  # the scores are the input's (False: made from the list order)
 
     def input_row(self) -> np.ndarray:
         """Each row's row in the input (the rows are in ranked order)."""
@@ -82,7 +83,7 @@ def read_recommendations(recs: Any, user: str = "user", item: str = "item",
         return lists_from_scored(user_col, item_col, values, source)
     if names.get("rank"):
         values = numeric_column(columns[names["rank"]], source, "rank")
-        return lists_from_scored(user_col, item_col, -values, source)
+        return replace(lists_from_scored(user_col, item_col, -values, source), predicted=False)
     return lists_in_input_order(user_col, item_col, source)
 
 
@@ -173,7 +174,7 @@ def lists_from_array(array: np.ndarray, users: Any, pad: Any) -> RawLists:
 
     items = item_values(items, source, cell)
     return RawLists(user_ids, lengths, items, list_scores(lengths), 0, source, padding,
-                    numbers, locate=cell)
+                    numbers, locate=cell, predicted=False)
 
 
 def lists_from_mapping(recs: Mapping) -> RawLists:
@@ -213,7 +214,8 @@ def lists_from_mapping(recs: Mapping) -> RawLists:
     check_distinct(user_ids, source)
     locate = list_item_key(user_list, lengths)
     return RawLists(user_ids, lengths, item_values(items, source, locate), list_scores(lengths),
-                    0, source, locate=locate)
+                    0, source, locate=locate,  # predicted: only empty {item: score} dicts
+                    predicted=any(isinstance(inner, Mapping) for inner in recs.values()))
 
 
 def with_empty_lists(lists: RawLists, users: Any) -> RawLists:
@@ -322,7 +324,8 @@ def lists_in_input_order(user_col, item_col, source: str) -> RawLists:
             take(item_col, order)
         codes = codes[order]
     lengths = np.diff(np.append(starts_of_runs(codes), n)).astype(np.int64)
-    return lists_from_scored(user_col, item_col, list_scores(lengths), source, order)
+    return replace(lists_from_scored(user_col, item_col, list_scores(lengths), source, order),
+                   predicted=False)
 
 
 def list_scores(lengths: np.ndarray) -> np.ndarray:

@@ -57,3 +57,22 @@ def test_the_diagnostic_checks_are_kept_with_beyond_accuracy_measures(extra):
     assert {c["code"] for c in checks} >= {"short_lists", "ties_at_cutoff", "no_relevant"}
     assert result.accuracy_result().systems["recs"].checks == checks
     assert '"short_lists"' in result.to_json()
+
+
+@pytest.mark.parametrize("form", ["lists", "array", "rank", "order"])
+@pytest.mark.parametrize("measure", ["MAE", "RMSE", "GMAE", "GRMSE"])
+def test_rating_errors_need_predicted_ratings(form, measure):
+    """Lists that give only an order have no predicted rating to compare: their scores
+    (length − position, or −rank) would give MAE 2.0 for ratings 4 and 3 of [a, b]."""
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame({"user": ["0", "0"], "item": ["1", "2"], "rank": [1, 2]})
+    recs, options = {"lists": ({"0": ["1", "2"]}, {}), "array": (np.array([[1, 2]]), {}),
+                     "rank": (frame, {"rank": "rank"}),
+                     "order": (frame.drop(columns="rank"), {})}[form]
+    with pytest.raises(MeasureError, match="needs predicted ratings.*score="):
+        rs.evaluate(recs, {"0": {"1": 4, "2": 3}}, [measure], **options)
+    scored = rs.evaluate({"0": {"1": 4.5, "2": 2.0}}, {"0": {"1": 4, "2": 3}}, [measure])
+    assert scored.mean(measure) == pytest.approx(
+        0.75 if "MAE" in measure else math.sqrt((0.25 + 1) / 2))
