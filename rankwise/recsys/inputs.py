@@ -471,17 +471,31 @@ def relevance_grades(pairs: Interactions, policy: str, threshold: float
         return (rating >= threshold).astype(np.float64), 1
     if policy == "graded":
         return rating.astype(np.float64, copy=True), threshold
-    mean = _user_mean(pairs)
-    return np.maximum(rating - mean[pairs.user], 0.0), ABOVE_ZERO
+    top, below = _user_mean_parts(pairs)
+    # rating − mean = d̄ − (m − rating): 0 exactly for a rating at the mean of equal ones
+    return np.maximum(below[pairs.user] - (top[pairs.user] - rating), 0.0), ABOVE_ZERO
+
+
+def _user_mean_parts(pairs: Interactions) -> tuple[np.ndarray, np.ndarray]:
+    """Per user, the highest test rating m and the mean distance below it d̄ = mean(m − r):
+    the mean rating is m − d̄ (NaN without a rating). A user whose ratings are all equal has
+    d̄ = 0 exactly, so no rating is above the mean and the mean is the rating (a sum of n
+    copies of 0.2, divided by n, is 0.19999999999999998: 0.2 would be above it)."""
+    n = int(pairs.user.max()) + 1 if len(pairs) else 0
+    top = np.full(n, -np.inf)
+    np.maximum.at(top, pairs.user, pairs.rating)
+    count = np.bincount(pairs.user, minlength=n)
+    total = np.bincount(pairs.user, weights=top[pairs.user] - pairs.rating, minlength=n)
+    below = np.full(n, np.nan)
+    np.divide(total, count, out=below, where=count > 0)
+    top[count == 0] = np.nan
+    return top, below
 
 
 def _user_mean(pairs: Interactions) -> np.ndarray:
-    n = int(pairs.user.max()) + 1 if len(pairs) else 0
-    total = np.bincount(pairs.user, weights=pairs.rating, minlength=n)
-    count = np.bincount(pairs.user, minlength=n)
-    out = np.full(n, np.nan)
-    np.divide(total, count, out=out, where=count > 0)
-    return out
+    """Mean test rating per user (NaN without one), exact when the ratings are all equal."""
+    top, below = _user_mean_parts(pairs)
+    return top - below
 
 
 def _user_median(pairs: Interactions) -> np.ndarray:

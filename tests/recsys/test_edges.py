@@ -76,3 +76,19 @@ def test_rating_errors_need_predicted_ratings(form, measure):
     scored = rs.evaluate({"0": {"1": 4.5, "2": 2.0}}, {"0": {"1": 4, "2": 3}}, [measure])
     assert scored.mean(measure) == pytest.approx(
         0.75 if "MAE" in measure else math.sqrt((0.25 + 1) / 2))
+
+
+@pytest.mark.parametrize("rating", [0.1, 0.2, 0.8, 3.7, 4.1])
+def test_equal_ratings_are_at_the_users_mean_not_above_it(rating):
+    """Six (or seven) equal ratings: none is above the user's mean (relevance="centered":
+    nothing relevant, as by hand), and the mean imputed is the rating itself, relevant
+    under threshold=rating as the user's own ratings are. Summed in floating point, six
+    ratings of 0.2 have the mean 0.19999999999999998, which 0.2 is above."""
+    items = [f"i{j}" for j in range(7)]
+    test = {"u": {i: rating for i in items[:6]}}
+    centered = rs.evaluate({"u": items}, test, ["P@6", "nDCG@6"], relevance="centered")
+    assert centered.per_user()["u"] == {"P@6": 0.0, "nDCG@6": 0.0}
+    for impute in ("user_mean", "user_median"):
+        imputed = rs.evaluate({"u": ["new", *items]}, test, ["P@1"], threshold=rating,
+                              impute=impute)
+        assert imputed.mean("P@1") == 1.0 and imputed.inputs["recs"]["imputed_ratings"] == 2
