@@ -376,9 +376,13 @@ def _context(prep: Prepared, conv: Conventions, feature_matrix: Any, catalog: An
         catalogue = np.concatenate([catalogue, np.ones(extra, dtype=bool)]) if extra else \
             catalogue
     relevant = prep.row_grade >= conv.relevance_threshold
+    judged = None  # under run_only_queries="zero" a list without test data has no relevant item
+    if conv.run_only_queries != "zero":
+        judged = np.zeros(prep.lists.num_lists, dtype=bool)
+        judged[prep.test.user[prep.test.user < prep.lists.num_lists]] = True
     ctx = Context(prep.lists, catalogue, popularity, train_user, train_item, relevant,
                   item_ids=prep.item_ids, rating=prep.row_rating,  # type: ignore[attr-defined]
-                  predicted=prep.predicted)
+                  predicted=prep.predicted, judged=judged)
     if popularity is not None and len(catalogue) > n_items:
         ctx.popularity = np.concatenate([popularity, np.zeros(len(catalogue) - n_items, int)])
     if feature_matrix is not None:

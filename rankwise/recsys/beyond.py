@@ -57,6 +57,7 @@ class Context:
     item_ids: Any = None  # Arrow string array: the id of every item code (tie-breaks by id)
     rating: np.ndarray | None = None  # per list row: the user's test rating (NaN: none)
     predicted: bool = True  # the lists' scores are the input's (False: made from the order)
+    judged: np.ndarray | None = None  # bool per list: relevance known (None: every list)
     notes: dict[str, int] = field(default_factory=dict)  # counts for the diagnostics
 
 
@@ -522,7 +523,8 @@ def _pairwise_jaccard(vectors, lists: TopLists, chunk: int = 1 << 20) -> np.ndar
 def serendipity(ctx: Context, lists: TopLists, cutoff: int | None, n: int) -> np.ndarray:
     """Serendipity@K(u) = |{i ∈ L_u@K : i ∉ PM, i relevant}| / |L_u@K|, PM = the ``n`` (K
     when 0) most popular training items (ties by item code), relevant = judged grade at or
-    above the relevance threshold.
+    above the relevance threshold; NaN for a user without test data (but under
+    ``run_only_queries="zero"``, as the accuracy measures).
 
     >>> ctx = _toy()
     >>> serendipity(ctx, ctx.lists.truncate(2), 2, n=1)   # PM = {0}; relevant: item 1 for u0
@@ -535,7 +537,7 @@ def serendipity(ctx: Context, lists: TopLists, cutoff: int | None, n: int) -> np
     expected[order[:size]] = popularity[order[:size]] > 0  # never-seen items are not popular
     relevant = ctx.relevant if ctx.relevant is not None else np.zeros(lists.num_rows, bool)
     hit = relevant[_rows_in(ctx.lists, lists)] & ~expected[lists.items]
-    return _per_list_mean(lists, hit.astype(np.float64))
+    return _judged_only(ctx, _per_list_mean(lists, hit.astype(np.float64)))
 
 
 @beyond("UnexpRel", "Microsoft recommenders' serendipity: mean over the list of (1 − mean "
@@ -545,7 +547,8 @@ def serendipity(ctx: Context, lists: TopLists, cutoff: int | None, n: int) -> np
 def unexpected_relevance(ctx: Context, lists: TopLists, cutoff: int | None,
                          similarity: str) -> np.ndarray:
     """UnexpRel@K(u) = (1/|L_u@K|) Σ_{i ∈ L_u@K} (1 − (1/|H_u|) Σ_{j ∈ H_u} sim(i, j)) · rel(u, i),
-    H_u = the user's training items; NaN for users without training items.
+    H_u = the user's training items; NaN for users without training items, and for users
+    without test data (but under ``run_only_queries="zero"``, as the accuracy measures).
 
     With unit item vectors v, Σ_{j ∈ H_u} sim(i, j) = v_i · Σ_{j ∈ H_u} v_j: one sparse
     product, no pairs.
@@ -572,7 +575,16 @@ def unexpected_relevance(ctx: Context, lists: TopLists, cutoff: int | None,
     value = (1.0 - mean_sim) * relevant[_rows_in(ctx.lists, lists)]
     out = _per_list_mean(lists, value)
     out[history_size == 0] = np.nan
-    return out
+    return _judged_only(ctx, out)
+
+
+def _judged_only(ctx: Context, values: np.ndarray) -> np.ndarray:
+    """``values`` of a measure that reads relevance, NaN for the users whose relevance is not
+    known (a list without test data, not evaluated under ``run_only_queries="ignore"``, as
+    the accuracy measures leave them out)."""
+    if ctx.judged is not None:
+        values[~ctx.judged] = np.nan
+    return values
 
 
 @beyond("Personalization", "1 − mean cosine similarity between the user's list and every "

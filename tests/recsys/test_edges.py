@@ -92,3 +92,19 @@ def test_equal_ratings_are_at_the_users_mean_not_above_it(rating):
         imputed = rs.evaluate({"u": ["new", *items]}, test, ["P@1"], threshold=rating,
                               impute=impute)
         assert imputed.mean("P@1") == 1.0 and imputed.inputs["recs"]["imputed_ratings"] == 2
+
+
+@pytest.mark.parametrize("measure", ["Serendipity(n=1)@2", "UnexpRel@2"])
+def test_measures_reading_relevance_leave_out_users_without_test_data(measure):
+    """w has a list and a training history but no test data: like P@2, the measure has no
+    value for it (it scored 0 and halved the mean) unless run_only_queries="zero"."""
+    recs = {"u": ["a", "b"], "w": ["a", "c"]}
+    train = {"u": ["c"], "w": ["b"], "y": ["a"], "z": ["a", "c"]}
+    result = rs.evaluate(recs, {"u": ["b"]}, ["P@2", measure], train=train)
+    u = result.per_user()["u"][measure]
+    assert u > 0 and math.isnan(result.per_user()["w"][measure])
+    assert result.mean(measure) == u and result.systems["recs"].undefined[measure] == 1
+    zero = rs.evaluate(recs, {"u": ["b"]}, ["P@2", measure], train=train,
+                       run_only_queries="zero")
+    assert zero.per_user()["w"] == {"P@2": 0.0, measure: 0.0}
+    assert zero.mean(measure) == u / 2
