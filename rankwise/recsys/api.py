@@ -51,7 +51,9 @@ class RecsysResult(Result):
     inputs : dict
         ``{system: counts}``: what was done to each system's input (rows, padding dropped,
         training items seen and excluded, test duplicates dropped, imputed ratings, rows
-        beyond the depth, recommended items outside the catalogue or unseen in training).
+        beyond the depth, recommended items outside the catalogue, unseen in training or
+        without features, and for MAE and RMSE the predictions without a test rating and the
+        test ratings without a prediction).
     settings : dict
         The relevance policy, threshold, imputation, training exclusion and catalogue size.
     recsys_warnings : dict
@@ -382,11 +384,14 @@ def _context(prep: Prepared, conv: Conventions, feature_matrix: Any, catalog: An
         judged[prep.test.user[prep.test.user < prep.lists.num_lists]] = True
     ctx = Context(prep.lists, catalogue, popularity, train_user, train_item, relevant,
                   item_ids=prep.item_ids, rating=prep.row_rating,  # type: ignore[attr-defined]
-                  predicted=prep.predicted, judged=judged)
+                  predicted=prep.predicted, judged=judged,
+                  test_ratings=0 if prep.test.rating is None else len(prep.test))
     if popularity is not None and len(catalogue) > n_items:
         ctx.popularity = np.concatenate([popularity, np.zeros(len(catalogue) - n_items, int)])
     if feature_matrix is not None:
         ctx.features = _aligned_features(prep, feature_matrix, len(catalogue))
+        ctx.with_features = np.zeros(len(catalogue), dtype=bool)
+        ctx.with_features[prep.feature_codes] = True  # type: ignore[attr-defined]
     return ctx
 
 

@@ -58,6 +58,8 @@ class Context:
     rating: np.ndarray | None = None  # per list row: the user's test rating (NaN: none)
     predicted: bool = True  # the lists' scores are the input's (False: made from the order)
     judged: np.ndarray | None = None  # bool per list: relevance known (None: every list)
+    test_ratings: int = 0  # rated (user, item) pairs in the test data
+    with_features: np.ndarray | None = None  # bool per item code: given a feature vector
     notes: dict[str, int] = field(default_factory=dict)  # counts for the diagnostics
 
 
@@ -193,6 +195,12 @@ def _counts(ctx: Context, lists: TopLists) -> np.ndarray:
     return np.bincount(lists.items, minlength=len(ctx.catalogue))
 
 
+def _note(ctx: Context, name: str, count: int) -> None:
+    """Count what a measure left out or assumed, for the diagnostics (``result.inputs``): the
+    most of any measure asked (they cut the lists at different depths)."""
+    ctx.notes[name] = max(count, ctx.notes.get(name, 0))
+
+
 def _need_train(ctx: Context, name: str) -> np.ndarray:
     if ctx.popularity is None:
         raise MeasureError(f"{name} needs the training interactions (train=...)",
@@ -216,8 +224,7 @@ def coverage(ctx: Context, lists: TopLists, cutoff: int | None) -> float:
     """
     recommended = _counts(ctx, lists) > 0
     outside = int(np.count_nonzero(recommended & ~ctx.catalogue))
-    ctx.notes["recommended_items_outside_catalogue"] = max(
-        outside, ctx.notes.get("recommended_items_outside_catalogue", 0))
+    _note(ctx, "recommended_items_outside_catalogue", outside)
     return float(np.count_nonzero(recommended) / max(int(ctx.catalogue.sum()), 1))
 
 
@@ -378,8 +385,7 @@ def novelty(ctx: Context, lists: TopLists, cutoff: int | None, model: str = "cho
         raise MeasureError("Novelty model must be choice or discovery", source="measure",
                            value=model)
     seen = share[lists.items] > 0
-    ctx.notes["recommended_unseen_in_training"] = max(
-        int(np.count_nonzero(~seen)), ctx.notes.get("recommended_unseen_in_training", 0))
+    _note(ctx, "recommended_unseen_in_training", int(np.count_nonzero(~seen)))
     info = np.zeros(lists.num_rows)
     info[seen] = -np.log2(share[lists.items[seen]])
     return _per_list_mean(lists, info, seen)
@@ -403,14 +409,19 @@ def _unit_rows(matrix):
     return matrix * scale[:, None]
 
 
-def item_vectors(ctx: Context, similarity: str):
+def item_vectors(ctx: Context, similarity: str, lists: TopLists):
     """Item vectors whose cosine is the item similarity: the item features, or
     (``cooccurrence``) each item's column of the binary training user-item matrix, whose
-    cosine is co-occurrence / sqrt(count_i · count_j) (Zhang et al. 2012, Auralist)."""
+    cosine is co-occurrence / sqrt(count_i · count_j) (Zhang et al. 2012, Auralist). The
+    rows of ``lists`` whose item has no feature vector (similarity 0 to everything) are
+    counted as ``recommended_without_features``."""
     if similarity == "features":
         if ctx.features is None:
             raise MeasureError("this measure needs item features (item_features=...) or "
                                "similarity=cooccurrence", source="measure", value=similarity)
+        if ctx.with_features is not None:
+            _note(ctx, "recommended_without_features",
+                  int(np.count_nonzero(~ctx.with_features[lists.items])))
         return ctx.features
     if similarity == "cooccurrence":
         import scipy.sparse as sp
@@ -471,7 +482,7 @@ def intra_list_diversity(ctx: Context, lists: TopLists, cutoff: int | None, simi
     >>> intra_list_diversity(ctx, ctx.lists.truncate(2), 2, "features", "cosine")
     array([1., 1., 0.])
     """
-    vectors = item_vectors(ctx, similarity)
+    vectors = item_vectors(ctx, similarity, lists)
     k = lists.lengths.astype(np.float64)
     pairs = k * (k - 1) / 2
     if metric == "cosine":
@@ -558,7 +569,7 @@ def unexpected_relevance(ctx: Context, lists: TopLists, cutoff: int | None,
                            value="UnexpRel")
     import scipy.sparse as sp
 
-    unit = _unit_rows(item_vectors(ctx, similarity))
+    unit = _unit_rows(item_vectors(ctx, similarity, lists))
     users = lists.num_lists
     inside = ctx.train_user < users
     pairs = np.unique(ctx.train_user[inside] * len(ctx.catalogue) + ctx.train_item[inside])
@@ -641,6 +652,9 @@ def _errors(ctx: Context, lists: TopLists, name: str) -> tuple[np.ndarray, np.nd
     rows = _rows_in(ctx.lists, lists)
     rating = ctx.rating[rows]
     valid = ~np.isnan(rating)
+    rated = int(np.count_nonzero(valid))  # the seed article's missing ratings: counted
+    _note(ctx, "predictions_without_rating", len(rows) - rated)
+    _note(ctx, "ratings_without_prediction", ctx.test_ratings - rated)
     with np.errstate(over="ignore", invalid="ignore"):
         return np.where(valid, lists.scores - np.where(valid, rating, 0.0), 0.0), valid
 

@@ -108,3 +108,22 @@ def test_measures_reading_relevance_leave_out_users_without_test_data(measure):
                        run_only_queries="zero")
     assert zero.per_user()["w"] == {"P@2": 0.0, measure: 0.0}
     assert zero.mean(measure) == u / 2
+
+
+def test_rating_errors_count_the_predictions_and_ratings_left_out():
+    """u's prediction for d has no rating, nor w's for a (no test data); u's rating of c
+    and v's of a have no prediction: MAE compares the two pairs it has, and says so."""
+    recs = {"u": {"a": 4.5, "b": 2.0, "d": 3.0}, "w": {"a": 3.0}}
+    test = {"u": {"a": 4.3, "b": 1.2, "c": 5.0}, "v": {"a": 1.0}}
+    result = rs.evaluate(recs, test, ["MAE", "GRMSE"])
+    assert result.mean("MAE") == pytest.approx((0.2 + 0.8) / 2)
+    counts = result.inputs["recs"]
+    assert counts["predictions_without_rating"] == 2 and counts["ratings_without_prediction"] == 2
+    assert "predictions_without_rating" not in rs.evaluate(recs, test, ["P@2"]).inputs["recs"]
+
+
+def test_recommended_items_without_features_are_counted():
+    result = rs.evaluate({"u": ["a", "b", "d"], "w": ["d", "e"]}, {"u": ["a"]}, ["ILD@3"],
+                         item_features={"a": [1.0, 0.0], "b": [0.0, 1.0]})
+    assert result.inputs["recs"]["recommended_without_features"] == 3  # d twice, e
+    assert result.per_user()["w"]["ILD@3"] == 1.0  # no features: similarity 0
