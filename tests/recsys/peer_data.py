@@ -3,9 +3,11 @@
 Deterministic for a seed: a catalogue with Zipf-like popularity, training interactions drawn
 by popularity, held-out items (rated 1-5) that the user did not see in training, and
 recommendation lists with no tied scores made of items seen in training (so that every peer
-defines every measure). Two datasets: ``full`` (every list has K items, as RecBole's
-full-catalogue ranking always does) and ``ragged`` (lists of 3 to K items). A few users
-have test items but no list, to show how each peer counts them.
+defines every measure). Three datasets: ``full`` (every list has K items, as RecBole's
+full-catalogue ranking always does), ``ragged`` (lists of 3 to K items) and ``edges``
+(``ragged`` with three users given an empty list, four given lists longer than K, and
+three users with a list and a training history but no test data). A few users have test
+items but no list, to show how each peer counts them.
 """
 
 from __future__ import annotations
@@ -45,10 +47,33 @@ def make_data(seed: int = 7, users: int = 120, items: int = 150, k: int = 10) ->
         full[user] = [catalogue[i] for i in top]
         ragged[user] = full[user][:int(rng.integers(3, k + 1))]
     features = {item: [float(x) for x in rng.random(6)] for item in catalogue}
+    edges, edge_train = _edges(listed, full, ragged, history, pool, catalogue, k)
     datasets = {
         "full": {"recs": full, "test": test, "train": train, "features": features,
                  "full_lists": True},
         "ragged": {"recs": ragged, "test": test, "train": train, "features": features,
                    "full_lists": False},
+        "edges": {"recs": edges, "test": test, "train": train + edge_train,
+                  "features": features, "full_lists": False},
     }
     return {"k": k, "items": catalogue, "datasets": datasets}
+
+
+def _edges(listed: list, full: dict, ragged: dict, history: dict, pool, catalogue: list,
+           k: int) -> tuple[dict, list]:
+    """``ragged`` with edges (no random draw: the other datasets stay as they are): the first
+    three users' lists empty, the next four's longer than K (their full list, then five more
+    unseen items), and three users with a list (another user's) and a training history but
+    no test data; with the training rows of those three."""
+    edges = dict(ragged)
+    for user in listed[:3]:
+        edges[user] = []
+    for user in listed[3:7]:
+        more = [catalogue[i] for i in pool if i not in history[user]
+                and catalogue[i] not in full[user]]
+        edges[user] = full[user] + more[:5]
+    edge_train = []
+    for j, user in enumerate(listed[7:10]):
+        edges[f"x{j:03d}"] = full[user]
+        edge_train += [[f"x{j:03d}", catalogue[i]] for i in sorted(history[user])]
+    return edges, edge_train

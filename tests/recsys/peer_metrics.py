@@ -107,7 +107,9 @@ def lenskit_metrics(data: dict, k: int, catalogue: list[str]) -> dict:
         for name, metric in metrics.items():
             per_user[name][user] = float(metric.measure_list(out, held))
     gini = ListGini(n=k, items=len(catalogue))
-    parts = [gini.compute_list_data(out, None) for out in lists]
+    # an empty list recommends nothing; its part (an array of another type) would make
+    # global_aggregate fail ("Array chunks must all be same type")
+    parts = [gini.compute_list_data(out, None) for out in lists if len(out)]
     global_values = {f"ListGini@{k}": float(gini.global_aggregate(
         [p if isinstance(p, pa.Array) else pa.array(p) for p in parts]))}
     return {"per_user": per_user, "global": global_values}

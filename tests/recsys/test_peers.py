@@ -21,6 +21,12 @@ under each toolkit's conventions:
   inputs, except ndcg_at_k, which also averages the users with test data but no
   recommendations as 0 (``missing_queries="zero"`` for that measure only).
 
+On ``edges`` (empty lists, lists longer than K, users with a list but no test data):
+LensKit's Precision and AveragePrecision are NaN on an empty list (rankwise: 0, an empty
+ranking), its other measures agree, and it measures no list without test data; Microsoft
+recommenders takes frames, which hold no empty list (rankwise is given the same lists), and
+its user_serendipity scores a user without test data 0 (``run_only_queries="zero"``).
+
 Per-user values must agree to 1e-9.
 """
 
@@ -102,6 +108,15 @@ def per_user(result, measure: str) -> dict:
     return {u: row[measure] for u, row in result.per_user().items()}
 
 
+def empty_lists(recs: dict) -> set:
+    return {u for u, items in recs.items() if not items}
+
+
+def as_frame_holds_them(recs: dict) -> dict:
+    """The lists a frame of (user, item) rows holds: none empty."""
+    return {u: items for u, items in recs.items() if items}
+
+
 # ---------------------------------------------------------------------------- RecBole
 
 
@@ -159,11 +174,18 @@ LENSKIT_NAMES = {"Hit@10": "Success@10", "RecipRank@10": "RR@10", "Precision@10"
                  "Recall@10": "R@10", "NDCG@10": "nDCG@10"}
 
 
-@pytest.mark.parametrize("dataset", ["full", "ragged"])
+@pytest.mark.parametrize("dataset", ["full", "ragged", "edges"])
 def test_lenskit_accuracy(peers, dataset):
     theirs = toolkit(peers, "lenskit", dataset)["per_user"]
     recs, test, _ = frames(peers[0], dataset)
     result = rs.evaluate(recs, test, [*LENSKIT_NAMES.values(), "AP@10"], conventions=LENSKIT)
+    empty = empty_lists(recs)
+    assert len(empty) == (3 if dataset == "edges" else 0)
+    for user in empty:  # LensKit: no precision of an empty list; rankwise: an empty ranking
+        assert math.isnan(theirs["Precision@10"].pop(user))
+        assert math.isnan(theirs["AveragePrecision@10"].pop(user))
+        assert result.per_user()[user]["P@10"] == result.per_user()[user]["AP@10"] == 0.0
+    assert not set(theirs["Hit@10"]) - set(test["user"])  # no list without test data
     for name, ours in LENSKIT_NAMES.items():
         same(theirs[name], per_user(result, ours), f"lenskit {name}")
     graded = rs.evaluate(recs, frames(peers[0], dataset, ratings=True)[1], ["nDCG@10"],
@@ -196,7 +218,7 @@ def test_lenskit_default_ndcg_discount_is_jarvelins(peers):
 
 def test_lenskit_gini(peers):
     data = peers[0]
-    for dataset in ("full", "ragged"):
+    for dataset in ("full", "ragged", "edges"):
         theirs = toolkit(peers, "lenskit", dataset)["global"]["ListGini@10"]
         recs, test, _ = frames(data, dataset)
         result = rs.evaluate(recs, test, ["Gini@10"], catalog=len(data["items"]))
@@ -207,10 +229,11 @@ def test_lenskit_gini(peers):
 # ---------------------------------------------------------------------------- Microsoft
 
 
-@pytest.mark.parametrize("dataset", ["full", "ragged"])
+@pytest.mark.parametrize("dataset", ["full", "ragged", "edges"])
 def test_ms_recommenders_accuracy(peers, dataset):
     theirs = toolkit(peers, "ms_recommenders", dataset)
     recs, test, _ = frames(peers[0], dataset)
+    recs = as_frame_holds_them(recs)
     rated = frames(peers[0], dataset, ratings=True)[1]
     ap_min = rs.evaluate(recs, test, ["P@10", "R@10", "AP@10", "nDCG@10"], conventions=MS)
     ap_r = rs.evaluate(recs, test, ["AP@10"])
@@ -232,15 +255,18 @@ def test_ms_recommenders_accuracy(peers, dataset):
     assert ap_min.mean("nDCG@10") != pytest.approx(g["ndcg_at_k@10:mean"], abs=1e-6)
 
 
-@pytest.mark.parametrize("dataset", ["full", "ragged"])
+@pytest.mark.parametrize("dataset", ["full", "ragged", "edges"])
 def test_ms_recommenders_beyond_accuracy(peers, dataset):
     theirs = toolkit(peers, "ms_recommenders", dataset)
     data = peers[0]
     recs, test, train = frames(data, dataset)
+    recs = as_frame_holds_them(recs)
     features = data["datasets"][dataset]["features"]
+    # user_serendipity reads the caller's relevance column: 0 for a user without test data
     result = rs.evaluate(recs, test, ["Coverage@10", "Entropy@10", "Novelty@10",
                                       "ILD(similarity=cooccurrence)@10", "ILD@10",
-                                      "UnexpRel@10"], train=train, item_features=features)
+                                      "UnexpRel@10"], train=train, item_features=features,
+                         run_only_queries="zero")
     g = theirs["global"]
     assert result.mean("Coverage@10") == pytest.approx(g["catalog_coverage"], abs=TOLERANCE)
     assert result.mean("Entropy@10") == pytest.approx(g["distributional_coverage"],
