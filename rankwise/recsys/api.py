@@ -279,6 +279,9 @@ def evaluate(recs: Any, test: Any, measures: str | Sequence[str], train: Any = N
         test_raw = read_interactions(test, "test", user, item, rating)
         train_raw = read_interactions(train, "train", user, item, rating) \
             if train is not None else None
+        if train_raw is not None and len(train_raw.users) == 0:  # popularity of nothing
+            raise InputError("no training interactions: the training data holds no rows "
+                             "(leave train= out)", source=train_raw.source)
         feature_items, feature_matrix = _features(item_features, item)
         settings = {"relevance": relevance, "threshold": threshold, "impute": impute,
                     "exclude_train": exclude_train}
@@ -417,6 +420,9 @@ def _check_catalog(catalog: Any) -> int | list[Any] | None:
         raise InputError("catalog must be a positive number of items or the item ids",
                          source="catalog", value=repr(catalog))
     ids = catalog.to_pylist() if hasattr(catalog, "to_pylist") else list(catalog)  # Arrow
+    if not ids:  # a catalogue of no item: every share of it undefined
+        raise InputError("catalog must be a positive number of items or the item ids (it "
+                         "names none)", source="catalog", value=repr(catalog))
     row = next((i for i, c in enumerate(ids) if is_missing(c)), None)
     if row is not None:
         raise missing_id("item", "catalog", row, None)

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.arrow import cast, compute, starts_of_equal_runs, take, to_arrow, to_numpy
+from ..core.arrow import (cast, compute, starts_of_equal_runs, string_array, take, to_arrow,
+                          to_numpy)
 from ..core.segments import starts_of_runs
 from ..errors import InputError
 from ..io.frames import table_columns
@@ -68,6 +69,8 @@ def user_strings(values: Any, source: str, locate: Locate | None = None):
     import pyarrow as pa
 
     values = id_array(values, source, "user", locate)
+    if len(values) == 0:  # an empty frame's column, of whatever type (pandas: float64)
+        return string_array([])
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type) \
             or is_whole_decimal(values.type):
         values = cast(values, pa.string())
@@ -84,6 +87,8 @@ def item_values(values: Any, source: str, locate: Locate | None = None):
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         return values.astype(np.int64, copy=False)
     values = id_array(values, source, "item", locate)
+    if len(values) == 0:  # an empty frame's column, of whatever type (pandas: float64)
+        return np.zeros(0, dtype=np.int64)
     if pa.types.is_integer(values.type):
         return to_numpy(values, np.int64, null=0)
     if pa.types.is_large_string(values.type) or is_whole_decimal(values.type):

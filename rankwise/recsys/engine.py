@@ -18,7 +18,7 @@ import numpy as np
 
 from ..conventions import Conventions
 from ..core.arrow import take
-from ..core.join import scores_one_sided_queries
+from ..core.join import no_overlap, scores_one_sided_queries
 from ..core.judgments import index_judgments
 from ..core.lists import Diagnostics, RankedLists
 from ..core.ranked import rank
@@ -90,6 +90,8 @@ def _fast(prep: Prepared, conv: Conventions) -> RankedLists:
     if not judged_lists.any() and not scores_one_sided_queries(conv):
         from ..errors import InputError  # as the engine: almost always the wrong file
 
+        if len(prep.test) == 0 or lists.num_rows == 0:  # an empty side, in the engine's words
+            raise no_overlap(to_qrels(prep), to_run(prep))
         raise InputError(
             f"no user in common with the test data in {prep.test.source} (users with a list "
             f"such as {_examples(prep, np.arange(lists.num_lists))[:1]}, test users such as "

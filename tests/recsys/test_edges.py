@@ -127,3 +127,39 @@ def test_recommended_items_without_features_are_counted():
                          item_features={"a": [1.0, 0.0], "b": [0.0, 1.0]})
     assert result.inputs["recs"]["recommended_without_features"] == 3  # d twice, e
     assert result.per_user()["w"]["ILD@3"] == 1.0  # no features: similarity 0
+
+
+@pytest.mark.parametrize("unjudged", ["nonrelevant", "remove"])  # fast path, engine
+@pytest.mark.parametrize("recs, test, message", [
+    ({}, {"u": ["a"]}, "recommendations dict: nothing ranked: the run holds no rows"),
+    ({"u": ["a"]}, {}, "test dict: no judgments: the judgments hold no rows"),
+    ({"u": ["a"]}, {"u": []}, "test dict: no judgments: the judgments hold no rows"),
+    ("empty", "empty", "test DataFrame: no judgments: the judgments hold no rows"),
+    ({"u": ["a"]}, "empty", "test DataFrame: no judgments: the judgments hold no rows"),
+])
+def test_an_empty_input_is_named_as_rankwise_evaluate_names_it(recs, test, message, unjudged):
+    """Not 'no user in common ... (users with a list such as [] ...)', nor, for a frame
+    without rows (pandas makes its columns float64), 'user ids must be strings or integers'."""
+    import pandas as pd
+
+    empty = pd.DataFrame({"user": [], "item": [], "score": []})
+    recs, test = (empty if recs == "empty" else recs), (empty if test == "empty" else test)
+    with pytest.raises(rankwise.InputError) as caught:
+        rs.evaluate(recs, test, ["P@2"], unjudged=unjudged)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("train", [{}, {"u": []}, "frame"])
+def test_empty_training_data_is_refused(train):
+    """Its popularity and catalogue would be empty: Coverage@2 was 2.0 (two items over a
+    catalogue of none, counted as one)."""
+    import pandas as pd
+
+    train = pd.DataFrame({"user": [], "item": []}) if train == "frame" else train
+    with pytest.raises(rankwise.InputError, match="no training interactions"):
+        rs.evaluate({"u": ["a", "b"]}, {"u": ["a"]}, ["Coverage@2"], train=train)
+
+
+def test_an_empty_catalogue_is_refused():
+    with pytest.raises(rankwise.InputError, match="it names none"):
+        rs.evaluate({"u": ["a", "b"]}, {"u": ["a"]}, ["Coverage@2"], catalog=[])
