@@ -1,7 +1,8 @@
 """Edge inputs of rankwise.recsys.evaluate, each against a hand computation or against
 rankwise.evaluate on the same lists: which users the per-user table holds, the checks a
-result keeps, rating errors on lists without predicted ratings, ratings at the user's mean
-and measures that read relevance for users without test data."""
+result keeps, rating errors on lists without predicted ratings and what they leave out
+(counted), ratings at the user's mean, measures that read relevance for users without test
+data, items without features, and empty inputs."""
 
 from __future__ import annotations
 
