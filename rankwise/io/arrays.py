@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InputError
 from ..core.arrow import to_arrow
 from ..core.segments import positions
-from .tables import Qrels, Run, as_floats, is_missing, is_number, not_unicode
+from .tables import Qrels, Run, as_floats, is_integer, is_missing, is_number, not_unicode
 
 
 def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
@@ -96,25 +96,43 @@ def array_numbers(values: Any, source: str, what: str, booleans: bool) -> np.nda
 
 
 def group_sizes(group: Any, n: int) -> np.ndarray:
-    """Query sizes (LightGBM's and XGBoost's ``group``: integers, or floats that are) as
+    """Query sizes (LightGBM's and XGBoost's ``group``: integers, or floats that are; an
+    object array of Python integers, as a pandas nullable ``Int64`` column gives them) as
     int64, checked to be non-negative and to add up to ``n`` (each at most ``n`` first, so
     that their sum cannot wrap around 64 bits)."""
-    sizes = np.asarray(group)
+    sizes = _integer_objects(np.asarray(group), n)
     whole = sizes.dtype.kind in "iu" or (sizes.dtype.kind == "f" and sizes.size and
                                          bool(np.all(sizes == np.round(sizes))))
     if sizes.ndim != 1 or not whole or (sizes < 0).any():
         raise InputError("group must be a 1-D array of non-negative query sizes",
-                         source="group", value=str(sizes[:5]))
+                         source="group", value=str(sizes.reshape(-1)[:5]))
     too_large = np.flatnonzero(sizes > n)
     if len(too_large):
-        first = int(too_large[0])
-        raise InputError(f"the size of group {first}, {sizes[first]}, is larger than the {n} "
-                         "rows", source="group")
+        raise _size_too_large(int(too_large[0]), sizes[too_large[0]], n)
     sizes = sizes.astype(np.int64)
     if int(sizes.sum()) != n:
         raise InputError(f"group sizes add up to {int(sizes.sum())}, but there are {n} rows",
                          source="group")
     return sizes
+
+
+def _integer_objects(sizes: np.ndarray, n: int) -> np.ndarray:
+    """A 1-D object array whose values are all integers as int64 (a size larger than the
+    ``n`` rows, which may not fit, is refused first); any other array as it is."""
+    if sizes.dtype.kind != "O" or sizes.ndim != 1 or not sizes.size:
+        return sizes
+    values = sizes.tolist()
+    if not all(map(is_integer, values)):
+        return sizes
+    too_large = next((i for i, v in enumerate(values) if v > n), None)
+    if too_large is not None:
+        raise _size_too_large(too_large, values[too_large], n)
+    return np.array(values, dtype=np.int64)
+
+
+def _size_too_large(group: int, size: Any, n: int) -> InputError:
+    return InputError(f"the size of group {group}, {size}, is larger than the {n} rows",
+                      source="group")
 
 
 def _numbered_queries(code: np.ndarray, count: int):

@@ -18,8 +18,8 @@ import numpy as np
 from ..errors import InputError
 from .nested import nested_columns
 from .parquet import is_parquet_path, rank_values, read_parquet_qrels, read_parquet_run
-from .tables import (Qrels, Run, as_double, check_finite_scores, check_grades, is_number,
-                     not_unicode, python_integers)
+from .tables import (Qrels, Run, as_double, check_finite_scores, check_grades, is_integer,
+                     is_number, not_unicode, python_integers)
 from .trec import read_qrels, read_run
 
 
@@ -236,16 +236,12 @@ def _pandas_column(series: Any, name: str, source: str):
         if not all(map(is_number, present)):
             raise
         values = [None if gone else v for v, gone in zip(values, missing)]
-        if not all(map(_is_integer, present)):
+        if not all(map(is_integer, present)):
             return pa.array([None if v is None else as_double(v) for v in values], pa.float64())
         values = [None if v is None else int(v) for v in values]
         if all(0 <= v < 1 << 64 for v in present):
             return pa.array(values, pa.uint64())
         return python_integers(values, source, f"column {name!r}")
-
-
-def _is_integer(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 #: polars' integer types wider than Arrow's (polars' Arrow export fails on them).

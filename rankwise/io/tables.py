@@ -515,6 +515,11 @@ def is_number(value: Any) -> bool:
         and not isinstance(value, (bool, np.bool_))
 
 
+def is_integer(value: Any) -> bool:
+    """Whether a value is an integer (of Python or numpy), not a boolean."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def _same_length(source: str, *columns: Sequence[Any]) -> None:
     lengths = {len(c) for c in columns}
     if len(lengths) > 1:

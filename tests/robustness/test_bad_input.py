@@ -570,6 +570,25 @@ def test_group_sizes_whose_sum_wraps_around_are_refused(sizes):
         rankwise.from_arrays([3, 0, 1, 2, 0], [0.9, 0.8, 0.1, 0.4, 0.5], group=sizes)
 
 
+def test_group_sizes_as_python_integers_are_read_and_a_scalar_is_refused():
+    """An object array of integers (Python's, as ``np.array(sizes, dtype=object)`` or an
+    object column holds them) gives the sizes it holds: it was refused as not "non-negative
+    query sizes"; a size beyond 64 bits is larger than the rows. A single number escaped as
+    numpy's IndexError."""
+    y_true, y_score = [3, 0, 1, 2, 0], [0.9, 0.8, 0.1, 0.4, 0.5]
+    as_objects = rankwise.from_arrays(y_true, y_score, group=np.array([3, 2], dtype=object))
+    as_integers = rankwise.from_arrays(y_true, y_score, group=[3, 2])
+    assert [len(run) for run in (as_objects[1], as_integers[1])] == [5, 5]
+    assert rankwise.evaluate(*as_objects, ["AP"]).to_json() == \
+        rankwise.evaluate(*as_integers, ["AP"]).to_json()
+    with pytest.raises(InputError, match=r"group: the size of group 1, "
+                                         r"1180591620717411303424, is larger than the 5 rows"):
+        rankwise.from_arrays(y_true, y_score, group=np.array([3, 2**70], dtype=object))
+    with pytest.raises(InputError, match=r"group: group must be a 1-D array of non-negative "
+                                         r"query sizes \(got '\[5\]'\)"):
+        rankwise.from_arrays(y_true, y_score, group=5)
+
+
 @pytest.mark.parametrize("scores, kind", [
     (np.arange(3).astype("datetime64[D]"), "datetime64"),
     (np.arange(3).astype("timedelta64[s]"), "timedelta64"),
