@@ -17,8 +17,10 @@ import numpy as np
 from ..core.arrow import string_array
 
 
-#: Value types the general reader refuses that numpy turns into numbers beside numbers.
-BOOLEANS = frozenset({bool, np.bool_})
+#: Value types that numpy turns into numbers beside numbers, for the general reader to look
+#: at: booleans (refused) and arrays (refused unless they hold one number: ``np.array(True)``
+#: beside floats was read as 1).
+CLOSER_LOOK = frozenset({bool, np.bool_, np.ndarray})
 
 
 def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] | None:
@@ -48,7 +50,7 @@ def nested_columns(nested: Mapping) -> tuple[np.ndarray, Any, Any, np.ndarray] |
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, TypeError):  # UnicodeEncodeError too
         return None
     if values.dtype.kind not in "fiu" or values.shape != (total,) \
-            or not BOOLEANS.isdisjoint(map(type, flat)):  # numpy makes numbers of them
+            or not CLOSER_LOOK.isdisjoint(map(type, flat)):  # numpy makes numbers of them
         return None
     codes = np.repeat(np.arange(len(qids), dtype=np.int32), sizes)
     return codes, query_ids, docs, values.astype(np.float64, copy=False)

@@ -225,6 +225,36 @@ def test_dict_keys_are_ids_and_values_numbers(run, message):
         rankwise.evaluate({"q1": {"d1": 1}}, run, ["AP"])
 
 
+@pytest.mark.parametrize("value", [np.complex128(1 + 1j), np.datetime64("2020-01-01"),
+                                   np.timedelta64(5, "s"), np.array("0.9"), np.array(True),
+                                   np.array([0.9]), np.array([0.9, 0.1])],
+                         ids=["complex", "date", "duration", "0-d string", "0-d bool",
+                              "1-element array", "array"])
+@pytest.mark.parametrize("side", ["qrels", "run"])
+def test_dict_values_that_are_numpy_non_numbers_are_refused_naming_their_key(value, side):
+    """float() takes numpy's complex numbers (dropping the imaginary part), dates (their
+    count of days), durations, 0-d arrays of strings and booleans: they were read as
+    numbers, which a frame's or an array's are not; an array of numbers was refused as
+    'key 1', its place among the values, instead of its key."""
+    data = {"q1": {"d0": 1, "d1": value}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match=rf"^{side} dict, key 'q1'/'d1': expected a number"):
+            rankwise.to_qrels(data) if side == "qrels" else rankwise.to_run(data)
+
+
+def test_dict_values_of_pandas_na_are_missing_and_0d_numbers_are_numbers():
+    """pandas' NA and NaT are missing values, as None and NaN (they were 'expected a
+    number'); a 0-d array of a number is that number."""
+    for missing in (pd.NA, pd.NaT):
+        with pytest.raises(InputError, match=r"^run dict, key 'q1'/'d1': score must be a finite "
+                                             r"number \(NaN and null are missing values\)"):
+            rankwise.to_run({"q1": {"d0": 1.0, "d1": missing}})
+    run = {"q1": {"d0": np.array(0.5), "d1": np.float32(0.25)}}
+    assert rankwise.evaluate({"q1": {"d0": 1}}, run, ["AP", "RR"]).to_json() == \
+        rankwise.evaluate({"q1": {"d0": 1}}, {"q1": {"d0": 0.5, "d1": 0.25}}, ["AP", "RR"]).to_json()
+
+
 def test_empty_inputs_are_named():
     with pytest.raises(InputError, match=r"qrels dict: no judgments: the judgments hold no rows"):
         rankwise.evaluate({}, {"q1": {"d1": 1.0}}, ["AP"])
