@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -118,10 +119,16 @@ def file_line(source: str, number: int) -> str:
     return ""
 
 
-def write_run(run: Run, path: str | os.PathLike[str], tag: str | None = None) -> None:
-    """Write a run as a TREC run file, ranks following the scores (ties by doc id descending)."""
+def write_run(run: Any, path: str | os.PathLike[str], tag: str | None = None) -> None:
+    """Write a run (a :class:`Run`, or anything :func:`rankwise.to_run` reads: a dict, a
+    DataFrame, an Arrow table) as a TREC run file, ranks following the scores (ties by doc
+    id descending). An id the file cannot hold as it is (see :func:`check_writable`) raises
+    :class:`InputError` before anything is written."""
     from ..core.order import ranking_order
+    from .frames import to_run
 
+    run = to_run(run)
+    check_writable(run)
     order, offsets = ranking_order(run, "docid_desc")
     qids = np.asarray(run.query_dict.to_pylist(), dtype=object)
     dids = run.docs.to_pylist()
@@ -133,14 +140,56 @@ def write_run(run: Run, path: str | os.PathLike[str], tag: str | None = None) ->
                       f"{float(run.score[row])!r} {name}\n")
 
 
-def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
-    """Write judgments as a TREC qrels file."""
+def write_qrels(qrels: Any, path: str | os.PathLike[str]) -> None:
+    """Write judgments (a :class:`Qrels`, or anything :func:`rankwise.to_qrels` reads) as a
+    TREC qrels file. An id the file cannot hold (see :func:`check_writable`), or a grade
+    that is not an integer of 64 bits (a qrels file holds those only), raises
+    :class:`InputError` before anything is written."""
+    from .frames import to_qrels
+
+    qrels = to_qrels(qrels)
+    check_writable(qrels)
+    whole = (qrels.grade == np.trunc(qrels.grade)) & (np.abs(qrels.grade) < 2.0 ** 63)
+    if not whole.all():
+        row = int(np.argmax(~whole))
+        raise qrels.error_at(row, "a TREC qrels file holds integer grades (of 64 bits at "
+                             "most): round the grades to write them", repr(float(qrels.grade[row])))
     qids = qrels.query_dict.to_pylist()
     dids = qrels.docs.to_pylist()
     with open(path, "w", encoding="utf-8") as out:
         for q, d, g in zip(qrels.query_code, dids, qrels.grade):
-            grade = int(g) if float(g).is_integer() else float(g)
-            out.write(f"{qids[q]} 0 {d} {grade}\n")
+            out.write(f"{qids[q]} 0 {d} {int(g)}\n")
+
+
+#: Characters a TREC file's id cannot hold: blanks and line ends split its line into other
+#: fields or lines, a NUL makes the file no text file.
+UNWRITABLE_ID = "[ \\t\\r\\n\\x00]"
+
+
+def check_writable(table: Qrels | Run) -> None:
+    """Raise :class:`InputError` naming the first row of an id that a TREC file cannot hold
+    as it is, which it would read back otherwise or not at all: one holding a blank, a line
+    end or a NUL (see UNWRITABLE_ID), or a query id starting with ``#`` (a comment line)."""
+    import pyarrow as pa
+
+    from ..core.arrow import compute, compute_options
+
+    queries = table.query_dict
+    bad = to_numpy(compute("match_substring_regex", queries, options=compute_options(
+        "MatchSubstring", UNWRITABLE_ID)), bool) | to_numpy(compute(
+            "starts_with", queries, options=compute_options("MatchSubstring", "#")), bool)
+    if bad.any():
+        row = int(np.argmax(table.query_code == int(np.argmax(bad))))
+        raise table.error_at(row, "a TREC file cannot hold this query id: it holds a blank, a "
+                             "line end or a NUL, or starts with # (a comment line)",
+                             repr(table.query_ids()[int(np.argmax(bad))]))
+    if pa.types.is_string(table.docs.type):
+        bad = to_numpy(compute("match_substring_regex", table.docs, options=compute_options(
+            "MatchSubstring", UNWRITABLE_ID)), bool)
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise table.error_at(row, "a TREC file cannot hold this doc id: it holds a blank, "
+                                 "a line end or a NUL", repr(table.ids_at(row)[1]))
 
 
 def read_runs(paths: list[str], names: list[str | None]) -> list[Run] | None:

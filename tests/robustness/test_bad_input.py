@@ -255,6 +255,52 @@ def test_dict_values_of_pandas_na_are_missing_and_0d_numbers_are_numbers():
         rankwise.evaluate({"q1": {"d0": 1}}, {"q1": {"d0": 0.5, "d1": 0.25}}, ["AP", "RR"]).to_json()
 
 
+def test_writers_take_what_to_run_and_to_qrels_take(tmp_path):
+    """write_run and write_qrels escaped as AttributeError ('dict' object has no attribute
+    'query_code') on a dict or a frame; they write what rankwise.to_run/to_qrels read."""
+    run = {"q1": {"d1": 0.5, "d2": 1.5}, "q2": {"d3": 1.0}}
+    qrels = {"q1": {"d1": 1, "d2": -1}, "q2": {"d3": 2}}
+    rankwise.write_run(run, tmp_path / "a.run")
+    rankwise.write_run(rankwise.to_run(run), tmp_path / "b.run")
+    assert (tmp_path / "a.run").read_text() == (tmp_path / "b.run").read_text()
+    frame = pd.DataFrame([(q, d, g) for q, docs in qrels.items() for d, g in docs.items()],
+                         columns=["query", "doc", "relevance"])
+    rankwise.write_qrels(frame, tmp_path / "a.qrels")
+    assert (tmp_path / "a.qrels").read_text() == "q1 0 d1 1\nq1 0 d2 -1\nq2 0 d3 2\n"
+    from_files = rankwise.evaluate(tmp_path / "a.qrels", tmp_path / "a.run", ["AP", "nDCG"],
+                                   per_query=True)
+    assert from_files.per_query() == \
+        rankwise.evaluate(qrels, run, ["AP", "nDCG"], per_query=True).per_query()
+
+
+@pytest.mark.parametrize("run, message", [
+    ({"q 1": {"d1": 1.0}}, r"^run dict, key 'q 1'/'d1': a TREC file cannot hold this query id"),
+    ({"q1": {"d1": 1.0}, "#q2": {"d1": 1.0}}, r"^run dict, key '#q2'/'d1': a TREC file cannot "
+                                              r"hold this query id: .* starts with #"),
+    ({"q1": {"d1": 1.0, "d\t2": 0.5}}, r"^run dict, key 'q1'/'d\\t2': a TREC file cannot hold "
+                                       r"this doc id: it holds a blank, a line end or a NUL"),
+    (pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d\n2"], "score": [1.0, 0.5]}),
+     r"^run DataFrame, row 1: a TREC file cannot hold this doc id"),
+], ids=["space", "comment", "tab", "line end"])
+def test_write_run_refuses_ids_a_trec_file_cannot_hold(tmp_path, run, message):
+    """They were written as they are: a line of more fields or two lines, which reads back
+    as other ids or not at all, and a query starting with # whose lines read back as
+    comments, silently dropped."""
+    with pytest.raises(InputError, match=message):
+        rankwise.write_run(run, tmp_path / "out.run")
+    assert not (tmp_path / "out.run").exists()
+
+
+def test_write_qrels_refuses_grades_that_are_not_integers(tmp_path):
+    """A qrels file holds integer grades: 0.5 was written as it is, a file rankwise refuses
+    to read (and trec_eval reads as 0); 1e30 as a 31-digit integer, beyond 64 bits."""
+    for grade in (0.5, 1e30):
+        with pytest.raises(InputError, match=r"^qrels dict, key 'q1'/'d2': a TREC qrels file "
+                                             r"holds integer grades .* \(got '" + re.escape(str(grade))):
+            rankwise.write_qrels({"q1": {"d1": 1, "d2": grade}}, tmp_path / "out.qrels")
+    assert not (tmp_path / "out.qrels").exists()
+
+
 def test_empty_inputs_are_named():
     with pytest.raises(InputError, match=r"qrels dict: no judgments: the judgments hold no rows"):
         rankwise.evaluate({}, {"q1": {"d1": 1.0}}, ["AP"])
