@@ -369,10 +369,13 @@ def _start_value(running, lists: _Lists):
 def _gains(grade, gain):
     import torch
 
+    from ..measures.graded import check_exp_gain
+
     g = torch.where(grade >= 0, grade, torch.zeros_like(grade))
     if gain == "linear":
         return g
     if gain == "exp":
+        check_exp_gain(float(g.max()))  # as the numpy engine refuses grades above 1023
         return torch.exp2(g) - 1.0
     mapped = g.clone()
     for level, value in gain:
@@ -443,9 +446,10 @@ def _on_host(measure, lists: _Lists, conv: Conventions):
 
     from .candidates import Candidates
 
-    preds, target, indexes = (t.detach().cpu().numpy() for t in lists.original)
-    candidates = Candidates(target.astype(np.float64), query=indexes, conventions=conv)
-    values = candidates.values(preds.astype(np.float64), [measure])[str(measure)]
+    preds, target, indexes = (t.detach().cpu() for t in lists.original)
+    # as float64 on the tensors' side: numpy has no bfloat16 (.numpy() raised TypeError)
+    candidates = Candidates(target.double().numpy(), query=indexes.numpy(), conventions=conv)
+    values = candidates.values(preds.double().numpy(), [measure])[str(measure)]
     return torch.from_numpy(values).to(lists.original[0].device)
 
 

@@ -12,6 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import rankwise  # noqa: E402
 import rankwise.torch as rt  # noqa: E402
 from rankwise import InputError  # noqa: E402
 from rankwise.compat.candidates import Candidates  # noqa: E402
@@ -374,6 +375,37 @@ def test_bad_tensors_are_explained():
         rt.ndcg([0.3, 0.2], target, indexes)
     with pytest.raises(InputError, match=r"preds, row 1: preds must be finite"):
         rt.ndcg(torch.tensor([0.3, math.nan]), target, indexes)
+
+
+@pytest.mark.parametrize("measure, conventions", [("nDCG(gain=exp)@2", {}),
+                                                  ("DCG(gain=exp)", {}),
+                                                  ("nDCG@2", {"gain": "exponential"})])
+def test_grades_too_large_for_exponential_gain_are_refused_as_by_the_numpy_engine(
+        measure, conventions):
+    """2^1024 - 1 overflows: the tensors' nDCG was 0.0 and DCG inf where the numpy engine
+    (and ERR here) refuse the grade."""
+    preds, indexes = torch.tensor([0.9, 0.8, 0.4, 0.5]), torch.tensor([0, 0, 1, 1])
+    target = torch.tensor([1024, 0, 0, 1])
+    message = r"^judgments: grade 1024 is too large for exponential gain"
+    with pytest.raises(InputError, match=message):
+        rankwise.evaluate(*rankwise.from_arrays(target.numpy(), preds.numpy(),
+                                                query=indexes.numpy()), [measure], **conventions)
+    with pytest.raises(InputError, match=message):
+        rt.evaluate(preds, target, indexes, [measure], **conventions)
+    assert float(rt.evaluate(preds, target - 1, indexes, [measure], **conventions)[measure]) > 0
+
+
+def test_bfloat16_scores_reach_the_numpy_engine():
+    """Measures the tensors' code leaves to the numpy engine (ERR) copy the tensors to the
+    host, which bfloat16 ones could not be (torch's TypeError: Got unsupported ScalarType
+    BFloat16) while nDCG took them."""
+    preds = torch.tensor([0.75, 0.5, 0.25, 0.5])
+    target, indexes = torch.tensor([2, 0, 1, 1]), torch.tensor([0, 0, 1, 1])
+    measures = ["ERR@2", "nDCG@2", "Bpref"]
+    assert rt.evaluate(preds.bfloat16(), target, indexes, measures) == \
+        rt.evaluate(preds, target, indexes, measures)
+    assert rt.evaluate(preds, target.bfloat16(), indexes, measures) == \
+        rt.evaluate(preds, target, indexes, measures)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
