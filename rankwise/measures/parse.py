@@ -106,17 +106,14 @@ def parse_measures(specs: Iterable[str | Measure] | str,
     >>> [str(m) for m in parse_measures(["recall", "recall@10"], conventions="ranx")]
     ['SetR', 'R@10']
     """
+    specs = _spec_list(specs)
     if isinstance(conventions, str):
         from ..conventions import profile
 
-        if isinstance(specs, (str, Measure)):
-            specs = [specs]
-        specs = profile(conventions).measure_names(list(specs))
-    if isinstance(specs, (str, Measure)):
-        specs = [specs]
+        specs = profile(conventions).measure_names(specs)
     out: list[Measure] = []
     for spec in specs:
-        for measure in ([spec] if isinstance(spec, Measure) else _parse_one(str(spec).strip())):
+        for measure in ([spec] if isinstance(spec, Measure) else _parse_one(spec.strip())):
             if measure not in out:
                 out.append(measure)
     if not out:
@@ -124,8 +121,30 @@ def parse_measures(specs: Iterable[str | Measure] | str,
     return out
 
 
+def _spec_list(specs: Any) -> list[str | Measure]:
+    """``specs`` (a name, a Measure, or an iterable of them) as a list; anything else raises
+    :class:`MeasureError` naming it (``str()`` made names of them: ``5``, ``['AP']``, and
+    bytes were read as their numbers, ``b"AP"`` as measures ``65`` and ``80``)."""
+    if isinstance(specs, (str, Measure)):
+        return [specs]
+    if isinstance(specs, (bytes, bytearray)) or not isinstance(specs, Iterable):
+        raise _not_a_name(specs, "measures are a name, a Measure or a list of them")
+    specs = list(specs)
+    for spec in specs:
+        if not isinstance(spec, (str, Measure)):
+            raise _not_a_name(spec, "a measure is a name (a string) or a Measure")
+    return specs
+
+
+def _not_a_name(value: Any, message: str) -> MeasureError:
+    return MeasureError(message, source="measure",
+                        value=f"{type(value).__name__} {value!r}"[:80])
+
+
 def parse_measure(text: str) -> Measure:
     """Parse one string naming exactly one measure."""
+    if not isinstance(text, str):
+        raise _not_a_name(text, "a measure is a name (a string)")
     measures = _parse_one(text.strip())
     if len(measures) != 1:
         raise MeasureError("names several measures, expected one", source="measure", value=text)

@@ -301,6 +301,23 @@ def test_write_qrels_refuses_grades_that_are_not_integers(tmp_path):
     assert not (tmp_path / "out.qrels").exists()
 
 
+@pytest.mark.parametrize("measures, message", [
+    (None, r"measures are a name, a Measure or a list of them \(got 'NoneType None'\)"),
+    (b"AP", r"measures are a name, a Measure or a list of them \(got \"bytes b'AP'\"\)"),
+    (5, r"measures are a name, a Measure or a list of them \(got 'int 5'\)"),
+    (["AP", 5], r"a measure is a name \(a string\) or a Measure \(got 'int 5'\)"),
+    ([["AP", "RR"]], r"a measure is a name \(a string\) or a Measure \(got \"list \['AP', 'RR'\]"),
+], ids=["None", "bytes", "int", "int in a list", "nested list"])
+def test_measures_that_are_no_names_are_refused_as_such(measures, message):
+    """str() made names of them ('unknown measure (got '5')', "(got "['AP', 'RR']")"), bytes
+    were read as their numbers (b"AP" as measures 65 and 80), None escaped as TypeError and
+    parse_measure(5) as AttributeError."""
+    with pytest.raises(MeasureError, match=r"^measure: " + message):
+        rankwise.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, measures)
+    with pytest.raises(MeasureError, match=r"^measure: a measure is a name \(a string\)"):
+        rankwise.parse_measure(5)
+
+
 def test_empty_inputs_are_named():
     with pytest.raises(InputError, match=r"qrels dict: no judgments: the judgments hold no rows"):
         rankwise.evaluate({}, {"q1": {"d1": 1.0}}, ["AP"])
