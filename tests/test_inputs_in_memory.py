@@ -33,8 +33,12 @@ def test_dicts():
     lambda rows: pd.DataFrame(rows),
     lambda rows: pl.DataFrame(rows),
     lambda rows: pa.Table.from_pylist(rows),
-], ids=["pandas", "polars", "arrow"])
+    lambda rows: pl.DataFrame(rows).lazy(),
+    lambda rows: pa.RecordBatch.from_pylist(rows),
+], ids=["pandas", "polars", "arrow", "polars-lazy", "arrow-record-batch"])
 def test_frames_match_dicts(make):
+    """A polars LazyFrame (collected once) and an Arrow RecordBatch are read as a DataFrame
+    and a Table are: they were refused as neither a path, a frame, a table nor a dict."""
     qrels = make(long_rows(QRELS, "relevance"))
     run = make(long_rows(RUN, "score"))
     assert rankwise.evaluate(qrels, run, MEASURES, per_query=True).per_query() == expected()

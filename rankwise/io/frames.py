@@ -184,11 +184,12 @@ def _columns(obj: Any, names: tuple[str, str, str], what: str, optional: tuple[s
 
 def table_columns(obj: Any, source: str
                   ) -> tuple[list[str] | None, Callable[[str], Any] | None]:
-    """The column names of a pandas/polars DataFrame or Arrow table (a pandas label that is
-    not a string, as ``read_csv(header=None)`` makes, by its string), and a function giving
-    one column as Arrow (an Arrow table's as the chunked array it holds); (None, None) for
-    anything else. A column Arrow cannot type (strings mixed with numbers, objects) or a name
-    that more than one column has raises :class:`InputError` naming it and ``source``."""
+    """The column names of a pandas/polars DataFrame (a polars LazyFrame collected), an
+    Arrow table or record batch (a pandas label that is not a string, as
+    ``read_csv(header=None)`` makes, by its string), and a function giving one column as
+    Arrow (an Arrow table's as the chunked array it holds); (None, None) for anything else.
+    A column Arrow cannot type (strings mixed with numbers, objects) or a name that more
+    than one column has raises :class:`InputError` naming it and ``source``."""
     import sys
 
     if "pandas" in sys.modules and isinstance(obj, sys.modules["pandas"].DataFrame):
@@ -197,8 +198,11 @@ def table_columns(obj: Any, source: str
             lambda c: _pandas_column(obj[labels[c]], c, source)
     elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
         names, get = list(obj.columns), lambda c: _polars_column(obj[c], c, source)
-    elif "pyarrow" in sys.modules and isinstance(obj, sys.modules["pyarrow"].Table):
-        names, get = obj.column_names, obj.column
+    elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].LazyFrame):
+        return table_columns(obj.collect(), source)  # once: a plan may not repeat its rows
+    elif "pyarrow" in sys.modules and isinstance(obj, (sys.modules["pyarrow"].Table,
+                                                       sys.modules["pyarrow"].RecordBatch)):
+        names, get = obj.schema.names, obj.column
     else:
         return None, None
 
