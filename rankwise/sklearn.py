@@ -38,6 +38,7 @@ import numpy as np
 from .compat.candidates import Candidates, check_measures
 from .conventions import Conventions, resolve
 from .errors import InputError
+from .io.tables import as_floats
 from .results import aggregate
 
 __all__ = ["RankingScorer", "make_scorer"]
@@ -162,12 +163,24 @@ def make_scorer(measure: str, group: Any = None, *, conventions: Conventions | s
     """
     conv = resolve(conventions, **overrides)
     (parsed,) = check_measures([measure], conventions)  # a profile reads its peer's names
-    return RankingScorer(parsed, group, conv, response_method)
+    return RankingScorer(parsed, _checked_group(group), conv, response_method)
+
+
+def _checked_group(group: Any) -> Any:
+    """``group`` as :func:`make_scorer` takes it (a column name or position, ids of the rows,
+    or None); anything else raises :class:`InputError` (a boolean picked a column of X by
+    numpy's boolean indexing, a float escaped as TypeError when the scorer was called)."""
+    if isinstance(group, (bool, np.bool_)) or not (
+            group is None or isinstance(group, (str, int, np.integer)) or hasattr(group, "__len__")):
+        raise InputError("group must be a column name, a column position, one query id per "
+                         "row of the whole data set, or None", source="group",
+                         value=f"{type(group).__name__} {group!r}"[:80])
+    return group
 
 
 def _query_weights(sample_weight: Any, candidates: Candidates) -> np.ndarray:
     """One weight per query from one weight per row (rows of a query must agree)."""
-    weights = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    weights = as_floats(sample_weight, "sample_weight", "sample weight").reshape(-1)
     if len(weights) != candidates.num_rows:
         raise InputError(f"sample_weight has {len(weights)} weights for {candidates.num_rows} "
                          "rows", source="sample_weight")

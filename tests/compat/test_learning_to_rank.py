@@ -101,6 +101,23 @@ def test_scorer_explains_where_the_queries_are_missing():
         rs.make_scorer("nDCG@10", group="qid")(model, X, y)
 
 
+def test_scorer_refuses_a_group_and_sample_weights_of_the_wrong_kind():
+    """group=True picked column 1 of X by numpy's boolean indexing ('query has 10 ids for 5
+    rows'), group=1.0 escaped as TypeError when the scorer was called, and sample weights
+    that are not numbers as numpy's ValueError."""
+    pytest.importorskip("sklearn")
+    import rankwise.sklearn as rs
+
+    for group, kind in ((True, "bool True"), (1.0, "float 1.0")):
+        with pytest.raises(InputError, match=rf"^group: group must be a column name, a column "
+                                             rf"position, .* \(got '{kind}'\)"):
+            rs.make_scorer("nDCG@10", group=group)
+    y, scores, groups = [2, 0, 1], [0.3, 0.2, 0.1], [0, 0, 1]
+    with pytest.raises(InputError, match=r"^sample_weight, row 1: sample weight must be a "
+                                         r"number \(got \"'x'\"\)"):
+        rs.make_scorer("nDCG@10").score(y, scores, groups, sample_weight=[1.0, "x", 1.0])
+
+
 def test_scorer_equals_ndcg_score_under_the_sklearn_profile():
     pytest.importorskip("sklearn")
     from sklearn.metrics import ndcg_score
