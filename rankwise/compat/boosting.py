@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..conventions import Conventions, resolve
+from ..io.arrays import array_numbers, group_sizes
 from .candidates import Candidates, check_measures
 
 #: evaluation data sets remembered per metric (training set, validation sets)
@@ -37,8 +38,11 @@ class RankingMetric:
     def candidates(self, labels: Any, sizes: Any, weighted: bool = False) -> Candidates:
         """The candidates of a data set (labels and query sizes), built once; a data set with
         weights gets a warning then (the measures' mean is over queries, unweighted)."""
-        labels = np.ascontiguousarray(labels, dtype=np.float64).reshape(-1)
-        sizes = np.ascontiguousarray(sizes, dtype=np.int64).reshape(-1)
+        # checked as Candidates checks them (a cast to int64 cut sizes of 2.5 to 2 and read
+        # "3" as 3, one to float64 read labels "2" as 2)
+        labels = np.ascontiguousarray(array_numbers(labels, "labels", "labels", booleans=True)
+                                      .reshape(-1))
+        sizes = np.ascontiguousarray(group_sizes(np.asarray(sizes).reshape(-1), len(labels)))
         key = (len(labels), hash(labels.tobytes()), hash(sizes.tobytes()))
         hit = self._cache.get(key)
         if hit is not None and np.array_equal(hit[0], labels) and np.array_equal(hit[1], sizes):

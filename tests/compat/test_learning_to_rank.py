@@ -255,6 +255,24 @@ def test_lightgbm_metric_needs_groups():
         rankwise.lightgbm.metric("nDCG@10")(np.zeros(4), data)
 
 
+@pytest.mark.parametrize("group, labels, message", [
+    ([3.9, 2.0], [2, 0, 1, 0, 1], r"^group: group must be a 1-D array of non-negative query "
+                                  r"sizes \(got '\[3.9 2. \]'\)"),
+    (["3", "2"], [2, 0, 1, 0, 1], r"^group: group must be a 1-D array of non-negative query sizes"),
+    ([3, 2], ["2", "0", "1", "0", "1"], r"^labels: labels must be numbers \(got an array of <U1"),
+], ids=["fractional sizes", "sizes as text", "labels as text"])
+def test_boosting_metrics_check_sizes_and_labels_as_from_arrays(group, labels, message):
+    """The metrics cast the sizes to int64 and the labels to float64 before checking them:
+    sizes [3.9, 2.0] (5.9 rows) were evaluated as [3, 2], "3" as 3, labels "2" as 2, and a
+    NaN size escaped as numpy's ValueError."""
+    pytest.importorskip("lightgbm")
+    import rankwise.lightgbm
+
+    scores = np.array([0.9, 0.8, 0.1, 0.4, 0.5])
+    with pytest.raises(InputError, match=message):
+        rankwise.lightgbm.metric("nDCG@10")(labels, scores, None, group)
+
+
 # ------------------------------------------------------------------------------ XGBoost
 
 
