@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -233,6 +234,8 @@ def _normalise_gain(gain: Any) -> Any:
     pairs = gain.items() if isinstance(gain, dict) else gain
     try:
         normalised = tuple(sorted((float(k), float(v)) for k, v in pairs))
+    except OverflowError:  # an integer beyond every float
+        _fail("a gain map's grades and gains must be finite numbers", gain)
     except (TypeError, ValueError):
         _fail("gain must be linear, exponential or a map {grade: gain}", gain)
     if not all(math.isfinite(k) and math.isfinite(v) for k, v in normalised):
@@ -266,6 +269,8 @@ def _finite_number(value: Any) -> bool:
 
 def _check_overrides(overrides: Any) -> tuple:
     allowed = {"ties": ("expected", "optimistic", "pessimistic")}
+    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Iterable):
+        _fail("family_overrides are (family, field, value) triples", overrides)
     out = []
     for item in overrides:
         try:

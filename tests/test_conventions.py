@@ -166,10 +166,14 @@ def test_invalid_values_are_refused():
     ("discount_base", math.inf, "discount_base must be a finite number greater than 1"),
     ("gain", {1: math.nan}, "gain map's grades and gains must be finite numbers"),
     ("gain", {math.inf: 1}, "gain map's grades and gains must be finite numbers"),
+    ("gain", {1: 10 ** 400}, "gain map's grades and gains must be finite numbers"),
+    ("gain", {10 ** 400: 1}, "gain map's grades and gains must be finite numbers"),
+    ("family_overrides", 5, r"family_overrides are \(family, field, value\) triples \(got '5'\)"),
 ])
 def test_numbers_that_are_not_finite_are_refused(field, bad, fragment):
     """As a measure's own rel=, base= and gain maps are: a NaN threshold made nothing relevant
-    without a word, an infinite base gave DCG = inf and nDCG = 0."""
+    without a word, an infinite base gave DCG = inf and nDCG = 0. An integer beyond every
+    float in a gain map escaped as OverflowError, family_overrides=5 as TypeError."""
     with pytest.raises(InputError, match=fragment):
         Conventions(**{field: bad})
 
