@@ -127,13 +127,19 @@ def _from_nested(obj: Mapping, source: str
         docs.extend(map(str, inner.keys()))
         values.extend(inner.values())
     empty = _empty_queries(obj)
+    if PLAIN_VALUES.issuperset(map(type, values)):  # no value to look at: one C-level pass
+        return queries, docs, values, empty
     for i, v in enumerate(values):
-        if v is not None and not _is_value(v):
+        if type(v) not in PLAIN_VALUES and not _is_value(v):
             if not is_missing(v):
                 raise InputError("expected a number", source=source,
                                  line=f"{queries[i]!r}/{docs[i]!r}", unit="key", value=repr(v))
             values[i] = None  # pandas' NA or NaT: missing, as None is
     return queries, docs, values, empty
+
+
+#: The types of dict values read as numbers (None: missing) without a closer look.
+PLAIN_VALUES = frozenset({int, float, type(None)})
 
 
 def _is_value(value: Any) -> bool:
