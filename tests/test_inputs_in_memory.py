@@ -57,6 +57,21 @@ def test_missing_column_is_named():
         rankwise.evaluate(QRELS, pd.DataFrame(long_rows(RUN, "rating")), ["AP"])
 
 
+def test_a_qrels_frame_missing_a_column_says_to_name_them_with_to_qrels():
+    """evaluate's query=, doc= name the runs' columns and it takes no relevance=: the hint
+    "name the columns with query=, doc= and relevance=" sent evaluate(..., relevance=...) to
+    'unknown convention 'relevance''."""
+    qrels = pd.DataFrame({"user": ["u1"], "item": ["i1"], "rating": [1]})
+    run = pd.DataFrame({"user": ["u1"], "item": ["i1"], "score": [1.0]})
+    with pytest.raises(InputError, match=r"^qrels DataFrame: qrels frame has no column 'query' "
+                                         r"\(columns: user, item, rating\); name the columns "
+                                         r"with rankwise.to_qrels\(qrels, query=..., doc=..., "
+                                         r"relevance=...\)$"):
+        rankwise.evaluate(qrels, run, ["AP"], query="user", doc="item")
+    named = rankwise.to_qrels(qrels, query="user", doc="item", relevance="rating")
+    assert rankwise.evaluate(named, run, ["AP"], query="user", doc="item").mean("AP") == 1.0
+
+
 def test_integer_ids_become_strings():
     qrels = pd.DataFrame({"query": [1, 1], "doc": [10, 11], "relevance": [1, 0]})
     run = pd.DataFrame({"query": [1, 1], "doc": [11, 10], "score": [0.9, 0.1]})

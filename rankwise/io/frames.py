@@ -182,10 +182,16 @@ def _columns(obj: Any, names: tuple[str, str, str], what: str, optional: tuple[s
     missing = [c for c in names if c not in available]
     if missing:
         raise InputError(f"{what} frame has no column {missing[0]!r} (columns: "
-                         f"{', '.join(available)}); name the columns with "
-                         f"query=, doc= and {'score' if what == 'run' else 'relevance'}=",
-                         source=source)
+                         f"{', '.join(available)}); {COLUMN_HINTS[what]}", source=source)
     return tuple(column(c) for c in (*names, *(c for c in optional if c in available)))
+
+
+#: How to name a frame's columns: a run's with ``query=``, ``doc=``, ``score=`` (of
+#: ``to_run`` and ``evaluate``), judgments' with ``to_qrels`` only (``evaluate``'s names are
+#: the runs').
+COLUMN_HINTS = {"run": "name the columns with query=, doc= and score=",
+                "qrels": "name the columns with rankwise.to_qrels(qrels, query=..., doc=..., "
+                         "relevance=...)"}
 
 
 def table_columns(obj: Any, source: str
