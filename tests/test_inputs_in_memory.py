@@ -173,6 +173,24 @@ def test_bad_arrays(kwargs, fragment):
         rankwise.from_arrays([1, 0, 0, 1, 0], [0.1] * 5, **kwargs)
 
 
+def test_arrays_of_decimals_and_fractions_are_numbers_as_a_dicts_values_are():
+    """A dict's values and a frame's column may be Decimal (as a database returns them) or
+    Fraction; an object array of them was refused: 'y_score, row 0: score must be a number
+    (got Decimal('0.9'))'."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    y_true, y_score = [3, 0, 1, 2, 0], [0.875, 0.5, 0.25, 0.5, 0.75]
+    expected_json = rankwise.evaluate(*rankwise.from_arrays(y_true, y_score, group=[3, 2]),
+                                      ["nDCG@2", "AP"]).to_json()
+    for kind in (Decimal, Fraction):
+        scores = np.array([kind(str(s)) for s in y_score], dtype=object)
+        grades = np.array([kind(g) for g in y_true], dtype=object)
+        got = rankwise.evaluate(*rankwise.from_arrays(grades, scores, group=[3, 2]),
+                                ["nDCG@2", "AP"])
+        assert got.to_json() == expected_json
+
+
 def test_shape_mismatch():
     with pytest.raises(InputError, match="shape"):
         rankwise.from_arrays([1, 0], [0.1, 0.2, 0.3])

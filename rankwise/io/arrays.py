@@ -16,7 +16,8 @@ import numpy as np
 from ..errors import InputError
 from ..core.arrow import to_arrow
 from ..core.segments import positions
-from .tables import Qrels, Run, as_floats, is_integer, is_missing, is_number, not_unicode
+from .tables import (Qrels, Run, as_floats, is_integer, is_missing, is_number_value,
+                     not_unicode)
 
 
 def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
@@ -73,8 +74,9 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
 
 
 def array_numbers(values: Any, source: str, what: str, booleans: bool) -> np.ndarray:
-    """``values`` as float64: numbers of any numpy or Python kind, booleans as 1 and 0 where
-    ``booleans`` (grades, as torchmetrics' targets are). Strings, dates, durations, complex
+    """``values`` as float64: numbers of any numpy or Python kind (``Decimal`` and
+    ``Fraction`` too, as a dict's values), booleans as 1 and 0 where ``booleans`` (grades, as
+    torchmetrics' targets are). Strings, dates, durations, complex
     numbers and booleans elsewhere are refused, as a DataFrame's columns of them are (numpy
     would read a date as its count of days, ``"0.9"`` as 0.9, drop an imaginary part)."""
     try:
@@ -84,7 +86,7 @@ def array_numbers(values: Any, source: str, what: str, booleans: bool) -> np.nda
     kind = array.dtype.kind
     if kind == "O":
         flat = array.reshape(-1).tolist()
-        row = next((i for i, v in enumerate(flat) if not is_number(v)), None)
+        row = next((i for i, v in enumerate(flat) if not is_number_value(v)), None)
         if row is not None:
             raise InputError(f"{what} must be a number", source=source, line=row, unit="row",
                              value=repr(flat[row]))

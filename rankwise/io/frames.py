@@ -19,7 +19,7 @@ from ..errors import InputError
 from .nested import nested_columns
 from .parquet import is_parquet_path, rank_values, read_parquet_qrels, read_parquet_run
 from .tables import (Qrels, Run, as_double, check_finite_scores, check_grades, is_integer,
-                     is_missing, is_number, not_unicode, python_integers)
+                     is_missing, is_number, is_number_value, not_unicode, python_integers)
 from .trec import read_qrels, read_run
 
 
@@ -130,7 +130,7 @@ def _from_nested(obj: Mapping, source: str
     if PLAIN_VALUES.issuperset(map(type, values)):  # no value to look at: one C-level pass
         return queries, docs, values, empty
     for i, v in enumerate(values):
-        if type(v) not in PLAIN_VALUES and not _is_value(v):
+        if type(v) not in PLAIN_VALUES and not is_number_value(v):
             if not is_missing(v):
                 raise InputError("expected a number", source=source,
                                  line=f"{queries[i]!r}/{docs[i]!r}", unit="key", value=repr(v))
@@ -140,17 +140,6 @@ def _from_nested(obj: Mapping, source: str
 
 #: The types of dict values read as numbers (None: missing) without a closer look.
 PLAIN_VALUES = frozenset({int, float, type(None)})
-
-
-def _is_value(value: Any) -> bool:
-    """Whether a dict value is a number: Python's or numpy's integers and floats (a 0-d array
-    of them too), or another number ``float`` takes (``Decimal``, ``Fraction``); not a
-    boolean, and not numpy's complex numbers, dates, durations or strings, which ``float``
-    would take as their real part, their count of days or their text."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return value.ndim == 0 and value.dtype.kind in "iuf"
-    return not isinstance(value, (bool, complex)) and (
-        isinstance(value, (int, float)) or hasattr(value, "__float__"))
 
 
 #: The types of dict keys read as ids without a closer look.

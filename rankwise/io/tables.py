@@ -515,6 +515,22 @@ def is_number(value: Any) -> bool:
         and not isinstance(value, (bool, np.bool_))
 
 
+def is_number_value(value: Any) -> bool:
+    """Whether a value (of a dict, or of an object array) is a number: Python's or numpy's
+    integers and floats (a 0-d array of them too), or another number ``float`` takes
+    (``Decimal``, ``Fraction``); not a boolean, and not numpy's complex numbers, dates,
+    durations or strings, which ``float`` would take as their real part, their count of
+    days or their text.
+
+    >>> is_number_value(np.float32(0.5)), is_number_value(np.datetime64("2020-01-01"))
+    (True, False)
+    """
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.ndim == 0 and value.dtype.kind in "iuf"
+    return not isinstance(value, (bool, complex)) and (
+        isinstance(value, (int, float)) or hasattr(value, "__float__"))
+
+
 def is_integer(value: Any) -> bool:
     """Whether a value is an integer (of Python or numpy), not a boolean."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
