@@ -97,6 +97,20 @@ def test_several_runs_by_name():
     assert result.mean("AP", "a") == rankwise.evaluate(QRELS, RUN, ["AP"]).mean("AP")
 
 
+def test_a_run_name_that_is_not_a_string_is_its_string(tmp_path):
+    """As {name: run}'s names are: to_run(..., name=5), read_run(..., name=5) and
+    from_arrays(..., name=5) kept the integer, and the result's tables then failed
+    (to_markdown: AttributeError 'int' object has no attribute 'replace')."""
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 3.0 sys\n")
+    runs = [rankwise.to_run(RUN, name=5), rankwise.read_run(path, name=5),
+            rankwise.to_run(str(path), name=5),
+            rankwise.from_arrays([1, 0], [0.5, 0.25], name=5)[1]]
+    assert [run.name for run in runs] == ["5"] * 4
+    result = rankwise.evaluate(QRELS, runs[0], ["AP"])
+    assert list(result.systems) == ["5"] and "| 5 |" in result.to_markdown()
+
+
 def test_arrays_with_group_sizes():
     y_true = [3, 0, 1, 2, 0]
     y_score = [0.9, 0.8, 0.1, 0.4, 0.5]

@@ -58,7 +58,9 @@ def to_run(obj: Any, name: str | None = None, query: str = "query", doc: str = "
            score: str = "score") -> Run:
     """A run from a path (TREC text, or Parquet: see :mod:`.parquet`), a DataFrame/Arrow
     table (with an optional ``rank`` column, see RANK_COLUMN), a dict-of-dicts or a
-    :class:`Run`."""
+    :class:`Run`. A ``name`` that is not a string is named by its string, as the names of
+    ``{name: run}`` are (an integer name made the result's tables fail)."""
+    name = None if name is None else str(name)
     if isinstance(obj, Run):
         return obj if name is None or name == obj.name else _renamed(obj, name)
     if isinstance(obj, (str, os.PathLike)):

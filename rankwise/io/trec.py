@@ -254,9 +254,10 @@ def rank_numbers(ranks) -> np.ndarray:
 
 
 def name_of_run(name: str | None, first_line: str, source) -> str:
-    """A run's name: ``name``, else the tag of its first line, else its file's name."""
+    """A run's name: ``name`` (by its string), else the tag of its first line, else its
+    file's name."""
     fields = _FIELD_GAP.split(first_line.strip(" \t\r"))
-    return name or (fields[5] if len(fields) > 5 else Path(source).name)
+    return str(name) if name else fields[5] if len(fields) > 5 else Path(source).name
 
 
 # ---------------------------------------------------------------------------- parsing
