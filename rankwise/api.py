@@ -17,7 +17,7 @@ from .core.ranked import THREAD_MIN_ROWS, rank
 from .core.together import Ranked, rank_together
 from .diagnostics import Check, combine_checks, value_free_checks
 from .errors import InputError
-from .io.frames import is_nested_run, to_qrels, to_run
+from .io.frames import column_names, is_nested_run, to_qrels, to_run
 from .io.tables import Run, numbered_names
 from .measures import Measure, parse_measures
 from .parts import Parts
@@ -81,8 +81,9 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
     """
     conv = resolve(conventions, **convention_overrides)
     parsed = parse_measures(measures, conventions)
+    columns = column_names(query=query, doc=doc, score=score)
     with large_arrays():
-        return _evaluate(qrels, run, parsed, conv, per_query, (query, doc, score))
+        return _evaluate(qrels, run, parsed, conv, per_query, columns)
 
 
 def _evaluate(qrels: Any, run: Any, parsed: list[Measure], conv: Conventions,

@@ -306,7 +306,7 @@ def _check_override_families(conv: Conventions) -> None:
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
-    if value not in choices:
+    if not isinstance(value, str) or value not in choices:  # (an array's == is no answer)
         _fail(f"{name} must be one of {', '.join(choices)}", value)
 
 

@@ -32,6 +32,7 @@ def to_qrels(obj: Any, query: str = "query", doc: str = "doc",
              relevance: str = "relevance") -> Qrels:
     """Judgments from a path (TREC text, or Parquet: see :mod:`.parquet`), a DataFrame/Arrow
     table, a dict-of-dicts or a :class:`Qrels`."""
+    query, doc, relevance = column_names(query=query, doc=doc, relevance=relevance)
     if isinstance(obj, Qrels):
         return obj
     if isinstance(obj, (str, os.PathLike)):
@@ -61,6 +62,7 @@ def to_run(obj: Any, name: str | None = None, query: str = "query", doc: str = "
     :class:`Run`. A ``name`` that is not a string is named by its string, as the names of
     ``{name: run}`` are (an integer name made the result's tables fail)."""
     name = None if name is None else str(name)
+    query, doc, score = column_names(query=query, doc=doc, score=score)
     if isinstance(obj, Run):
         return obj if name is None or name == obj.name else _renamed(obj, name)
     if isinstance(obj, (str, os.PathLike)):
@@ -86,6 +88,19 @@ def to_run(obj: Any, name: str | None = None, query: str = "query", doc: str = "
     run = Run.from_columns(*columns[:3], name=name or "run", source=f"run {type(obj).__name__}")
     ranks = rank_values(columns[3]) if len(columns) > 3 else None
     return run if ranks is None else replace(run, rank=ranks)
+
+
+def column_names(**names: Any) -> tuple[str, ...]:
+    """The column names given as ``query=``, ``doc=``, ... as strings (a pandas label that
+    is not one, as ``read_csv(header=None)``'s 0 or a MultiIndex's tuple, by its string);
+    anything else raises :class:`InputError` naming the argument (an array or a frame given
+    as a name escaped as pandas' "truth value ... is ambiguous")."""
+    for argument, name in names.items():
+        if isinstance(name, (bool, np.bool_)) or not isinstance(name, (str, int, np.integer,
+                                                                        tuple)):
+            raise InputError(f"{argument}= must be a column name (a string)", source="columns",
+                             value=f"{type(name).__name__} {name!r}"[:80])
+    return tuple(map(str, names.values()))
 
 
 def is_nested_run(obj: Any) -> bool:

@@ -127,6 +127,7 @@ def write_run(run: Any, path: str | os.PathLike[str], tag: str | None = None) ->
     from ..core.order import ranking_order
     from .frames import to_run
 
+    _check_output(path)
     run = to_run(run)
     check_writable(run)
     order, offsets = ranking_order(run, "docid_desc")
@@ -147,6 +148,7 @@ def write_qrels(qrels: Any, path: str | os.PathLike[str]) -> None:
     :class:`InputError` before anything is written."""
     from .frames import to_qrels
 
+    _check_output(path)
     qrels = to_qrels(qrels)
     check_writable(qrels)
     whole = (qrels.grade == np.trunc(qrels.grade)) & (np.abs(qrels.grade) < 2.0 ** 63)
@@ -159,6 +161,15 @@ def write_qrels(qrels: Any, path: str | os.PathLike[str]) -> None:
     with open(path, "w", encoding="utf-8") as out:
         for q, d, g in zip(qrels.query_code, dids, qrels.grade):
             out.write(f"{qids[q]} 0 {d} {int(g)}\n")
+
+
+def _check_output(path: Any) -> None:
+    """Raise :class:`InputError` unless ``path`` is a file name (a string or path-like):
+    ``open`` takes an integer as a file descriptor, so ``True`` or ``1`` wrote to standard
+    output and closed it."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError("expected the path of the file to write", source="path",
+                         value=type(path).__name__)
 
 
 #: Characters a TREC file's id cannot hold: blanks and line ends split its line into other

@@ -318,6 +318,48 @@ def test_measures_that_are_no_names_are_refused_as_such(measures, message):
         rankwise.parse_measure(5)
 
 
+@pytest.mark.parametrize("name", [np.array([1]), pd.DataFrame(), pd.NA, None, 1.5],
+                         ids=["array", "frame", "NA", "None", "float"])
+def test_column_names_that_are_no_names_are_refused_naming_the_argument(name):
+    """An array, a frame or pandas' NA given as query= escaped as pandas' or numpy's "truth
+    value ... is ambiguous" (None and floats were looked up as 'None' and '1.5')."""
+    frame = pd.DataFrame({"query": ["q1"], "doc": ["d1"], "score": [1.0]})
+    message = r"^columns: query= must be a column name \(a string\) \(got '"
+    with pytest.raises(InputError, match=message):
+        rankwise.evaluate({"q1": {"d1": 1}}, frame, ["AP"], query=name)
+    with pytest.raises(InputError, match=message):
+        rankwise.to_qrels(frame, query=name)
+
+
+def test_pandas_labels_that_are_not_strings_still_name_columns():
+    frame = pd.DataFrame([["q1", "d1", 1.0]])
+    labels = pd.DataFrame([["q1", "d1", 1.0]], columns=pd.MultiIndex.from_tuples(
+        [("a", "q"), ("a", "d"), ("a", "s")]))
+    assert rankwise.to_run(frame, query=0, doc=np.int64(1), score=2).query_ids() == ["q1"]
+    assert rankwise.to_run(labels, query=("a", "q"), doc=("a", "d"),
+                           score=("a", "s")).query_ids() == ["q1"]
+
+
+@pytest.mark.parametrize("value", [np.array(["expected"]), pd.NA], ids=["array", "NA"])
+def test_a_convention_choice_of_another_type_is_refused(value):
+    """It escaped as numpy's "truth value of an array ... is ambiguous" and pandas'
+    "boolean value of NA is ambiguous"."""
+    with pytest.raises(InputError, match=r"^conventions: ties must be one of docid_desc"):
+        rankwise.Conventions(ties=value)
+
+
+@pytest.mark.parametrize("path", [True, 1, 0], ids=["True", "1", "0"])
+def test_writers_take_file_names_not_descriptors(path, capsys):
+    """open() takes an integer as a file descriptor: write_run(run, True) wrote the run to
+    standard output and closed it (and 0, standard input)."""
+    with pytest.raises(InputError, match=r"^path: expected the path of the file to write"):
+        rankwise.write_run({"q1": {"d1": 1.0}}, path)
+    with pytest.raises(InputError, match=r"^path: expected the path of the file to write"):
+        rankwise.write_qrels({"q1": {"d1": 1}}, path)
+    print("still open")
+    assert capsys.readouterr().out == "still open\n"
+
+
 def test_empty_inputs_are_named():
     with pytest.raises(InputError, match=r"qrels dict: no judgments: the judgments hold no rows"):
         rankwise.evaluate({}, {"q1": {"d1": 1.0}}, ["AP"])
