@@ -72,6 +72,18 @@ def test_a_qrels_frame_missing_a_column_says_to_name_them_with_to_qrels():
     assert rankwise.evaluate(named, run, ["AP"], query="user", doc="item").mean("AP") == 1.0
 
 
+def test_a_column_in_the_index_is_named_as_such():
+    """A frame indexed by query (set_index, groupby) was refused as having no column 'query'
+    with the hint to name the columns with query=, which cannot name an index level."""
+    run = pd.DataFrame(long_rows(RUN, "score")).set_index(["query", "doc"])
+    with pytest.raises(InputError, match=r"^run DataFrame: run frame has no column 'query' "
+                                         r"\(columns: score\); 'query' is the frame's index, "
+                                         r"which is not read: reset_index\(\) makes it a column"):
+        rankwise.evaluate(QRELS, run, MEASURES)
+    assert rankwise.evaluate(QRELS, run.reset_index(), MEASURES, per_query=True).per_query() \
+        == expected()
+
+
 def test_integer_ids_become_strings():
     qrels = pd.DataFrame({"query": [1, 1], "doc": [10, 11], "relevance": [1, 0]})
     run = pd.DataFrame({"query": [1, 1], "doc": [11, 10], "score": [0.9, 0.1]})

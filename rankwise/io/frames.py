@@ -188,7 +188,8 @@ def _columns(obj: Any, names: tuple[str, str, str], what: str, optional: tuple[s
     missing = [c for c in names if c not in available]
     if missing:
         raise InputError(f"{what} frame has no column {missing[0]!r} (columns: "
-                         f"{', '.join(available)}); {COLUMN_HINTS[what]}", source=source)
+                         f"{', '.join(available)}); {_index_hint(obj, missing[0])}"
+                         f"{COLUMN_HINTS[what]}", source=source)
     return tuple(column(c) for c in (*names, *(c for c in optional if c in available)))
 
 
@@ -198,6 +199,15 @@ def _columns(obj: Any, names: tuple[str, str, str], what: str, optional: tuple[s
 COLUMN_HINTS = {"run": "name the columns with query=, doc= and score=",
                 "qrels": "name the columns with rankwise.to_qrels(qrels, query=..., doc=..., "
                          "relevance=...)"}
+
+
+def _index_hint(obj: Any, name: str) -> str:
+    """A hint where ``name`` is a level of a pandas frame's index, which is not read (as
+    ``set_index`` and ``groupby`` make them)."""
+    levels = getattr(getattr(obj, "index", None), "names", None) or ()
+    if name not in [str(level) for level in levels if level is not None]:
+        return ""
+    return f"{name!r} is the frame's index, which is not read: reset_index() makes it a column; "
 
 
 def table_columns(obj: Any, source: str
