@@ -79,11 +79,13 @@ def check(preds: Any, target: Any, indexes: Any):
 
 
 def check_ignore_index(ignore_index: Any) -> None:
-    """torchmetrics' rule: ``ignore_index`` is an integer or None."""
+    """torchmetrics' rule: ``ignore_index`` is an integer or None; of 64 bits, as a tensor
+    compares it (a wider one escaped as OverflowError)."""
     if ignore_index is not None and (isinstance(ignore_index, bool)
-                                     or not isinstance(ignore_index, int)):
-        raise InputError("ignore_index must be an integer or None", source="ignore_index",
-                         value=repr(ignore_index))
+                                     or not isinstance(ignore_index, int)
+                                     or not -(1 << 63) <= ignore_index < 1 << 63):
+        raise InputError("ignore_index must be an integer of 64 bits or None",
+                         source="ignore_index", value=repr(ignore_index)[:80])
 
 
 def drop_ignored(preds, target, indexes, ignore_index: int):

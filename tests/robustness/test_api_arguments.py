@@ -77,3 +77,47 @@ def test_an_argument_of_the_wrong_kind_is_taken_or_refused_as_input(call, tmp_pa
             pass
     print("standard output still open")
     assert capfd.readouterr().out.endswith("standard output still open\n")
+
+
+def learning_calls(library: str) -> dict:
+    """The calls of one learning library's helpers (imported only when the test runs)."""
+    if library == "torch":
+        import torch
+
+        import rankwise.torch as rt
+
+        p, t, i = torch.tensor([0.9, 0.8, 0.1]), torch.tensor([1, 0, 1]), torch.tensor([0, 0, 1])
+        return {"preds": lambda v: rt.evaluate(v, t, i, ["AP"]),
+                "measures": lambda v: rt.evaluate(p, t, i, v),
+                "ignore_index": lambda v: rt.evaluate(p, t, i, ["AP"], ignore_index=v),
+                "k": lambda v: rt.ndcg(p, t, i, k=v),
+                "RetrievalMetric": lambda v: rt.RetrievalMetric(v)}
+    y, s, g = np.array([1, 0, 1]), np.array([0.9, 0.8, 0.1]), np.array([0, 0, 1])
+    if library == "sklearn":
+        import rankwise.sklearn as rs
+
+        return {"measure": lambda v: rs.make_scorer(v), "group": lambda v: rs.make_scorer(
+                    "AP", group=v), "y_true": lambda v: rs.make_scorer("AP").score(v, s, g),
+                "y_score": lambda v: rs.make_scorer("AP").score(y, v, g),
+                "groups": lambda v: rs.make_scorer("AP").score(y, s, v),
+                "sample_weight": lambda v: rs.make_scorer("AP").score(y, s, g, sample_weight=v)}
+    pytest.importorskip(library)
+    boosting = __import__(f"rankwise.{library}", fromlist=["metric"])
+    return {"measure": lambda v: boosting.metric(v),
+            "labels": lambda v: boosting.metric("AP")(*((v, s, None, [2, 1]) if library ==
+                                                        "lightgbm" else (v, s))),
+            "scores": lambda v: boosting.metric("AP")(*((y, v, None, [2, 1]) if library ==
+                                                        "lightgbm" else (y, v)))}
+
+
+@pytest.mark.parametrize("library", ["torch", "sklearn", "lightgbm", "xgboost"])
+def test_the_learning_helpers_take_or_refuse_arguments_of_the_wrong_kind(library):
+    """As above for rankwise.torch, .sklearn, .lightgbm and .xgboost (ignore_index=10**400
+    escaped as OverflowError, make_scorer(group=1.0) as TypeError when the scorer ran)."""
+    pytest.importorskip("torch" if library == "torch" else "sklearn")
+    for call in learning_calls(library).values():
+        for value in odd_values():
+            try:
+                call(value)
+            except InputError:
+                pass
