@@ -44,6 +44,16 @@ def test_frames_match_dicts(make):
     assert rankwise.evaluate(qrels, run, MEASURES, per_query=True).per_query() == expected()
 
 
+def test_a_lazyframe_whose_plan_fails_is_refused_saying_why(tmp_path):
+    plans = [pl.scan_parquet(tmp_path / "missing.parquet"),
+             pl.LazyFrame({"query": ["q1"], "doc": ["d1"], "score": ["x"]})
+             .with_columns(pl.col("score").cast(pl.Float64))]
+    for plan, reason in zip(plans, ["No such file or directory", "conversion from `str`"]):
+        with pytest.raises(InputError, match=rf"^run LazyFrame: the LazyFrame's plan failed: "
+                                             rf".*{reason}"):
+            rankwise.evaluate(QRELS, plan, MEASURES)
+
+
 def test_renamed_columns():
     qrels = pd.DataFrame(long_rows(QRELS, "rating")).rename(columns={"query": "user", "doc": "item"})
     run = pd.DataFrame(long_rows(RUN, "pred")).rename(columns={"query": "user", "doc": "item"})

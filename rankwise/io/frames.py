@@ -227,7 +227,7 @@ def table_columns(obj: Any, source: str
     elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].DataFrame):
         names, get = list(obj.columns), lambda c: _polars_column(obj[c], c, source)
     elif "polars" in sys.modules and isinstance(obj, sys.modules["polars"].LazyFrame):
-        return table_columns(obj.collect(), source)  # once: a plan may not repeat its rows
+        return table_columns(_collected(obj, source), source)
     elif "pyarrow" in sys.modules and isinstance(obj, (sys.modules["pyarrow"].Table,
                                                        sys.modules["pyarrow"].RecordBatch)):
         names, get = obj.schema.names, obj.column
@@ -250,6 +250,19 @@ def table_columns(obj: Any, source: str
                              source=source) from None
 
     return names, column
+
+
+def _collected(frame: Any, source: str):
+    """A polars LazyFrame collected, once (a plan may not give its rows again alike); a plan
+    that fails (a file it scans is missing, a cast fails) raises :class:`InputError` saying
+    why."""
+    import polars as pl
+
+    try:
+        return frame.collect()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"the LazyFrame's plan failed: {first}", source=source) from None
 
 
 def _pandas_column(series: Any, name: str, source: str):
