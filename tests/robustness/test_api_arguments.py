@@ -69,7 +69,9 @@ CALLS = {
 
 
 @pytest.mark.parametrize("call", CALLS.values(), ids=CALLS)
-def test_an_argument_of_the_wrong_kind_is_taken_or_refused_as_input(call, tmp_path, capfd):
+def test_an_argument_of_the_wrong_kind_is_taken_or_refused_as_input(call, tmp_path, capfd,
+                                                                    monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a name such as "x" is written there
     for value in odd_values():
         try:
             call(value, tmp_path)
