@@ -170,8 +170,8 @@ def _checked_group(group: Any) -> Any:
     """``group`` as :func:`make_scorer` takes it (a column name or position, ids of the rows,
     or None); anything else raises :class:`InputError` (a boolean picked a column of X by
     numpy's boolean indexing, a float escaped as TypeError when the scorer was called)."""
-    if isinstance(group, (bool, np.bool_)) or not (
-            group is None or isinstance(group, (str, int, np.integer)) or hasattr(group, "__len__")):
+    if isinstance(group, (bool, np.bool_)) or not (group is None or hasattr(group, "__len__")
+                                                   or isinstance(group, (str, int, np.integer))):
         raise InputError("group must be a column name, a column position, one query id per "
                          "row of the whole data set, or None", source="group",
                          value=f"{type(group).__name__} {group!r}"[:80])

@@ -155,7 +155,8 @@ def write_qrels(qrels: Any, path: str | os.PathLike[str]) -> None:
     if not whole.all():
         row = int(np.argmax(~whole))
         raise qrels.error_at(row, "a TREC qrels file holds integer grades (of 64 bits at "
-                             "most): round the grades to write them", repr(float(qrels.grade[row])))
+                             "most): round the grades to write them",
+                             repr(float(qrels.grade[row])))
     qids = qrels.query_dict.to_pylist()
     dids = qrels.docs.to_pylist()
     with open(path, "w", encoding="utf-8") as out:

@@ -258,7 +258,7 @@ def test_lightgbm_metric_needs_groups():
 @pytest.mark.parametrize("group, labels, message", [
     ([3.9, 2.0], [2, 0, 1, 0, 1], r"^group: group must be a 1-D array of non-negative query "
                                   r"sizes \(got '\[3.9 2. \]'\)"),
-    (["3", "2"], [2, 0, 1, 0, 1], r"^group: group must be a 1-D array of non-negative query sizes"),
+    (["3", "2"], [2, 0, 1, 0, 1], r"^group: group must be a 1-D array of non-negative query"),
     ([3, 2], ["2", "0", "1", "0", "1"], r"^labels: labels must be numbers \(got an array of <U1"),
 ], ids=["fractional sizes", "sizes as text", "labels as text"])
 def test_boosting_metrics_check_sizes_and_labels_as_from_arrays(group, labels, message):

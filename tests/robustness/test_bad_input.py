@@ -251,8 +251,9 @@ def test_dict_values_of_pandas_na_are_missing_and_0d_numbers_are_numbers():
                                              r"number \(NaN and null are missing values\)"):
             rankwise.to_run({"q1": {"d0": 1.0, "d1": missing}})
     run = {"q1": {"d0": np.array(0.5), "d1": np.float32(0.25)}}
+    plain = {"q1": {"d0": 0.5, "d1": 0.25}}
     assert rankwise.evaluate({"q1": {"d0": 1}}, run, ["AP", "RR"]).to_json() == \
-        rankwise.evaluate({"q1": {"d0": 1}}, {"q1": {"d0": 0.5, "d1": 0.25}}, ["AP", "RR"]).to_json()
+        rankwise.evaluate({"q1": {"d0": 1}}, plain, ["AP", "RR"]).to_json()
 
 
 def test_writers_take_what_to_run_and_to_qrels_take(tmp_path):
@@ -295,8 +296,8 @@ def test_write_qrels_refuses_grades_that_are_not_integers(tmp_path):
     """A qrels file holds integer grades: 0.5 was written as it is, a file rankwise refuses
     to read (and trec_eval reads as 0); 1e30 as a 31-digit integer, beyond 64 bits."""
     for grade in (0.5, 1e30):
-        with pytest.raises(InputError, match=r"^qrels dict, key 'q1'/'d2': a TREC qrels file "
-                                             r"holds integer grades .* \(got '" + re.escape(str(grade))):
+        message = r"^qrels dict, key 'q1'/'d2': a TREC qrels file holds integer grades"
+        with pytest.raises(InputError, match=message + r" .* \(got '" + re.escape(str(grade))):
             rankwise.write_qrels({"q1": {"d1": 1, "d2": grade}}, tmp_path / "out.qrels")
     assert not (tmp_path / "out.qrels").exists()
 
