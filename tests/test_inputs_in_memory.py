@@ -127,8 +127,9 @@ def test_a_run_name_that_is_not_a_string_is_its_string(tmp_path):
     path.write_text("q1 Q0 d1 1 3.0 sys\n")
     runs = [rankwise.to_run(RUN, name=5), rankwise.read_run(path, name=5),
             rankwise.to_run(str(path), name=5),
-            rankwise.from_arrays([1, 0], [0.5, 0.25], name=5)[1]]
-    assert [run.name for run in runs] == ["5"] * 4
+            rankwise.from_arrays([1, 0], [0.5, 0.25], name=5)[1],
+            rankwise.Run.from_columns(["q1"], ["d1"], [1.0], name=5)]
+    assert [run.name for run in runs] == ["5"] * 5
     result = rankwise.evaluate(QRELS, runs[0], ["AP"])
     assert list(result.systems) == ["5"] and "| 5 |" in result.to_markdown()
 

@@ -69,7 +69,7 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
         raise InputError("y_true must be finite", source="y_true", line=int(bad[0]), unit="row",
                          value=str(true[bad[0]]))
     qrels = Qrels.from_columns(qids, docs, true, source="y_true", row_unit="row")
-    run = Run.from_columns(qids, docs, score, name=str(name), source="y_score", row_unit="row")
+    run = Run.from_columns(qids, docs, score, name=name, source="y_score", row_unit="row")
     return qrels, run
 
 

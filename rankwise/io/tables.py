@@ -123,12 +123,13 @@ class Run(_Encoded):
     def from_columns(cls, queries: Any, docs: Any, scores: Any, name: str = "run",
                      source: str = "run", row_lines: np.ndarray | None = None,
                      row_unit: str = "row") -> "Run":
-        """Build from three equal-length columns (sequences, numpy or Arrow arrays)."""
+        """Build from three equal-length columns (sequences, numpy or Arrow arrays); a
+        ``name`` that is not a string is named by its string."""
         q = _query_codes(queries, source, row_lines, row_unit)
         d = _doc_ids(docs, source)
         score = _numeric(scores, source, "score", row_unit)
         _same_length(source, q[0], d, score)
-        run = cls(q[0], q[1], d, source, row_lines, row_unit, score, name)
+        run = cls(q[0], q[1], d, source, row_lines, row_unit, score, str(name))
         check_finite_scores(run)
         return run
 

@@ -48,6 +48,8 @@ CALLS = {
     "to_qrels": lambda v, _: rankwise.to_qrels(v),
     "to_run": lambda v, _: rankwise.to_run(v),
     "to_run name": lambda v, _: rankwise.to_run(RUN, name=v),
+    "Run.from_columns name": lambda v, _: rankwise.evaluate(QRELS, rankwise.Run.from_columns(
+        ["1"], ["10"], [1.0], name=v), ["AP"]).to_markdown(),
     "from_arrays y_true": lambda v, _: rankwise.from_arrays(v, [0.5]),
     "from_arrays y_score": lambda v, _: rankwise.from_arrays([1], v),
     "from_arrays group": lambda v, _: rankwise.from_arrays([1, 0], [0.5, 0.2], group=v),
