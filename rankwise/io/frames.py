@@ -207,7 +207,8 @@ def _index_hint(obj: Any, name: str) -> str:
     levels = getattr(getattr(obj, "index", None), "names", None) or ()
     if name not in [str(level) for level in levels if level is not None]:
         return ""
-    return f"{name!r} is the frame's index, which is not read: reset_index() makes it a column; "
+    return (f"{name!r} is the frame's index, which is not read: reset_index() makes it a "
+            "column; ")
 
 
 def table_columns(obj: Any, source: str

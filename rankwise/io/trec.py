@@ -184,24 +184,29 @@ def check_writable(table: Qrels | Run) -> None:
     end or a NUL (see UNWRITABLE_ID), or a query id starting with ``#`` (a comment line)."""
     import pyarrow as pa
 
-    from ..core.arrow import compute, compute_options
-
     queries = table.query_dict
-    bad = to_numpy(compute("match_substring_regex", queries, options=compute_options(
-        "MatchSubstring", UNWRITABLE_ID)), bool) | to_numpy(compute(
-            "starts_with", queries, options=compute_options("MatchSubstring", "#")), bool)
+    bad = _matches(queries, "match_substring_regex", UNWRITABLE_ID) | \
+        _matches(queries, "starts_with", "#")
     if bad.any():
         row = int(np.argmax(table.query_code == int(np.argmax(bad))))
         raise table.error_at(row, "a TREC file cannot hold this query id: it holds a blank, a "
                              "line end or a NUL, or starts with # (a comment line)",
                              repr(table.query_ids()[int(np.argmax(bad))]))
     if pa.types.is_string(table.docs.type):
-        bad = to_numpy(compute("match_substring_regex", table.docs, options=compute_options(
-            "MatchSubstring", UNWRITABLE_ID)), bool)
+        bad = _matches(table.docs, "match_substring_regex", UNWRITABLE_ID)
         if bad.any():
             row = int(np.argmax(bad))
             raise table.error_at(row, "a TREC file cannot hold this doc id: it holds a blank, "
                                  "a line end or a NUL", repr(table.ids_at(row)[1]))
+
+
+def _matches(strings, function: str, pattern: str) -> np.ndarray:
+    """Arrow's string matching ``function`` (``starts_with``, ``match_substring_regex``) of
+    ``pattern`` on every string, as booleans."""
+    from ..core.arrow import compute, compute_options
+
+    return to_numpy(compute(function, strings, options=compute_options("MatchSubstring",
+                                                                       pattern)), bool)
 
 
 def read_runs(paths: list[str], names: list[str | None]) -> list[Run] | None:
