@@ -367,7 +367,15 @@ def table_forms(table: pa.Table, folder: Path, rng: random.Random) -> dict[str, 
         "pandas-nullable": pandas_frame(table, "nullable"),
         "polars": polars_frame(table, False),
         "polars-categorical": polars_frame(table, True),
+        "polars-lazy": polars_frame(table, False).lazy(),
+        "arrow-record-batch": record_batch(table),
     }
+
+
+def record_batch(table: pa.Table) -> pa.RecordBatch:
+    """The table as one Arrow RecordBatch (an empty one: of no rows)."""
+    batches = table.combine_chunks().to_batches()
+    return batches[0] if batches else pa.RecordBatch.from_pylist([], schema=table.schema)
 
 
 def forms(c: Collection, side: str, folder: Path, rng: random.Random) -> dict[str, Any]:
@@ -529,8 +537,7 @@ class Broken:
             return str(Path(form) / "part-1.parquet")
         if isinstance(form, str):
             return form
-        kind = {"dict": "dict", "arrow": "Table"}.get(name.split("-")[0], "DataFrame")
-        return f"{self.side} {kind}"
+        return f"{self.side} {'dict' if name == 'dict' else type(form).__name__}"
 
 
 def as_text(value: Any, side: str) -> str:
