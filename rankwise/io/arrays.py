@@ -81,7 +81,7 @@ def array_numbers(values: Any, source: str, what: str, booleans: bool) -> np.nda
     would read a date as its count of days, ``"0.9"`` as 0.9, drop an imaginary part)."""
     try:
         array = np.asarray(values)
-    except ValueError as exc:  # ragged nested lists
+    except (ValueError, TypeError) as exc:  # ragged nested lists; a bfloat16 tensor
         raise InputError(f"{what} must be an array of numbers ({exc})", source=source) from None
     kind = array.dtype.kind
     if kind == "O":

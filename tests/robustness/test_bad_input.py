@@ -744,6 +744,15 @@ def test_array_scores_must_be_numbers(scores, kind):
         rankwise.from_arrays([1, 0, 1], np.array([0.5, "0.4", 0.1], dtype=object))
 
 
+def test_array_values_numpy_cannot_take_are_refused_as_input():
+    """np.asarray of a bfloat16 tensor raises TypeError ('Got unsupported ScalarType
+    BFloat16'), which escaped as it was."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(InputError, match=r"^y_score: score must be an array of numbers "
+                                         r"\(Got unsupported ScalarType BFloat16\)"):
+        rankwise.from_arrays([1, 0], torch.tensor([0.5, 0.25]).bfloat16())
+
+
 def test_boolean_array_grades_are_one_and_zero():
     """torchmetrics' targets are booleans: True is relevant (1), False not (0)."""
     as_booleans = rankwise.evaluate(*rankwise.from_arrays([True, False, True], [0.1, 0.3, 0.2]),
