@@ -37,7 +37,8 @@ def evaluate(qrels: Any, run: Any, measures: str | Measure | Sequence[str | Meas
     ----------
     qrels : path, DataFrame, Arrow table, dict or Qrels
         The judgments: a TREC qrels file (plain or ``.gz``), a frame with columns ``query``,
-        ``doc``, ``relevance``, or ``{query: {doc: grade}}``.
+        ``doc``, ``relevance`` (pandas or polars, a polars LazyFrame, an Arrow table or record
+        batch), or ``{query: {doc: grade}}``.
     run : path, DataFrame, Arrow table, dict, Run, or a mapping/list of these
         The ranking(s): a TREC run file, a frame with columns ``query``, ``doc``, ``score``, or
         ``{query: {doc: score}}``; several as ``{name: run}`` or a list.
