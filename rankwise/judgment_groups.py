@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .conventions import Conventions, resolve
+from .errors import InputError
 from .measures import Measure, parse_measure, parse_measures
 from .results import Result, SystemResult, aggregate
 
@@ -80,8 +81,9 @@ def evaluate_judgment_groups(qrels: Any, run: Any,
     elif isinstance(qrels, Mapping) and qrels:
         groups = {str(g): to_qrels(q) for g, q in qrels.items()}
     else:
-        raise TypeError("qrels: expected a qrels_jg file or a mapping {group: judgments}, "
-                        f"got {type(qrels).__name__}" + (" (empty)" if qrels == {} else ""))
+        raise InputError("expected a qrels_jg file or a mapping {group: judgments}, got "
+                         f"{type(qrels).__name__}" + (" (empty)" if isinstance(qrels, Mapping)
+                                                       else ""), source="qrels")
     sources = _run_sources(run)
     runs = {name: to_run(source, name) for name, source in sources} \
         if sources[0][0] is not None else [to_run(source) for _, source in sources]  # each run read once for all groups

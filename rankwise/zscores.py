@@ -24,6 +24,7 @@ import numpy as np
 
 from .io.zscores import ZScores, read_zscores
 from .diagnostics import Check
+from .errors import InputError
 from .measures import parse_measure
 from .results import Result, SystemResult, aggregate
 
@@ -55,8 +56,9 @@ def standardize(result: Result, zscores: str | os.PathLike[str] | Mapping | ZSco
     >>> z.per_query()["q1"]["RR"], z.per_query()["q2"]["RR"], z.mean("RR")
     (2.0, 0.0, 1.0)
     """
-    if missing not in MISSING_CHOICES:
-        raise ValueError(f"missing: expected one of {MISSING_CHOICES}, got {missing!r}")
+    if not isinstance(missing, str) or missing not in MISSING_CHOICES:
+        raise InputError(f"expected one of {MISSING_CHOICES}", source="missing",
+                         value=repr(missing))
     if result.zscores is not None:
         raise ValueError("these values are z-scores already")
     reference = read_zscores(zscores)

@@ -109,7 +109,7 @@ def test_equals_pytrec_eval_per_group_averaged_by_hand(seed):
 
 
 def test_bad_judgment_groups_are_refused(tmp_path):
-    with pytest.raises(TypeError, match="qrels_jg file or a mapping"):
+    with pytest.raises(InputError, match="qrels: expected a qrels_jg file or a mapping"):
         rankwise.evaluate_judgment_groups({}, {"q1": {"d1": 1.0}})
     (tmp_path / "jg").write_text("q1 a d1 1\nq1 b d2\n")
     with pytest.raises(InputError, match=r"jg:2: expected 4 fields"):

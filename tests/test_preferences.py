@@ -256,7 +256,7 @@ def test_bad_preference_files_are_refused_naming_the_line(tmp_path, text, messag
 
 
 def test_bad_inputs_in_memory_are_refused():
-    with pytest.raises(TypeError, match="expected a prefs file or a mapping"):
+    with pytest.raises(InputError, match="preferences: expected a prefs file or a mapping"):
         rankwise.evaluate_preferences({}, {"q": {"d": 1.0}})
     with pytest.raises(InputError, match="expected a mapping"):
         rankwise.evaluate_preferences({"q": {"g": ["d1"]}}, {"q": {"d": 1.0}})

@@ -103,9 +103,9 @@ def test_standardize_refuses_what_it_cannot_do():
     z = rankwise.standardize(result(), reference())
     with pytest.raises(ValueError, match="z-scores already"):
         rankwise.standardize(z, reference())
-    with pytest.raises(ValueError, match="missing: expected one of"):
+    with pytest.raises(InputError, match="missing: expected one of"):
         rankwise.standardize(result(), reference(), missing="zero")
-    with pytest.raises(TypeError, match="zscores: expected a file path or a mapping"):
+    with pytest.raises(InputError, match="zscores: expected a file path or a mapping"):
         rankwise.standardize(result(), 3)
 
 

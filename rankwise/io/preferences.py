@@ -83,9 +83,10 @@ def read_preferences(source, judgments_format: str = "prefs") -> Preferences:
     else:
         expected = "{query: {jg: {jsg: {doc: level}}}}" if judgments_format == "prefs" \
             else "{query: {doc: grade}}"
-        raise TypeError(f"preferences: expected a {judgments_format} file or a mapping "
-                        f"{expected}, got {type(source).__name__}"
-                        + (" (empty)" if isinstance(source, Mapping) else ""))
+        raise InputError(f"expected a {judgments_format} file or a mapping {expected}, got "
+                         f"{type(source).__name__}"
+                         + (" (empty)" if isinstance(source, Mapping) else ""),
+                         source="preferences")
     _check_duplicates(prefs)
     return prefs
 

@@ -66,8 +66,8 @@ def read_zscores(source: str | os.PathLike[str] | Mapping | ZScores) -> ZScores:
                 for m, pair in _measures_of(q, measures).items()]
         return _reference("z-scores", rows, [None] * len(rows), "key")
     if not isinstance(source, (str, os.PathLike)):
-        raise TypeError(f"zscores: expected a file path or a mapping {{query: {{measure: "
-                        f"(mean, stddev)}}}}, got {type(source).__name__}")
+        raise InputError(f"expected a file path or a mapping {{query: {{measure: (mean, "
+                         f"stddev)}}}}, got {type(source).__name__}", source="zscores")
     return _read_file(str(source))
 
 

@@ -67,7 +67,24 @@ CALLS = {
     "compare runs": lambda v, _: rankwise.compare(QRELS, v, ["AP"]),
     "explain query": lambda v, _: rankwise.explain(QRELS, RUN, v, "AP"),
     "explain measure": lambda v, _: rankwise.explain(QRELS, RUN, "1", v),
+    "standardize zscores": lambda v, _: rankwise.standardize(
+        rankwise.evaluate(QRELS, RUN, ["AP"], per_query=True), v),
+    "standardize missing": lambda v, _: rankwise.standardize(
+        rankwise.evaluate(QRELS, RUN, ["AP"], per_query=True), {"1": {"map": (0.5, 0.1)}}, v),
+    "evaluate_judgment_groups qrels": lambda v, _: rankwise.evaluate_judgment_groups(v, RUN),
+    "evaluate_judgment_groups run": lambda v, _: rankwise.evaluate_judgment_groups(
+        {"a": QRELS}, v),
+    "evaluate_preferences prefs": lambda v, _: rankwise.evaluate_preferences(v, RUN),
+    "evaluate_preferences run": lambda v, tmp: rankwise.evaluate_preferences(
+        _prefs_file(tmp), v),
 }
+
+
+def _prefs_file(tmp):
+    """A small preference file (qid jg jsg docid rel_level)."""
+    path = tmp / "prefs"
+    path.write_text("1 a s 10 2\n1 a s 11 1\n1 a s 12 0\n")
+    return path
 
 
 @pytest.mark.parametrize("call", CALLS.values(), ids=CALLS)
