@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .trec import _read_bytes
+from .trec import text_fields
 
 PREFS_FIELDS = "qid jg jsg docid rel_level"
 QRELS_PREFS_FIELDS = "qid iter docid rel"
@@ -92,19 +92,10 @@ def read_preferences(source, judgments_format: str = "prefs") -> Preferences:
 
 
 def _read_file(name: str, judgments_format: str) -> Preferences:
-    data = _read_bytes(name)
     wanted = PREFS_FIELDS if judgments_format == "prefs" else QRELS_PREFS_FIELDS
     count = len(wanted.split())
     rows, lines = [], []
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        fields = raw.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        try:
-            text = [f.decode("utf-8") for f in fields]
-        except UnicodeDecodeError:
-            raise InputError("not valid UTF-8 text", source=name, line=number,
-                             value=raw.decode("utf-8", "replace")) from None
+    for number, text in text_fields(name):
         if len(text) != count:
             hint = "; this looks like a run file" if len(text) == 6 else \
                 "; this looks like a qrels file (-R qrels_prefs reads one)" \

@@ -630,6 +630,23 @@ def _read_bytes(source: str, size: int = -1, checks: bool = True) -> bytes:
     return data
 
 
+def text_fields(source: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, fields)`` of each line of a small whitespace-separated text file
+    (plain or gzip; blank lines and ``#`` comment lines skipped, as in qrels files), each
+    field decoded as UTF-8 (else the InputError naming the line): the reader of the files
+    that have no fast path (z-scores, preferences)."""
+    data = _read_bytes(source)
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        fields = raw.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        try:
+            yield number, [f.decode("utf-8") for f in fields]
+        except UnicodeDecodeError:
+            raise InputError("not valid UTF-8 text", source=source, line=number,
+                             value=raw.decode("utf-8", "replace")) from None
+
+
 _CR_BEFORE_TEXT = re.compile(rb"\r(?=[ \t\r]*[^ \t\r\n])")
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .trec import _read_bytes
+from .trec import text_fields
 
 ZSCORE_FIELDS = "qid measure mean stddev"
 
@@ -72,17 +72,8 @@ def read_zscores(source: str | os.PathLike[str] | Mapping | ZScores) -> ZScores:
 
 
 def _read_file(name: str) -> ZScores:
-    data = _read_bytes(name)
     rows, lines = [], []
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        fields = raw.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        try:
-            text = [f.decode("utf-8") for f in fields]
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text", source=name, line=number,
-                             value=raw.decode("utf-8", "replace")) from None
+    for number, text in text_fields(name):
         if len(text) != 4:
             raise InputError(f"expected 4 fields '{ZSCORE_FIELDS}', got {len(text)}",
                              source=name, line=number, value=" ".join(text))
