@@ -741,3 +741,14 @@ def test_a_column_to_read_that_two_columns_are_named_is_refused(tmp_path, capsys
     for stream in ([], ["--stream"]):
         assert main(["evaluate", str(qrels_file), path, "-m", "P@5", *stream]) == 2
         assert capsys.readouterr().err == f"rankwise: error: {message}\n"
+
+
+def test_parquet_judgments_missing_a_column_say_to_name_them_with_to_qrels(tmp_path):
+    """evaluate's query= and doc= name the runs' columns and it takes no relevance=: the
+    hint "name the columns with query=, doc= and relevance=" led nowhere for judgments."""
+    pq.write_table(pa.table({"query": ["q"], "doc": ["a"], "label": [1]}), tmp_path / "q.parquet")
+    with pytest.raises(InputError, match=r"qrels Parquet data has no column 'relevance' "
+                                         r"\(columns: query, doc, label\); name the columns "
+                                         r"with rankwise.to_qrels\(path, query=..., doc=..., "
+                                         r"relevance=...\) \(on the command line"):
+        rankwise.evaluate(str(tmp_path / "q.parquet"), {"q": {"a": 1.0}}, ["AP"])

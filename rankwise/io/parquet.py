@@ -209,9 +209,13 @@ def parquet_layout(path, needed: tuple[str, ...], optional: tuple[str, ...], wha
     available = [*schema.names, *given]
     missing = [c for c in needed if c not in available]
     if missing:
+        # (judgments' columns are named by to_qrels alone: evaluate's query= and doc= name
+        # the runs' columns, and it takes no relevance=)
+        how = "rankwise.to_qrels(path, query=..., doc=..., relevance=...)" if what == "qrels" \
+            else f"query=, doc= and {hint}"
         raise InputError(f"{what} Parquet data has no column {missing[0]!r} (columns: "
-                         f"{', '.join(available)}); name the columns with query=, doc= and "
-                         f"{hint} (on the command line: --query-column, --doc-column, "
+                         f"{', '.join(available)}); name the columns with {how} (on the "
+                         f"command line: --query-column, --doc-column, "
                          f"--{hint.rstrip('=')}-column)", source=source)
     columns = [*needed, *(c for c in optional if c in available)]
     twice = next((c for c in columns if schema.names.count(c) > 1), None)
