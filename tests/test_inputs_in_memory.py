@@ -355,6 +355,23 @@ def test_an_empty_id_in_a_dict_is_refused_at_its_key(nested, key):
             read(nested)
 
 
+@pytest.mark.parametrize("nested, message", [
+    ({"1": {"d1": 1.0}, 1: {"d2": 2.0}},
+     r"dict, key 1: two query ids read as one: the string '1' and the integer 1 "),
+    ({"q1": {"7": 1.0, 7: 2.0}},
+     r"dict, key 'q1'/7: two doc ids read as one: the string '7' and the integer 7 "),
+    ({"q1": {np.int64(7): 1.0, "7": 2.0}},
+     r"dict, key 'q1'/'7': two doc ids read as one: the integer 7 and the string '7' "),
+], ids=["queries", "docs", "numpy integer"])
+def test_two_dict_keys_that_are_one_id_are_refused_not_merged(nested, message):
+    """The integer 1 and the string "1" are one id once read: two queries (or documents)
+    would silently become one."""
+    for read in (rankwise.to_run, rankwise.to_qrels):
+        with pytest.raises(InputError, match=message):
+            read(nested)
+    assert rankwise.to_run({"1": {"d1": 1.0}, 2: {"d1": 2.0}}).query_ids() == ["1", "2"]
+
+
 def test_an_empty_query_id_given_to_arrays_is_refused_at_its_row():
     with pytest.raises(InputError, match=r"^query, row 2: empty query id"):
         rankwise.from_arrays([1, 0, 1], [0.3, 0.2, 0.1], query=["a", "a", ""])

@@ -131,6 +131,7 @@ def _from_nested(obj: Mapping, source: str
     queries: list[str] = []
     docs: list[str] = []
     values: list[Any] = []
+    _distinct_ids(obj, "query", source, "")
     for qid, inner in obj.items():
         if not isinstance(inner, Mapping):
             raise InputError("expected {query: {doc: value}}; this query maps to a "
@@ -140,6 +141,7 @@ def _from_nested(obj: Mapping, source: str
         if not ID_TYPES.issuperset(map(type, inner)) or "" in inner:
             for doc in inner:
                 _check_key(doc, "doc", source, f"{str(qid)!r}/{doc!r}")
+        _distinct_ids(inner, "doc", source, f"{str(qid)!r}/")
         queries.extend([str(qid)] * len(inner))
         docs.extend(map(str, inner.keys()))
         values.extend(inner.values())
@@ -161,6 +163,23 @@ PLAIN_VALUES = frozenset({int, float, type(None)})
 
 #: The types of dict keys read as ids without a closer look.
 ID_TYPES = frozenset({str, int})
+
+
+def _distinct_ids(keys: Mapping, what: str, source: str, prefix: str) -> None:
+    """Raise where two keys of a dict are one id: the integer 1 and the string "1" (ids are
+    read as strings), which would merge two queries, or two documents, into one."""
+    if len(set(map(type, keys))) < 2 or len(set(map(str, keys))) == len(keys):
+        return
+    first: dict[str, Any] = {}
+    for key in keys:
+        if str(key) in first:  # a string and an integer (equal integers are one dict key)
+            texts = [f"the string {k!r}" if isinstance(k, str) else f"the integer {k}"
+                     for k in (first[str(key)], key)]
+            raise InputError(f"two {what} ids read as one: {texts[0]} and {texts[1]} (ids are "
+                             "read as strings); give each a distinct id", source=source,
+                             line=f"{prefix}{key!r}" if isinstance(key, str) else
+                             f"{prefix}{key}", unit="key")
+        first[str(key)] = key
 
 
 def _check_key(key: Any, what: str, source: str, location: str) -> None:
