@@ -16,10 +16,9 @@ import numpy as np
 from .conventions import Conventions
 from .errors import InputError
 from .messages import Message, as_id, joined, message
-from .plain import (csv_field, latex_text, markdown_text, one_line, percent, plain,
-                    text_ids)
+from .plain import (check_digits, csv_field, decimal_text, latex_text, markdown_text, one_line,
+                    percent, plain, text_ids)
 from .results import Result
-from .plain import decimal_text
 
 #: Values of ``test``: the paired tests, and the two many-system tests.
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "randomized-tukey")
@@ -568,6 +567,7 @@ class Comparison:
 
     def to_table(self, digits: int = 4) -> str:
         """Aligned plain text: means with markers, then one line per test, groups, warnings."""
+        check_digits(digits)
         header = ["system", *self.measures]
         body = [[f"{self.labels[s]} {one_line(s)}",
                  *(self._cell(m, s, "text", digits) for m in self.measures)] for s in self.systems]
@@ -587,7 +587,9 @@ class Comparison:
         return ([""] + [f"{prefix}{w}" for w in self.warnings]) if self.warnings else []
 
     def to_markdown(self, digits: int = 4) -> str:
-        """Markdown: the means with superscript markers, the tests, groups, risk, warnings."""
+        """Markdown: the means with superscript markers, the tests, groups, risk, warnings,
+        the precision and the conventions."""
+        check_digits(digits)
         md = markdown_text  # ids and measure names show as text, never as markup
         lines = ["| system | " + " | ".join(map(md, self.measures)) + " |",
                  "|---|" + "---:|" * len(self.measures)]
@@ -610,11 +612,15 @@ class Comparison:
                           f"TRisk {decimal_text(v['trisk'], 2, signed=True)}"
                           for s, v in rs.items()) for m, rs in self.risk.items())]
         lines += [md(line) for line in self._warning_lines("- Warning: ")]
-        lines += ["", f"Conventions: {md(self.conventions.describe())}"]
+        lines += ["", _precision(digits) + ".", "",
+                  f"Conventions: {md(self.conventions.describe())}"]
         return "\n".join(lines) + "\n"
 
     def to_latex(self, digits: int = 4) -> str:
-        """A LaTeX ``tabular`` of the means, best in bold, superscript markers as in papers."""
+        """A LaTeX ``tabular`` of the means, best in bold, superscript markers as in papers;
+        the markers' legend, the test, the warnings, the precision and the conventions in
+        comments below."""
+        check_digits(digits)
         cols = "l" + "r" * len(self.measures)
         lines = [r"\begin{tabular}{" + cols + "}", r"\hline",
                  "System & " + " & ".join(latex_text(m) for m in self.measures) + r" \\",
@@ -624,6 +630,9 @@ class Comparison:
         lines += [r"\hline", r"\end{tabular}",
                   "% " + latex_text(self.legend()).replace("\\^{}", "^"),
                   "% " + latex_text(self.describe())]
+        lines += ["% warning: " + latex_text(w) for w in self.warnings]
+        lines += ["% " + _precision(digits),
+                  "% conventions: " + latex_text(self.conventions.describe())]
         return "\n".join(lines) + "\n"
 
     def to_csv(self) -> str:
@@ -736,6 +745,14 @@ def _aligned(rows: list[list[str]]) -> list[str]:
                        enumerate(zip(r, widths))).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return lines
+
+
+def _precision(digits: int) -> str:
+    """How a comparison's Markdown and LaTeX round: means, differences and intervals to
+    ``digits`` decimals, statistics to 3, p-values to 4 and effect sizes to 2."""
+    return (f"Means, differences and intervals rounded to {digits} "
+            f"decimal{'' if digits == 1 else 's'}, statistics to 3, p-values to 4, effect "
+            "sizes to 2 (CSV and JSON hold every digit)")
 
 
 def _p(p: float) -> str:

@@ -81,11 +81,14 @@ def test_latex_keeps_line_breaks_of_ids_out_of_its_lines():
     runs = {name: {"q1": {"d1": 1.0, "d2": 2.0 + i}, "q2": {"d1": 2.0}}
             for i, name in enumerate(["go\n\nod", "b\ta\r\nd\u2028e"])}
     result = rankwise.evaluate({"q1": {"d1": 1}, "q2": {"d1": 1}}, runs, ["P@1"], per_query=True)
-    latex = compare_result(result, test="t").to_latex()
+    comparison = compare_result(result, test="t")
+    latex = comparison.to_latex()
     lines = latex.splitlines()
     end = lines.index(r"\end{tabular}")
     assert all(line.endswith(r" \\") or line.startswith("\\") for line in lines[:end + 1])
-    assert all(line.startswith("% ") for line in lines[end + 1:]) and len(lines) == end + 3
+    # the legend, the test, each warning, the precision and the conventions
+    assert all(line.startswith("% ") for line in lines[end + 1:])
+    assert len(lines) == end + 5 + len(comparison.warnings)
     assert "(a) go od & " in latex and "(b) b a d e & " in latex
 
 

@@ -176,4 +176,5 @@ def test_the_comparison_in_latex_keeps_every_name_in_its_cell(systems):
                              .replace(r"\textasciitilde{}", "").replace(r"\^{}", "")
                              .replace(r"\textless{}", "").replace(r"\textgreater{}", "")
                              .replace(r"\textbar{}", ""))
-    assert all(line.startswith("% ") for line in lines[end + 1:]) and len(lines) == end + 3
+    assert all(line.startswith("% ") for line in lines[end + 1:])
+    assert len(lines) == end + 5 + len(comparison.warnings)  # legend, test, warnings, ...

@@ -16,6 +16,7 @@ from scipy import stats
 
 import rankwise
 from rankwise.compare import compare_result
+from rankwise.plain import latex_text, markdown_text
 from tests.helpers import write
 
 
@@ -539,3 +540,25 @@ def test_cli_bad_test_is_one_line_exit_2(tmp_path):
     assert "unknown test" in out.stderr and "'z-test'" in out.stderr
     bad = cli(qrels, *runs, "--baseline", "other.run")
     assert bad.returncode == 2 and "--baseline must name one of the runs" in bad.stderr
+
+
+def test_markdown_and_latex_state_their_precision_conventions_and_warnings():
+    """Every form of a comparison reports the conventions beside its numbers and says how it
+    rounded them (the LaTeX table had neither, nor its warnings)."""
+    qrels, runs = collection(n=3)  # few queries: a warning
+    c = rankwise.compare(qrels, runs, ["nDCG@10"], test="t")
+    assert c.warnings
+    markdown, latex = c.to_markdown(digits=3), c.to_latex(digits=3)
+    sentence = ("Means, differences and intervals rounded to 3 decimals, statistics to 3, "
+                "p-values to 4, effect sizes to 2 (CSV and JSON hold every digit)")
+    assert sentence + "." in markdown and "% " + sentence in latex.splitlines()
+    assert f"Conventions: {markdown_text(c.conventions.describe())}" in markdown
+    conventions = [line for line in latex.splitlines() if line.startswith("% conventions: ")]
+    assert conventions == ["% conventions: " + latex_text(
+        c.conventions.describe())]
+    assert [line for line in latex.splitlines() if line.startswith("% warning: ")] == [
+        "% warning: " + latex_text(w) for w in c.warnings]
+    assert f"{c.summary['nDCG@10']['s0']['mean']:.3f}" in latex
+    for write_out in (c.to_table, c.to_markdown, c.to_latex):
+        with pytest.raises(ValueError, match="digits must be a whole number"):
+            write_out(digits=-1)
