@@ -38,6 +38,7 @@ import numpy as np
 from .compat.candidates import Candidates, check_measures
 from .conventions import Conventions, resolve
 from .errors import InputError
+from .io.arrays import given_array
 from .io.tables import as_floats
 from .results import aggregate
 
@@ -75,7 +76,8 @@ class RankingScorer:
         queries, as ``sklearn.metrics.ndcg_score(..., sample_weight=...)`` weights its rows:
         the weighted mean over queries (weighted sum for counts).
         """
-        candidates = Candidates(y_true, query=np.asarray(groups), conventions=self.conventions)
+        candidates = Candidates(y_true, query=given_array(groups, "groups", GROUPS_EXPECTED),
+                                conventions=self.conventions)
         if sample_weight is None:
             value = candidates.means(y_score, [self.measure])[str(self.measure)]
         else:
@@ -207,8 +209,12 @@ def _describe(group: Any) -> str:
     return f"<{len(group)} query ids>"
 
 
+#: What a scorer's ``groups`` must be, as its error says.
+GROUPS_EXPECTED = "groups must be an array of query ids, one per row"
+
+
 def _as_ids(values: Any) -> np.ndarray:
-    ids = np.asarray(values)
+    ids = given_array(values, "group", GROUPS_EXPECTED)
     if ids.ndim != 1:
         raise InputError(f"query ids must be one per row, got shape {ids.shape}", source="group")
     return ids
@@ -244,7 +250,7 @@ def _rows_of(group: Any, X: Any) -> np.ndarray:
         except KeyError as missing:
             raise InputError(f"rows of X not in group's index: {missing}", source="group") from None
     positions = np.asarray(index)
-    ids = np.asarray(group)
+    ids = given_array(group, "group", GROUPS_EXPECTED)
     if positions.dtype.kind not in "iu" or len(positions) and (
             positions.min() < 0 or positions.max() >= len(ids)):
         raise InputError("X's index is not row positions into group=: give group as a pandas "

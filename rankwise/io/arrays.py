@@ -60,7 +60,7 @@ def from_arrays(y_true: Any, y_score: Any, group: Any = None, query: Any = None,
                                  len(sizes))
         docs = positions(np.concatenate(([0], np.cumsum(sizes))))
     elif query is not None:
-        qids, docs = _given_queries(np.asarray(query), len(true))
+        qids, docs = _given_queries(given_array(query, "query", QUERY_EXPECTED), len(true))
     else:
         qids = _numbered_queries(np.zeros(len(true), dtype=np.int32), 1)
         docs = np.arange(len(true), dtype=np.int64)
@@ -79,10 +79,7 @@ def array_numbers(values: Any, source: str, what: str, booleans: bool) -> np.nda
     torchmetrics' targets are). Strings, dates, durations, complex
     numbers and booleans elsewhere are refused, as a DataFrame's columns of them are (numpy
     would read a date as its count of days, ``"0.9"`` as 0.9, drop an imaginary part)."""
-    try:
-        array = np.asarray(values)
-    except (ValueError, TypeError) as exc:  # ragged nested lists; a bfloat16 tensor
-        raise InputError(f"{what} must be an array of numbers ({exc})", source=source) from None
+    array = given_array(values, source, f"{what} must be an array of numbers")
     kind = array.dtype.kind
     if kind == "O":
         flat = array.reshape(-1).tolist()
@@ -97,17 +94,32 @@ def array_numbers(values: Any, source: str, what: str, booleans: bool) -> np.nda
     return as_floats(array, source, what)
 
 
+#: What ``group=`` and ``query=`` must be, as their errors say.
+GROUP_EXPECTED = "group must be a 1-D array of non-negative query sizes"
+QUERY_EXPECTED = "query must be an array of query ids, one per row"
+
+
+def given_array(values: Any, source: str, expected: str) -> np.ndarray:
+    """``np.asarray(values)``, or an :class:`InputError` naming ``source`` and what was
+    ``expected`` where no array can be made of them: ragged nested lists, a bfloat16 tensor,
+    an empty polars DataFrame (older polars raise numpy's "need at least one array to
+    concatenate")."""
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"{expected} ({exc})", source=source) from None
+
+
 def group_sizes(group: Any, n: int) -> np.ndarray:
     """Query sizes (LightGBM's and XGBoost's ``group``: integers, or floats that are; an
     object array of Python integers, as a pandas nullable ``Int64`` column gives them) as
     int64, checked to be non-negative and to add up to ``n`` (each at most ``n`` first, so
     that their sum cannot wrap around 64 bits)."""
-    sizes = _integer_objects(np.asarray(group), n)
+    sizes = _integer_objects(given_array(group, "group", GROUP_EXPECTED), n)
     whole = sizes.dtype.kind in "iu" or (sizes.dtype.kind == "f" and sizes.size and
                                          bool(np.all(sizes == np.round(sizes))))
     if sizes.ndim != 1 or not whole or (sizes < 0).any():
-        raise InputError("group must be a 1-D array of non-negative query sizes",
-                         source="group", value=str(sizes.reshape(-1)[:5]))
+        raise InputError(GROUP_EXPECTED, source="group", value=str(sizes.reshape(-1)[:5]))
     too_large = np.flatnonzero(sizes > n)
     if len(too_large):
         raise _size_too_large(int(too_large[0]), sizes[too_large[0]], n)

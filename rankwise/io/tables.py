@@ -479,8 +479,12 @@ def as_floats(values: Any, source: str, what: str, unit: str = "row") -> np.ndar
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        objects = np.asarray(values.to_pylist() if hasattr(values, "to_pylist") else values,
-                             dtype=object)
+        try:
+            objects = np.asarray(values.to_pylist() if hasattr(values, "to_pylist") else values,
+                                 dtype=object)
+        except (TypeError, ValueError) as exc:  # an empty polars frame, in older polars
+            raise InputError(f"{what} must be an array of numbers ({exc})",
+                             source=source) from None
         out = np.empty(objects.size)
         for i, v in enumerate(objects.reshape(-1).tolist()):
             try:
