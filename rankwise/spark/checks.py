@@ -12,7 +12,7 @@ word. With several, the checks of one kind (code and measures) are merged:
 * message: kept when it holds no number or is an "ok"; else with its counts of queries ("N of
   M queries", "N queries", "N of them") added up, M the number of queries evaluated (a lone
   "N queries" is a count where N is the check's ``queries``), and any other figure
-  that differs between chunks (a mean over a chunk's queries, a largest grade) shown as the
+  that differs between chunks (a mean over a chunk's queries) shown as the
   range it takes, the message then saying so; a message worded differently in different
   chunks is that of the first, marked "(in part of the data)".
 

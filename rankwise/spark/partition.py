@@ -13,7 +13,9 @@ object per input row:
 2. **The same engine.** Each chunk becomes a :class:`~rankwise.io.Qrels` and one
    :class:`~rankwise.io.Run` per system, joined and ranked once by
    :func:`rankwise.core.ranked.rank`; every measure is computed by the same vectorised kernels
-   as :func:`rankwise.evaluate`, so per-query values are bit-identical to the in-memory ones.
+   as :func:`rankwise.evaluate`, so per-query values are bit-identical to the in-memory ones;
+   the lists carry the grade levels of all the judgments (found on the driver), as the
+   in-memory engine's do.
 3. **Additive summaries.** Per system: every diagnostics count (sums over queries and rows),
    exact sums of the per-query values (:mod:`rankwise.spark.exact`), undefined counts, and
    the examples of each diagnostic with the row id where the query first appeared, so the
@@ -80,10 +82,12 @@ class Plan:
 
     ``measures`` are the reported measures, ``computed`` the same measures as they are computed
     (ERR with the largest grade of all the judgments made explicit, which a partition cannot
-    see); ``systems[s]`` is the run whose rows have side ``s + 1``. ``qrels_skipped`` and
-    ``run_skipped[s]``: the files of the inputs' Parquet folders skipped for their names
-    though they hold rows (see :func:`rankwise.spark.io.skipped_files`), counted on the
-    driver.
+    see); ``systems[s]`` is the run whose rows have side ``s + 1``. ``levels``: the distinct
+    judged grades of all the judgments (:func:`rankwise.spark.api.judged_levels`), which every
+    chunk's lists carry (None: each chunk's own, as when one chunk holds every judgment).
+    ``qrels_skipped`` and ``run_skipped[s]``: the files of the inputs' Parquet folders
+    skipped for their names though they hold rows (see
+    :func:`rankwise.spark.io.skipped_files`), counted on the driver.
     """
 
     measures: tuple[Any, ...]
@@ -92,6 +96,7 @@ class Plan:
     systems: tuple[str, ...]
     run_sources: tuple[str, ...]
     qrels_source: str
+    levels: tuple[float, ...] | None = None
     per_query: bool = False
     chunk_rows: int = 1 << 21
     qrels_skipped: tuple[str, ...] = ()
@@ -362,8 +367,23 @@ def _evaluate(index, run, plan: Plan):
     ranked as it is (see the module docstring)."""
     from ..core.ranked import rank
 
-    lists = rank(index, run, plan.conventions, disjoint=True)
+    lists = _with_levels(rank(index, run, plan.conventions, disjoint=True), plan.levels)
     return lists, {str(m): c.compute(lists) for m, c in zip(plan.measures, plan.computed)}
+
+
+def _with_levels(lists, levels: tuple[float, ...] | None):
+    """``lists`` with the grade levels of all the judgments (``levels``; None: the chunk's
+    own), each query's count of judgments per level spread over them (0 at a level the
+    chunk's judgments lack): what the in-memory engine's lists hold, so that the checks of
+    the grades the judgments hold see all of them, not the chunk's."""
+    from dataclasses import replace
+
+    if levels is None or np.array_equal(lists.levels, levels):
+        return lists
+    every = np.union1d(np.asarray(levels, dtype=np.float64), lists.levels)
+    counts = np.zeros((lists.num_queries, len(every)), dtype=np.int64)
+    counts[:, np.searchsorted(every, lists.levels)] = lists.level_counts
+    return replace(lists, levels=every, level_counts=counts)
 
 
 def _source(plan: Plan, side: int) -> str:

@@ -164,3 +164,22 @@ def test_check_examples_in_input_order(spark):
         assert result.systems["sys"].checks == memory.systems["sys"].checks
         assert [c["examples"] for c in result.systems["sys"].checks
                 if c["code"] == "short_lists"] == [["q3", "q1", "q2"]]
+
+
+def test_checks_of_the_judged_grades_read_all_the_judgments(spark):
+    """With several chunks, a chunk judged 0/1 only warned that every judgment is 0 or 1 and
+    that the threshold 2 is above every judged grade, and exp_gain_levels counted only the
+    chunk's positive levels, where the whole judgments (and the in-memory engine) do not."""
+    qrels = pd.DataFrame({"query": ["q1", "q1", "q2", "q2", "q3", "q4", "q4"],
+                          "doc": list("abcdefg"), "relevance": [1, 0, 1, 0, 1, 2, 6]})
+    run = qrels.drop(columns="relevance").assign(score=[2.0, 1, 2, 1, 1, 2, 1])
+    measures = ["nDCG@10", "P(rel=2)@5", "nDCG(gain=exp)@5", "ERR@5"]
+    memory = rankwise.evaluate(qrels, run, measures, per_query=True)
+    result = rs.evaluate(spark.createDataFrame(run), spark.createDataFrame(qrels), measures,
+                         per_query=True, partitions=2, chunk_rows=2)
+    same_as_memory(result, memory)
+    codes = ("binary_judgments", "threshold_above_grades", "exp_gain_levels")
+    assert [c for c in result.systems["run"].checks if c["code"] in codes] == \
+        [c for c in memory.systems["run"].checks if c["code"] in codes]
+    assert result.systems["run"].warnings == memory.systems["run"].warnings
+    result.unpersist()

@@ -37,11 +37,13 @@ MEASURES = ["P@5", "P@10", "R@10", "AP", "AP@10", "nDCG", "nDCG@10", "nDCG(gain=
 def simulate(runs, qrels, measures, conventions, partitions=3, batch_rows=17, chunk_rows=40):
     """The Spark engine's path with a pandas shuffle: (systems, per-query values)."""
     parsed = parse_measures(measures)
-    top = float(qrels["relevance"][qrels["relevance"] >= 0].max())
+    grades = qrels["relevance"].to_numpy(np.float64)
+    levels = tuple(np.unique(grades[grades >= 0]).tolist())  # as the driver finds them
     computed = [m if m.family != "ERR" else
-                parse_measures([f"ERR(max_grade={top:g})@{m.cutoff}"])[0] for m in parsed]
+                parse_measures([f"ERR(max_grade={levels[-1]:g})@{m.cutoff}"])[0]
+                for m in parsed]
     plan = Plan(tuple(parsed), tuple(computed), conventions, tuple(runs),
-                tuple(f"run {n}" for n in runs), "qrels", True, chunk_rows)
+                tuple(f"run {n}" for n in runs), "qrels", levels, True, chunk_rows)
     summaries, per_query = [], {name: {} for name in runs}
     for batches in shuffle(runs, qrels, partitions, batch_rows, plan.input_order):
         for batch in evaluate_partition(iter(batches), plan):
@@ -145,9 +147,8 @@ def test_partitions_without_a_shared_query_count_exactly():
 
 
 #: checks that describe a chunk rather than the whole (docs/spark.md): of a mean over its
-#: queries, or of the grades its judgments hold
-OF_CHUNK = ("carried_by_few", "tie_sensitivity", "judged_at_k", "binary_judgments",
-            "threshold_above_grades")
+#: queries
+OF_CHUNK = ("carried_by_few", "tie_sensitivity", "judged_at_k")
 
 
 def test_chunks_without_a_shared_query_are_checked_too():
@@ -199,6 +200,24 @@ def test_checks_match_with_one_chunk_and_add_up_with_several():
     assert merged[("short_lists", ("P@50",))]["examples"] == short["examples"]
     assert merged[("binary_judgments", ("nDCG@10",))] == expected[("binary_judgments",
                                                                     ("nDCG@10",))]
+
+
+def test_checks_of_the_judged_grades_read_all_the_judgments():
+    """Each chunk's checks read the grade levels of its own judgments: a chunk judged 0/1
+    only warned "every judgment is 0 or 1" and "relevance threshold 2 is above every judged
+    grade (the largest is 1)", and exp_gain_levels counted the chunk's positive levels ("2
+    positive levels" where the judgments hold 3), where the whole judgments do not."""
+    qrels = pd.DataFrame({"query": ["q1", "q1", "q2", "q2", "q3", "q4", "q4"],
+                          "doc": list("abcdefg"), "relevance": [1, 0, 1, 0, 1, 2, 6]})
+    run = qrels.drop(columns="relevance").assign(score=[2.0, 1, 2, 1, 1, 2, 1])
+    measures = ["nDCG@10", "P(rel=2)@5", "nDCG(gain=exp)@5", "ERR@5"]
+    memory = rankwise.evaluate(qrels, run, measures).systems["run"]
+    systems, _ = check_against_memory({"run": run}, qrels, measures, resolve(None),
+                                      partitions=2, batch_rows=1, chunk_rows=2)
+    codes = ("binary_judgments", "threshold_above_grades", "exp_gain_levels")
+    assert [c for c in systems["run"].checks if c["code"] in codes] == \
+        [c for c in memory.checks if c["code"] in codes]
+    assert systems["run"].warnings == memory.warnings
 
 
 def test_input_errors_reach_the_driver():
