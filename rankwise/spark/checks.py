@@ -17,7 +17,8 @@ word. With several, the checks of one kind (code and measures) are merged:
   chunks is that of the first, marked "(in part of the data)".
 
 The merged checks come in :func:`rankwise.diagnostics.run_checks`' order
-(:data:`rankwise.diagnostics.CHECK_ORDER`). Checks of a mean over all queries cannot be made
+(:data:`rankwise.diagnostics.CHECK_ORDER`); several of one kind, in the order in which
+their first example query appears in the input. Checks of a mean over all queries cannot be made
 from per-chunk results: ``carried_by_few``
 (the share of queries carrying half the total), ``tie_sensitivity`` (whether the mean moves
 under another tie order) and the severity of ``judged_at_k`` (a warning when Judged@K is
@@ -70,9 +71,18 @@ def merge_checks(chunks: list[list[dict[str, Any]]], total: int) -> list[dict[st
         by_shape: dict[str, list[dict[str, Any]]] = {}
         for check in serious:
             by_shape.setdefault(_NUMBER.sub("#", check["message"]), []).append(check)
-        for same in by_shape.values():
+        for same in sorted(by_shape.values(), key=_first_example):
             out += _merge(same, len(chunks), total)
     return out
+
+
+def _first_example(checks: list[dict[str, Any]]) -> int:
+    """Where the first example query of checks of one kind and wording first appeared (-1
+    for none: their order of appearance then stands), so that checks of one kind come in
+    the in-memory engine's order: one_side's note on queries only in the run (run rows)
+    before the one on queries only in the judgments (placed after every run row), even
+    where a chunk holds only the latter."""
+    return min((r for c in checks for r in c.get("_first", ())), default=-1)
 
 
 def _merge(checks: list[dict[str, Any]], chunks: int, total: int) -> list[dict[str, Any]]:

@@ -183,3 +183,19 @@ def test_checks_of_the_judged_grades_read_all_the_judgments(spark):
         [c for c in memory.systems["run"].checks if c["code"] in codes]
     assert result.systems["run"].warnings == memory.systems["run"].warnings
     result.unpersist()
+
+
+def test_one_side_notes_in_the_in_memory_order(spark):
+    """The note on queries only in the run comes before the one on queries only in the
+    judgments, as in memory, also where the first chunk holds only the latter (the notes
+    came in the chunks' order)."""
+    qrels = pd.DataFrame({"query": ["a", "m", "m"], "doc": ["x", "y", "z"],
+                          "relevance": [1, 1, 0]})
+    run = pd.DataFrame({"query": ["m", "m", "z"], "doc": ["y", "z", "w"],
+                        "score": [2.0, 1.0, 1.0]})
+    memory = rankwise.evaluate(qrels, run, ["P@2"]).systems["run"]
+    result = rs.evaluate(spark.createDataFrame(run), spark.createDataFrame(qrels), ["P@2"],
+                         partitions=1, chunk_rows=1).systems["run"]
+    assert [c for c in result.checks if c["code"] == "one_side"] == \
+        [c for c in memory.checks if c["code"] == "one_side"]
+    assert result.checks == memory.checks
