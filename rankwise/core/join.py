@@ -110,11 +110,16 @@ def nothing_ranked(source: str) -> InputError:
     return InputError("nothing ranked: the run holds no rows", source=source)
 
 
+def no_judgments(source: str) -> InputError:
+    """The error for judgments without rows (in memory and on Spark alike)."""
+    return InputError("no judgments: the judgments hold no rows", source=source)
+
+
 def no_overlap(qrels, run) -> InputError:
     """The error for a run and judgments without a common query (almost always a wrong file,
     or an empty one)."""
     if len(qrels) == 0:
-        return InputError("no judgments: the judgments hold no rows", source=qrels.source)
+        return no_judgments(qrels.source)
     if len(run) == 0:
         return nothing_ranked(run.source)
     return InputError(

@@ -21,12 +21,19 @@ from typing import Any
 import numpy as np
 
 from ..conventions import Conventions, resolve
-from ..core.join import scores_one_sided_queries
+from ..core.join import no_judgments, nothing_ranked, scores_one_sided_queries
 from ..errors import InputError
 from ..measures import Measure, parse_measures
 from ..results import Result, SystemResult
 from . import combine
-from .io import BAD_COLUMN, ORDER_COLUMN, columns_of, problem_error, read_failures
+from .io import (
+    BAD_COLUMN,
+    ORDER_COLUMN,
+    columns_of,
+    no_lines_error,
+    problem_error,
+    read_failures,
+)
 from .partition import (
     BAD,
     COUNT,
@@ -333,8 +340,7 @@ def _first_error(sides: list[Any], plan: Plan, error: InputError) -> InputError:
         with read_failures([sources[s]]):
             rows, first = side.agg(F.count(F.lit(1)), F.min(flagged)).first()
         if not rows:
-            return InputError(combine.EMPTY_RUN if s else combine.EMPTY_QRELS,
-                              source=sources[s])
+            return no_lines_error(side, "run" if s else "qrels", sources[s])
         if first is not None:
             return problem_error(first[2], sources[s])
     last = sources.index(error.source) if error.source in sources[1:] else 0
@@ -344,6 +350,10 @@ def _first_error(sides: list[Any], plan: Plan, error: InputError) -> InputError:
         if sides[s].join(sides[0], "q", "left_semi").limit(1).count() == 0:
             (run_query,), (judged_query,) = (side.agg(F.min_by("q", ROW)).first()
                                              for side in (sides[s], sides[0]))
+            if judged_query is None:  # no rows: as the in-memory engine says it
+                return no_judgments(plan.qrels_source)
+            if run_query is None:
+                return nothing_ranked(sources[s])
             return combine.no_common_query(plan, s - 1, str(run_query), str(judged_query))
     return error
 

@@ -18,7 +18,7 @@ import json
 import math
 from typing import Any
 
-from ..core.join import scores_one_sided_queries
+from ..core.join import no_judgments, nothing_ranked, scores_one_sided_queries
 from ..core.lists import skipped_counts
 from ..errors import InputError
 from ..results import SystemResult
@@ -28,8 +28,6 @@ from .partition import EXAMPLES, SECONDS, Plan
 
 #: Count fields whose queries are those of one run (the others concern the judgments).
 _ROWS = "run_rows"
-EMPTY_QRELS = "no judgments: the judgments are empty"
-EMPTY_RUN = "no run rows: the run is empty"
 
 
 def parse(summaries: list[str], plan: Plan) -> list[dict[str, Any]]:
@@ -128,9 +126,9 @@ def _check_input(plan: Plan, s: int, diagnostics: dict[str, Any]) -> None:
     scores such users 0)."""
     source = plan.run_sources[s]
     if not diagnostics.get("qrels_rows"):  # the judgments first, as the in-memory engine reads
-        raise InputError(EMPTY_QRELS, source=plan.qrels_source)
+        raise no_judgments(plan.qrels_source)
     if not diagnostics.get(_ROWS):
-        raise InputError(EMPTY_RUN, source=source)
+        raise nothing_ranked(source)
     if scores_one_sided_queries(plan.conventions):
         return
     shared = diagnostics.get("queries_evaluated", 0) \

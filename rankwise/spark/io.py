@@ -239,6 +239,20 @@ def problem_error(bad: str, source: str) -> InputError:
     return InputError(reason, source=source, value=text or None)
 
 
+def no_lines_error(df, kind: str, source: str) -> InputError:
+    """The in-memory reader's error for a TREC ``kind`` file ("run", "qrels") without a data
+    line (``df``: what :func:`read_run` or :func:`read_qrels` made of it): "empty file" where
+    it holds nothing but blanks, else that it holds only blank or comment lines (one small
+    Spark job, reading it until its first non-blank character)."""
+    from pyspark.sql import functions as F
+
+    text = df.sparkSession.read.text(df.inputFiles())
+    if text.where(F.col("value").rlike(r"\S")).limit(1).count():
+        return InputError(f"no {kind} lines: the file holds only blank or comment lines",
+                          source=source)
+    return InputError("empty file", source=source)
+
+
 def _unreadable(spark, path: str) -> str | None:
     """Why Spark cannot read ``path`` as the in-memory reader reads it: it does not exist,
     or its name says otherwise than its content about gzip (Spark takes the compression from

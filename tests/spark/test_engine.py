@@ -199,3 +199,32 @@ def test_one_side_notes_in_the_in_memory_order(spark):
     assert [c for c in result.checks if c["code"] == "one_side"] == \
         [c for c in memory.checks if c["code"] == "one_side"]
     assert result.checks == memory.checks
+
+
+def test_an_empty_run_is_named_as_in_memory(spark):
+    """An empty run (the first of two, the other without a judged query) was reported as
+    having no query in common with the judgments ("run queries such as 'None'"); empty
+    judgments too were worded otherwise than in memory."""
+    qrels = pd.DataFrame({"query": ["q1", "q1"], "doc": ["a", "b"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query": ["q1"], "doc": ["a"], "score": [1.0]})
+    other = run.assign(query="x")
+
+    def frame(df, value="score double"):
+        return spark.createDataFrame(df, f"query string, doc string, {value}")
+
+    with pytest.raises(rankwise.InputError) as memory:
+        rankwise.evaluate(qrels, run.iloc[:0], ["P@5"])
+    with pytest.raises(rankwise.InputError) as error:
+        rs.evaluate(frame(run.iloc[:0]), frame(qrels, "relevance long"), ["P@5"])
+    assert str(error.value) == str(memory.value) == \
+        "run DataFrame: nothing ranked: the run holds no rows"
+    with pytest.raises(rankwise.InputError, match=r"^run DataFrame 'a': nothing ranked: the "
+                                                  r"run holds no rows$"):
+        rs.evaluate({"a": frame(run.iloc[:0]), "b": frame(other)},
+                    frame(qrels, "relevance long"), ["P@5"])
+    with pytest.raises(rankwise.InputError) as memory:
+        rankwise.evaluate(qrels.iloc[:0], run, ["P@5"])
+    with pytest.raises(rankwise.InputError) as error:
+        rs.evaluate(frame(run), frame(qrels.iloc[:0], "relevance long"), ["P@5"])
+    assert str(error.value) == str(memory.value) == \
+        "qrels DataFrame: no judgments: the judgments hold no rows"

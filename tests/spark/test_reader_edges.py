@@ -207,3 +207,35 @@ def test_a_quoted_id_is_told_by_the_fields_the_parse_splits(spark, tmp_path):
         trec.read_run(path)
     (row, _) = spark_io.read_run(spark, path, name="x")[0].collect()
     assert row[spark_io.BAD_COLUMN].startswith("2ids cannot contain spaces")
+
+@pytest.mark.parametrize("qrels, run, blamed, reason", [
+    (QRELS, "", "run", "empty file"),
+    (QRELS, " \t\n\n", "run", "empty file"),
+    (QRELS, "# only a comment\n\n", "run",
+     "no run lines: the file holds only blank or comment lines"),
+    ("", RUN, "qrels", "empty file"),
+    ("# only a comment\n", RUN, "qrels",
+     "no qrels lines: the file holds only blank or comment lines"),
+], ids=["empty-run", "blank-run", "comment-run", "empty-qrels", "comment-qrels"])
+def test_a_file_without_a_data_line_as_in_memory(spark, tmp_path, qrels, run, blamed, reason):
+    """Spark said "no run rows: the run is empty" (or "no judgments: the judgments are
+    empty") where the in-memory reader tells an empty file from one of comments only."""
+    memory, spark_error = errors_of_both(tmp_path, qrels, run)
+    assert memory.source == spark_error.source == str(tmp_path / f"{blamed}.txt")
+    assert memory.reason == spark_error.reason == reason
+
+
+def test_an_empty_parquet_run_as_in_memory(spark, tmp_path):
+    """An empty Parquet run was "no query in common with the judgments (run queries such as
+    'None', ...)"; the in-memory engine says that nothing is ranked."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run = str(tmp_path / "run.parquet")
+    pq.write_table(pa.table({"query": pa.array([], pa.string()), "doc": pa.array([], pa.string()),
+                             "score": pa.array([], pa.float64())}), run)
+    paths = [write(tmp_path, "qrels.txt", QRELS), run]
+    with pytest.raises(rankwise.InputError) as memory:
+        rankwise.evaluate(*paths, ["P@5"])
+    error = spark_error(paths)
+    assert str(error) == str(memory.value) == f"{run}: nothing ranked: the run holds no rows"
