@@ -52,6 +52,13 @@ QRELS_SCHEMA = "query string, doc string, relevance double"
 NOT_TEXT = "not a text file (contains NUL bytes)"
 QUOTED = "ids cannot contain spaces in a TREC file (quoted ids are not part of the format)"
 FORMATS = ("auto", "trec", "parquet")
+#: Hadoop options of every read: local files through Hadoop's raw local file system, which
+#: does not verify the ``.crc`` checksum file Hadoop keeps beside a file it wrote, as the
+#: in-memory reader (pyarrow) ignores it: a stale one (the file rewritten by another tool)
+#: failed the read inside Hadoop. For these reads only (a file system not from the cache);
+#: other schemes (HDFS, S3) are not concerned.
+UNVERIFIED = {"fs.file.impl": "org.apache.hadoop.fs.RawLocalFileSystem",
+              "fs.file.impl.disable.cache": "true"}
 
 
 def read_run(spark, path: str, name: str | None = None, format: str = "auto",
@@ -152,7 +159,7 @@ def _parquet(spark, path: str, columns: Mapping[str, str] | None, ours: tuple[st
     text, the other values as numbers) and each row's place in the folder's rows
     (:data:`ORDER_COLUMN`; Spark reads the largest files first)."""
     if not os.path.isdir(path):
-        return spark.read.parquet(path)
+        return _reader(spark).parquet(path)
     import numpy as np
     import pyarrow as pa
     from pyspark.sql import functions as F
@@ -160,7 +167,7 @@ def _parquet(spark, path: str, columns: Mapping[str, str] | None, ours: tuple[st
     files, _ = folder_listing(path)
     theirs = tuple((columns or {}).get(c, c) for c in ours)
     given = folder_values(path, files, theirs, theirs[:2])
-    df = spark.read.parquet(*files)
+    df = _reader(spark).parquet(*files)
     meta, rows = F.col("_metadata"), folder_rows(files)
     # each row's file (none where no file holds rows: the engine then says the input is empty)
     file = _file_positions(df, files)[meta.file_path] if rows.any() else F.lit(None).cast("int")
@@ -246,11 +253,16 @@ def no_lines_error(df, kind: str, source: str) -> InputError:
     Spark job, reading it until its first non-blank character)."""
     from pyspark.sql import functions as F
 
-    text = df.sparkSession.read.text(df.inputFiles())
+    text = _reader(df.sparkSession).text(df.inputFiles())
     if text.where(F.col("value").rlike(r"\S")).limit(1).count():
         return InputError(f"no {kind} lines: the file holds only blank or comment lines",
                           source=source)
     return InputError("empty file", source=source)
+
+
+def _reader(spark):
+    """Spark's reader, with the :data:`UNVERIFIED` options."""
+    return spark.read.options(**UNVERIFIED)
 
 
 def _unreadable(spark, path: str) -> str | None:
@@ -261,9 +273,12 @@ def _unreadable(spark, path: str) -> str | None:
     from contextlib import closing
 
     try:
-        jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+        jvm = spark._jvm
+        conf = jvm.org.apache.hadoop.conf.Configuration(spark._jsc.hadoopConfiguration())
     except AttributeError:  # Spark Connect
         return None
+    for key, value in UNVERIFIED.items():
+        conf.set(key, value)
     pattern = jvm.org.apache.hadoop.fs.Path(path)
     files = pattern.getFileSystem(conf).globStatus(pattern)
     if not files:
@@ -347,7 +362,7 @@ def _data_lines(spark, path: str):
     with a NUL byte kept, to be refused."""
     from pyspark.sql import functions as F
 
-    text = spark.read.text(path)
+    text = _reader(spark).text(path)
     line = F.regexp_replace(F.col("value"), r"^[ \t\r]+|[ \t\r]+\z", "")
     data = (F.col("line") != "") & ~F.col("line").startswith("#")
     return text.select(line.alias("line")).where(data | F.col("line").contains("\x00"))

@@ -109,3 +109,26 @@ def test_a_folder_rows_in_the_order_of_its_files(spark, tmp_path, conventions):
     for m in MEASURES:
         assert result.systems["sys"].values[m].tolist() == memory.systems["sys"].values[m].tolist()
     assert result.systems["sys"].diagnostics == memory.systems["sys"].diagnostics
+
+
+#: A Hadoop checksum file (header "crc\0", 512 bytes per checksum) whose checksum fits no data.
+STALE_CRC = b"crc\x00\x00\x00\x02\x00" + b"\x12\x34\x56\x78" * 4
+
+
+def test_a_stale_crc_checksum_file_is_ignored_as_in_memory(spark, tmp_path):
+    """Hadoop verified the .crc file beside a local file it reads: a stale one (the file
+    rewritten by another tool) failed the evaluation with a Java traceback (ChecksumException)
+    in a Parquet folder, a Parquet file and a TREC file alike; the in-memory reader ignores
+    .crc files and reads the data, and so does Spark now."""
+    run = parquet_folder(tmp_path / "run", {"part-0.parquet": RUN,
+                                            ".part-0.parquet.crc": STALE_CRC})
+    parquet_folder(tmp_path / "q", {"qrels.parquet": QRELS, ".qrels.parquet.crc": STALE_CRC})
+    qrels = str(tmp_path / "q" / "qrels.parquet")
+    got, want = _both(qrels, run)
+    assert got == want
+    text = tmp_path / "run.txt"
+    text.write_text("".join(f"{q} Q0 {d} 1 {s} sys\n"
+                            for q, d, s in zip(*RUN.to_pydict().values())))
+    (tmp_path / ".run.txt.crc").write_bytes(STALE_CRC)
+    got, want = _both(qrels, str(text))
+    assert got == want
