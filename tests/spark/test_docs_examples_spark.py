@@ -16,16 +16,20 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def folder(spark, tmp_path, monkeypatch):
     """The example files in the working directory of this process and of Spark's local file
-    system, which resolves relative paths against it (by default the directory its Java VM
-    started in, as a command of its own would start it here)."""
+    systems, which resolve relative paths against it (by default the directory its Java VM
+    started in, as a command of its own would start it here): the cached one, and the raw
+    one the readers make for each read (rankwise.spark.io.UNVERIFIED), which starts in the
+    Java VM's ``user.dir``."""
     write_example_data(tmp_path)
     monkeypatch.chdir(tmp_path)
-    hadoop = spark._jvm.org.apache.hadoop.fs
+    hadoop, system = spark._jvm.org.apache.hadoop.fs, spark._jvm.java.lang.System
     local = hadoop.FileSystem.getLocal(spark._jsc.hadoopConfiguration())
-    started_in = local.getWorkingDirectory()
+    started_in, user_dir = local.getWorkingDirectory(), system.getProperty("user.dir")
     local.setWorkingDirectory(hadoop.Path(str(tmp_path)))
+    system.setProperty("user.dir", str(tmp_path))
     yield tmp_path
     local.setWorkingDirectory(started_in)
+    system.setProperty("user.dir", user_dir)
 
 
 @pytest.mark.parametrize("block, example", python_cases(spark=True))
