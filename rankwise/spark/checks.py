@@ -6,7 +6,7 @@ and ``chunk_rows`` rows) the checks, and so the warnings, are the in-memory engi
 word. With several, the checks of one kind (code and measures) are merged:
 
 * severity: the most serious any chunk found (a warning, else a note, else ok; an "ok" of a
-  check that found something elsewhere is dropped);
+  check that found something elsewhere, on the same measures or as a whole, is dropped);
 * ``queries`` add up, ``total`` is every evaluated query, the examples are the first five in
   input order, ``value`` is kept where every chunk measured the same;
 * message: kept when it holds no number or is an "ok"; else with its counts of queries ("N of
@@ -58,13 +58,17 @@ def merge_checks(chunks: list[list[dict[str, Any]]], total: int) -> list[dict[st
     for found in chunks:
         for check in found:
             groups.setdefault((check["code"], tuple(check.get("measures", ()))), []).append(check)
-    found_something = {code for (code, _), checks in groups.items()
-                       if any(c["severity"] != "ok" for c in checks)}
+    found: dict[str, list[set[str]]] = {}  # per code, the measures of what chunks found
+    for (code, measures), checks in groups.items():
+        if any(c["severity"] != "ok" for c in checks):
+            found.setdefault(code, []).append(set(measures))
     out = []
     # in run_checks' order (a chunk without evaluated queries lacks some codes: the order of
     # the groups as met could put its checks first)
-    for (code, _), checks in sorted(groups.items(), key=lambda g: CHECK_ORDER.index(g[0][0])):
-        if code in found_something and all(c["severity"] == "ok" for c in checks):
+    for (code, measures), checks in sorted(groups.items(),
+                                           key=lambda g: CHECK_ORDER.index(g[0][0])):
+        if all(c["severity"] == "ok" for c in checks) and _found_elsewhere(
+                set(measures), found.get(code, [])):
             continue  # "nothing found" by some chunks, while others found something
         worst = min(_SEVERITY[c["severity"]] for c in checks)
         serious = [c for c in checks if _SEVERITY[c["severity"]] == worst]
@@ -74,6 +78,15 @@ def merge_checks(chunks: list[list[dict[str, Any]]], total: int) -> list[dict[st
         for same in sorted(by_shape.values(), key=_first_example):
             out += _merge(same, len(chunks), total)
     return out
+
+
+def _found_elsewhere(measures: set[str], found: list[set[str]]) -> bool:
+    """Whether an "ok" of a check on ``measures`` (none: the evaluation as a whole, as
+    short_lists' "every list is at least as long as each cutoff") is contradicted by what
+    chunks found on them (``found``: the measures of each finding of the check). An "ok" of
+    other measures stands, as in memory: ties_at_cutoff's "no tie straddles rank 3" beside
+    its warning at rank 5."""
+    return any(not measures or measures & other for other in found)
 
 
 def _first_example(checks: list[dict[str, Any]]) -> int:
