@@ -161,7 +161,7 @@ def time_grouping(spark, folder: str, partitions: int | None):
     from rankwise.spark.partition import Plan
 
     parsed = tuple(parse_measures(TEN_MEASURES))
-    plan = Plan(parsed, parsed, resolve(None), ("run",), ("run",), "qrels")
+    plan = Plan(parsed, resolve(None), ("run",), ("run",), "qrels")
     t0 = time.perf_counter()
     grouped = _grouped(_rankwise_sides(spark, folder), plan, partitions)
     rows = grouped.mapInArrow(_drop_batches, T.StructType([T.StructField("rows", T.LongType())]))

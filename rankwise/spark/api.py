@@ -193,8 +193,8 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
         f"run DataFrame {name!r}" if len(runs) > 1 else "run DataFrame") for name in runs)
     with read_failures([qrels_source]):  # the judgments' grade levels: a Spark job
         levels = judged_levels(qrels, relevance)
-    plan = Plan(measures=tuple(parsed), computed=tuple(_computed(parsed, levels)),
-                conventions=conv, systems=tuple(runs), run_sources=sources,
+    plan = Plan(measures=tuple(parsed), conventions=conv, systems=tuple(runs),
+                run_sources=sources,
                 qrels_source=qrels_source, levels=levels, per_query=per_query,
                 chunk_rows=chunk_rows,
                 qrels_skipped=tuple(qrels_skipped_files),
@@ -258,8 +258,7 @@ def evaluate_ranking_columns(df: Any, measures: str | Measure | Sequence[str | M
         _need(df, source, query, "id")
     _, qrels = from_ranking_columns(df, prediction, label, relevance, query)
     levels = judged_levels(qrels, "relevance") if relevance is not None else (1.0,)
-    plan = Plan(measures=tuple(parsed), computed=tuple(_computed(parsed, levels)),
-                conventions=conv, systems=(name,), run_sources=(source,), qrels_source=source,
+    plan = Plan(measures=tuple(parsed), conventions=conv, systems=(name,), run_sources=(source,), qrels_source=source,
                 levels=levels, per_query=per_query, chunk_rows=chunk_rows)
     # the row ids (and default query ids) are numbered before any repartitioning, on the
     # input's own partitions, as from_ranking_columns numbers them
@@ -405,7 +404,7 @@ def _named_runs(run: Any) -> dict[str, Any]:
 def judged_levels(qrels, relevance: str) -> tuple[float, ...]:
     """The distinct judged grades (>= 0) of all the judgments, ascending: one small Spark job.
     Every chunk's lists carry them, as the in-memory engine's lists carry those of all the
-    judgments, so that what reads the grade levels (ERR's largest grade, the checks
+    judgments, so that what reads the grade levels (ERR's default largest grade, the checks
     ``binary_judgments``, ``threshold_above_grades`` and ``exp_gain_levels``) sees the whole
     judgments, not a chunk's."""
     from pyspark.sql import functions as F
@@ -413,17 +412,6 @@ def judged_levels(qrels, relevance: str) -> tuple[float, ...]:
     grade = F.col(relevance).cast("double")
     found = qrels.select(F.array_sort(F.collect_set(F.when(grade >= 0, grade)))).first()[0]
     return tuple(float(g) + 0.0 for g in found)  # (+ 0.0: -0.0 is the grade 0)
-
-
-def _computed(parsed: list[Measure], levels: tuple[float, ...]) -> list[Measure]:
-    """The measures as partitions compute them: ERR's default largest grade is that of all
-    the judgments (``levels``: their grade levels), made explicit because a partition sees
-    only its own."""
-    from dataclasses import replace
-
-    top = levels[-1] if levels else 0.0
-    return [replace(m, params=tuple(sorted({**dict(m.params), "max_grade": top}.items())))
-            if m.family == "ERR" and "max_grade" not in dict(m.params) else m for m in parsed]
 
 
 def _sides(runs: dict[str, Any], qrels, query: str, doc: str, score: str, relevance: str,

@@ -80,18 +80,17 @@ def side_column(name: str, side: int) -> str:
 class Plan:
     """What every partition needs: measures, conventions, systems and where rows came from.
 
-    ``measures`` are the reported measures, ``computed`` the same measures as they are computed
-    (ERR with the largest grade of all the judgments made explicit, which a partition cannot
-    see); ``systems[s]`` is the run whose rows have side ``s + 1``. ``levels``: the distinct
-    judged grades of all the judgments (:func:`rankwise.spark.api.judged_levels`), which every
-    chunk's lists carry (None: each chunk's own, as when one chunk holds every judgment).
+    ``systems[s]`` is the run whose rows have side ``s + 1``. ``levels``: the distinct judged
+    grades of all the judgments (:func:`rankwise.spark.api.judged_levels`), which every
+    chunk's lists carry, so that what reads them (ERR's default largest grade, the checks of
+    the grades the judgments hold) sees all the judgments, as in memory (None: each chunk's
+    own, as when one chunk holds every judgment).
     ``qrels_skipped`` and ``run_skipped[s]``: the files of the inputs' Parquet folders
     skipped for their names though they hold rows (see
     :func:`rankwise.spark.io.skipped_files`), counted on the driver.
     """
 
     measures: tuple[Any, ...]
-    computed: tuple[Any, ...]
     conventions: Conventions
     systems: tuple[str, ...]
     run_sources: tuple[str, ...]
@@ -368,7 +367,7 @@ def _evaluate(index, run, plan: Plan):
     from ..core.ranked import rank
 
     lists = _with_levels(rank(index, run, plan.conventions, disjoint=True), plan.levels)
-    return lists, {str(m): c.compute(lists) for m, c in zip(plan.measures, plan.computed)}
+    return lists, {str(m): m.compute(lists) for m in plan.measures}
 
 
 def _with_levels(lists, levels: tuple[float, ...] | None):
