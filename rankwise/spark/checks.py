@@ -17,8 +17,9 @@ word. With several, the checks of one kind (code and measures) are merged:
   chunks is that of the first, marked "(in part of the data)".
 
 The merged checks come in :func:`rankwise.diagnostics.run_checks`' order
-(:data:`rankwise.diagnostics.CHECK_ORDER`); several of one kind, in the order in which
-their first example query appears in the input. Checks of a mean over all queries cannot be made
+(:data:`rankwise.diagnostics.CHECK_ORDER`); those of one code in an order that keeps each
+chunk's, and several of one kind in the order in which their first example query appears
+in the input. Checks of a mean over all queries cannot be made
 from per-chunk results: ``carried_by_few``
 (the share of queries carrying half the total), ``tie_sensitivity`` (whether the mean moves
 under another tie order) and the severity of ``judged_at_k`` (a warning when Judged@K is
@@ -64,9 +65,11 @@ def merge_checks(chunks: list[list[dict[str, Any]]], total: int) -> list[dict[st
             found.setdefault(code, []).append(set(measures))
     out = []
     # in run_checks' order (a chunk without evaluated queries lacks some codes: the order of
-    # the groups as met could put its checks first)
-    for (code, measures), checks in sorted(groups.items(),
-                                           key=lambda g: CHECK_ORDER.index(g[0][0])):
+    # the groups as met could put its checks first), and within a code in the chunks' order
+    within = _merged_order([[(c["code"], tuple(c.get("measures", ()))) for c in found]
+                            for found in chunks])
+    for (code, measures), checks in sorted(groups.items(), key=lambda g: (
+            CHECK_ORDER.index(g[0][0]), within[g[0]])):
         if all(c["severity"] == "ok" for c in checks) and _found_elsewhere(
                 set(measures), found.get(code, [])):
             continue  # "nothing found" by some chunks, while others found something
@@ -78,6 +81,27 @@ def merge_checks(chunks: list[list[dict[str, Any]]], total: int) -> list[dict[st
         for same in sorted(by_shape.values(), key=_first_example):
             out += _merge(same, len(chunks), total)
     return out
+
+
+def _merged_order(orders: list[list[tuple]]) -> dict[tuple, int]:
+    """One order of the keys of several lists that keeps the order of every list (a key
+    placed before another in some list stays before it), else the order of first appearance;
+    each chunk's checks are in run_checks' order, a chunk holding only some of them:
+    short_lists' note on nDCG@10 where P@5's lists are long enough, then its warning on P@5
+    before the note in another chunk, as in memory."""
+    first: dict[tuple, int] = {}
+    after: dict[tuple, set[tuple]] = {}
+    for keys in orders:
+        for i, key in enumerate(keys):
+            first.setdefault(key, len(first))
+            after.setdefault(key, set()).update(k for k in keys[i + 1:] if k != key)
+    before = {key: {k for k in first if key in after[k]} for key in first}
+    placed: dict[tuple, int] = {}
+    while len(placed) < len(first):
+        free = [k for k in first if k not in placed and before[k] <= placed.keys()]
+        key = min(free or [k for k in first if k not in placed], key=first.__getitem__)
+        placed[key] = len(placed)  # (no free key: lists that disagree, in first appearance)
+    return placed
 
 
 def _found_elsewhere(measures: set[str], found: list[set[str]]) -> bool:

@@ -282,3 +282,18 @@ def test_an_ok_of_other_measures_is_kept_beside_a_finding():
     ties = [c for c in systems["run"].checks if c["code"] == "ties_at_cutoff"]
     assert ties == [c for c in memory.checks if c["code"] == "ties_at_cutoff"]
     assert [c["severity"] for c in ties] == ["warning", "ok"]
+
+
+def test_checks_of_one_kind_in_the_in_memory_order():
+    """short_lists' warning on P@5 came after its note on nDCG@10 where the first chunk's
+    lists were long enough for P@5 only: the checks of one kind came in the order first met
+    in the chunks, where the in-memory engine gives the warning first."""
+    run = pd.DataFrame({"query": ["q1"] * 7 + ["q2"] * 3, "doc": list("abcdefghij"),
+                        "score": [7.0, 6, 5, 4, 3, 2, 1, 3, 2, 1]})
+    qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["a", "h"], "relevance": [1, 1]})
+    measures = ["P@5", "nDCG@10"]
+    memory = rankwise.evaluate(qrels, run, measures).systems["run"]
+    systems, _ = check_against_memory({"run": run}, qrels, measures, resolve(None),
+                                      partitions=1, batch_rows=1, chunk_rows=1)
+    assert [(c["code"], c["severity"], c["measures"]) for c in systems["run"].checks] == \
+        [(c["code"], c["severity"], c["measures"]) for c in memory.checks]
