@@ -194,9 +194,8 @@ def evaluate(run: Any, qrels: Any, measures: str | Measure | Sequence[str | Meas
     with read_failures([qrels_source]):  # the judgments' grade levels: a Spark job
         levels = judged_levels(qrels, relevance)
     plan = Plan(measures=tuple(parsed), conventions=conv, systems=tuple(runs),
-                run_sources=sources,
-                qrels_source=qrels_source, levels=levels, per_query=per_query,
-                chunk_rows=chunk_rows,
+                run_sources=sources, qrels_source=qrels_source, levels=levels,
+                per_query=per_query, chunk_rows=chunk_rows,
                 qrels_skipped=tuple(qrels_skipped_files),
                 run_skipped=tuple(tuple((run_skipped_files or {}).get(name, ()))
                                   for name in runs))
@@ -257,9 +256,11 @@ def evaluate_ranking_columns(df: Any, measures: str | Measure | Sequence[str | M
     if query is not None:
         _need(df, source, query, "id")
     _, qrels = from_ranking_columns(df, prediction, label, relevance, query)
+    # (without a relevance column every label has grade 1: no job)
     levels = judged_levels(qrels, "relevance") if relevance is not None else (1.0,)
-    plan = Plan(measures=tuple(parsed), conventions=conv, systems=(name,), run_sources=(source,), qrels_source=source,
-                levels=levels, per_query=per_query, chunk_rows=chunk_rows)
+    plan = Plan(measures=tuple(parsed), conventions=conv, systems=(name,),
+                run_sources=(source,), qrels_source=source, levels=levels,
+                per_query=per_query, chunk_rows=chunk_rows)
     # the row ids (and default query ids) are numbered before any repartitioning, on the
     # input's own partitions, as from_ranking_columns numbers them
     grouped = grouped_ranking_columns(df, plan, prediction, label, relevance, query)
