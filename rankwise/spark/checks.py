@@ -73,14 +73,32 @@ def merge_checks(chunks: list[list[dict[str, Any]]], total: int) -> list[dict[st
         if all(c["severity"] == "ok" for c in checks) and _found_elsewhere(
                 set(measures), found.get(code, [])):
             continue  # "nothing found" by some chunks, while others found something
-        worst = min(_SEVERITY[c["severity"]] for c in checks)
-        serious = [c for c in checks if _SEVERITY[c["severity"]] == worst]
+        serious, straddling = _serious(code, checks)
         by_shape: dict[str, list[dict[str, Any]]] = {}
         for check in serious:
             by_shape.setdefault(_NUMBER.sub("#", check["message"]), []).append(check)
         for same in sorted(by_shape.values(), key=_first_example):
-            out += _merge(same, len(chunks), total)
+            out += _merge(same, len(chunks), total, straddling)
     return out
+
+
+#: ties_at_cutoff's words where the tied documents of some straddling queries differ in grade.
+_TIES_DIFFER = " of them the tied documents differ in grade"
+
+
+def _serious(code: str, checks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The checks of one kind to merge (those of the most serious severity), and the queries
+    the merged message's first count adds. ties_at_cutoff at rank K counts, in "ties
+    straddle rank K in N of M queries", every straddling query; where the tied documents
+    differ in grade in some chunk the checks that say so are merged (a warning under an
+    ordering tie policy, else a note), N adding the queries of the chunks whose tied
+    documents have equal grades, as in memory."""
+    differ = [c for c in checks if code == "ties_at_cutoff" and _TIES_DIFFER in c["message"]]
+    if differ:
+        return differ, sum(int(c["queries"]) for c in checks
+                           if c["severity"] != "ok" and _TIES_DIFFER not in c["message"])
+    worst = min(_SEVERITY[c["severity"]] for c in checks)
+    return [c for c in checks if _SEVERITY[c["severity"]] == worst], 0
 
 
 def _merged_order(orders: list[list[tuple]]) -> dict[tuple, int]:
@@ -122,8 +140,10 @@ def _first_example(checks: list[dict[str, Any]]) -> int:
     return min((r for c in checks for r in c.get("_first", ())), default=-1)
 
 
-def _merge(checks: list[dict[str, Any]], chunks: int, total: int) -> list[dict[str, Any]]:
-    """Checks of one kind, severity and wording (numbers aside) into one, or one per chunk."""
+def _merge(checks: list[dict[str, Any]], chunks: int, total: int,
+           straddling: int = 0) -> list[dict[str, Any]]:
+    """Checks of one kind, severity and wording (numbers aside) into one, or one per chunk
+    (``straddling``: added to the message's first count, see :func:`_serious`)."""
     first = checks[0]
     placed = sorted((r, q) for c in checks for r, q in zip(c.get("_first", []),
                                                           c.get("examples", [])))
@@ -137,22 +157,24 @@ def _merge(checks: list[dict[str, Any]], chunks: int, total: int) -> list[dict[s
     if len(messages) == 1 and (first["severity"] == "ok"
                                or not _NUMBER.search(first["message"])):
         return [merged]
-    return [{**merged, "message": _combined_message(checks, total)}]
+    return [{**merged, "message": _combined_message(checks, total, straddling)}]
 
 
-def _combined_message(checks: list[dict[str, Any]], total: int) -> str:
+def _combined_message(checks: list[dict[str, Any]], total: int, extra: int = 0) -> str:
     """The common message with its query counts added up (M in "N of M queries" becomes the
-    queries evaluated) and any other number that differs between chunks shown as a range."""
+    queries evaluated; ``extra`` added to the first count) and any other number that differs
+    between chunks shown as a range."""
     parsed = [_numbers(c["message"], int(c.get("total", -1)), int(c.get("queries", -1)))
               for c in checks]
     text = checks[0]["message"]
     if any([k for _, _, k, _ in p] != [k for _, _, k, _ in parsed[0]] for p in parsed):
         return text + _PART  # worded differently beyond the numbers: one chunk's words
     ranged = False
+    first_count = next((i for i, p in enumerate(parsed[0]) if p[2] == "count"), None)
     for i in range(len(parsed[0]) - 1, -1, -1):
         start, end, kind, _ = parsed[0][i]
         if kind == "count":
-            shown = str(sum(int(p[i][3]) for p in parsed))
+            shown = str(sum(int(p[i][3]) for p in parsed) + (extra if i == first_count else 0))
         elif kind == "total":
             shown = str(total)
         else:

@@ -297,3 +297,20 @@ def test_checks_of_one_kind_in_the_in_memory_order():
                                       partitions=1, batch_rows=1, chunk_rows=1)
     assert [(c["code"], c["severity"], c["measures"]) for c in systems["run"].checks] == \
         [(c["code"], c["severity"], c["measures"]) for c in memory.checks]
+
+
+@pytest.mark.parametrize("ties", ["docid_desc", "expected"])
+def test_ties_at_cutoff_counts_every_straddling_query(ties):
+    """A chunk whose tie at rank 5 mixes grades and one whose tie has equal grades: the
+    merged warning said "ties straddle rank 5 in 1 of 2 queries" (the straddling queries of
+    the first chunk only) where memory says 2 of 2, and under ties='expected' (notes either
+    way) the two wordings were two checks."""
+    run = pd.DataFrame({"query": ["q1"] * 6 + ["q2"] * 6, "doc": list("abcdefghijkl"),
+                        "score": [6.0, 5, 4, 3, 1, 1] * 2})
+    qrels = pd.DataFrame({"query": ["q1", "q2"], "doc": ["e", "g"], "relevance": [1, 1]})
+    memory = rankwise.evaluate(qrels, run, ["P@5"], ties=ties).systems["run"]
+    systems, _ = check_against_memory({"run": run}, qrels, ["P@5"], resolve(None, ties=ties),
+                                      partitions=1, batch_rows=1, chunk_rows=1)
+    merged = [c for c in systems["run"].checks if c["code"] == "ties_at_cutoff"]
+    assert merged == [c for c in memory.checks if c["code"] == "ties_at_cutoff"]
+    assert "in 2 of 2 queries" in merged[0]["message"]
