@@ -13,8 +13,10 @@ word. With several, the checks of one kind (code and measures) are merged:
   M queries", "N queries", "N of them") added up, M the number of queries evaluated (a lone
   "N queries" is a count where N is the check's ``queries``), and any other figure
   that differs between chunks (a mean over a chunk's queries) shown as the
-  range it takes, the message then saying so; a message worded differently in different
-  chunks is that of the first, marked "(in part of the data)".
+  range it takes, the message then saying so; where some chunks word a check more fully
+  (ties_at_cutoff's tied documents that differ in grade, no_relevant's mean over the
+  other queries) that wording, counting every chunk's queries; a message otherwise worded
+  differently in different chunks is that of the first, marked "(in part of the data)".
 
 The merged checks come in :func:`rankwise.diagnostics.run_checks`' order
 (:data:`rankwise.diagnostics.CHECK_ORDER`); those of one code in an order that keeps each
@@ -30,6 +32,7 @@ severity wins), and ``carried_by_few`` is absent where every chunk is too small 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..diagnostics import CHECK_ORDER
@@ -73,32 +76,41 @@ def merge_checks(chunks: list[list[dict[str, Any]]], total: int) -> list[dict[st
         if all(c["severity"] == "ok" for c in checks) and _found_elsewhere(
                 set(measures), found.get(code, [])):
             continue  # "nothing found" by some chunks, while others found something
-        serious, straddling = _serious(code, checks)
+        serious, others, counted = _serious(code, checks)
         by_shape: dict[str, list[dict[str, Any]]] = {}
         for check in serious:
             by_shape.setdefault(_NUMBER.sub("#", check["message"]), []).append(check)
         for same in sorted(by_shape.values(), key=_first_example):
-            out += _merge(same, len(chunks), total, straddling)
+            out += _merge(same, len(chunks), total, others, counted)
     return out
 
 
-#: ties_at_cutoff's words where the tied documents of some straddling queries differ in grade.
-_TIES_DIFFER = " of them the tied documents differ in grade"
+#: Checks whose message a chunk can word more fully than another: the words of the fuller
+#: one, and whether the queries of the other count in the check's ``queries``.
+_FULLER = {"ties_at_cutoff": (" of them the tied documents differ in grade", False),
+           "no_relevant": ("; the mean over the other queries: ", True),
+           "idcg_zero": ("; the mean over the other queries: ", True)}
 
 
-def _serious(code: str, checks: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """The checks of one kind to merge (those of the most serious severity), and the queries
-    the merged message's first count adds. ties_at_cutoff at rank K counts, in "ties
-    straddle rank K in N of M queries", every straddling query; where the tied documents
-    differ in grade in some chunk the checks that say so are merged (a warning under an
-    ordering tie policy, else a note), N adding the queries of the chunks whose tied
-    documents have equal grades, as in memory."""
-    differ = [c for c in checks if code == "ties_at_cutoff" and _TIES_DIFFER in c["message"]]
-    if differ:
-        return differ, sum(int(c["queries"]) for c in checks
-                           if c["severity"] != "ok" and _TIES_DIFFER not in c["message"])
+def _serious(code: str, checks: list[dict[str, Any]]
+             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
+    """The checks of one kind to merge (those of the most serious severity), the checks
+    whose queries the merged message's first count adds, and whether they add to its
+    ``queries`` and examples too.
+
+    Where some chunks word a check more fully (:data:`_FULLER`) those checks are merged, the
+    first count adding the other chunks' queries, as memory counts them: ties_at_cutoff's
+    "ties straddle rank K in N of M queries; in n of them the tied documents differ in
+    grade" (a warning under an ordering tie policy) counts in N the chunks whose tied
+    documents have equal grades; no_relevant's and idcg_zero's "N of M queries ...; the mean
+    over the other queries" the chunks without other queries."""
+    words, counted = _FULLER.get(code, (None, False))
+    fuller = [c for c in checks if words is not None and words in c["message"]]
+    if fuller:
+        return fuller, [c for c in checks
+                        if c["severity"] != "ok" and words not in c["message"]], counted
     worst = min(_SEVERITY[c["severity"]] for c in checks)
-    return [c for c in checks if _SEVERITY[c["severity"]] == worst], 0
+    return [c for c in checks if _SEVERITY[c["severity"]] == worst], [], False
 
 
 def _merged_order(orders: list[list[tuple]]) -> dict[tuple, int]:
@@ -141,15 +153,19 @@ def _first_example(checks: list[dict[str, Any]]) -> int:
 
 
 def _merge(checks: list[dict[str, Any]], chunks: int, total: int,
-           straddling: int = 0) -> list[dict[str, Any]]:
+           others: Sequence[dict[str, Any]] = (), counted: bool = False
+           ) -> list[dict[str, Any]]:
     """Checks of one kind, severity and wording (numbers aside) into one, or one per chunk
-    (``straddling``: added to the message's first count, see :func:`_serious`)."""
+    (``others``: checks whose queries the message's first count adds, and ``queries`` and
+    the examples where ``counted``; see :func:`_serious`)."""
     first = checks[0]
-    placed = sorted((r, q) for c in checks for r, q in zip(c.get("_first", []),
-                                                          c.get("examples", [])))
+    extra = sum(int(c.get("queries", 0)) for c in others)
+    placed = sorted((r, q) for c in [*checks, *(others if counted else ())]
+                    for r, q in zip(c.get("_first", []), c.get("examples", [])))
     examples = list(dict.fromkeys(q for _, q in placed))[:EXAMPLES]
     values = {c.get("value") for c in checks}
-    merged = {**_public(first), "queries": sum(int(c.get("queries", 0)) for c in checks),
+    queries = sum(int(c.get("queries", 0)) for c in checks) + (extra if counted else 0)
+    merged = {**_public(first), "queries": queries,
               "total": total if any(c.get("total") or c.get("queries") for c in checks) else 0,
               "examples": examples,
               "value": values.pop() if len(values) == 1 else None}
@@ -157,7 +173,7 @@ def _merge(checks: list[dict[str, Any]], chunks: int, total: int,
     if len(messages) == 1 and (first["severity"] == "ok"
                                or not _NUMBER.search(first["message"])):
         return [merged]
-    return [{**merged, "message": _combined_message(checks, total, straddling)}]
+    return [{**merged, "message": _combined_message(checks, total, extra)}]
 
 
 def _combined_message(checks: list[dict[str, Any]], total: int, extra: int = 0) -> str:

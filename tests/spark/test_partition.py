@@ -314,3 +314,20 @@ def test_ties_at_cutoff_counts_every_straddling_query(ties):
     merged = [c for c in systems["run"].checks if c["code"] == "ties_at_cutoff"]
     assert merged == [c for c in memory.checks if c["code"] == "ties_at_cutoff"]
     assert "in 2 of 2 queries" in merged[0]["message"]
+
+
+def test_no_relevant_counts_the_chunks_without_other_queries():
+    """A chunk in which every query lacks a relevant document words no_relevant without
+    "the mean over the other queries": the two wordings were two notes ("1 of 3 queries"
+    and "1 of 3 queries ...; the mean over the other queries"), where memory has one of 2 of
+    3 queries, examples from both."""
+    run = pd.DataFrame({"query": ["q1"] * 3 + ["q2"] + ["q3"] * 2, "doc": list("abcdef"),
+                        "score": [3.0, 2, 1, 1, 2, 1]})
+    qrels = pd.DataFrame({"query": ["q1", "q2", "q3"], "doc": ["a", "d", "e"],
+                          "relevance": [0, 0, 1]})
+    memory = rankwise.evaluate(qrels, run, ["P@5"]).systems["run"]
+    systems, _ = check_against_memory({"run": run}, qrels, ["P@5"], resolve(None),
+                                      partitions=1, batch_rows=1, chunk_rows=3)
+    merged = [c for c in systems["run"].checks if c["code"] == "no_relevant"]
+    assert merged == [c for c in memory.checks if c["code"] == "no_relevant"]
+    assert merged[0]["queries"] == 2 and merged[0]["examples"] == ["q1", "q2"]
