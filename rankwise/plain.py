@@ -4,6 +4,7 @@ library (JSON, CSV, Markdown, LaTeX, the HTML report's data)."""
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -100,15 +101,24 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           ">": r"\textgreater{}", "|": r"\textbar{}"}
 
 
+#: Pairs of characters the default fonts join into one glyph (``--`` a dash, two quotes a
+#: double quote, ``,,`` a low quote, ``!``` and ``?``` inverted marks): an empty group
+#: between them keeps both.
+_LIGATURES = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')|(?<=,)(?=,)|(?<=[!?])(?=`)")
+
+
 def latex_text(text: str) -> str:
-    r"""Text typeset as itself by LaTeX: its special characters escaped, line breaks and other
-    whitespace flattened to one space (a blank line would end the paragraph inside a table
-    cell, and a line break end a ``%`` comment, the rest of the line then typeset).
+    r"""Text typeset as itself by LaTeX: its special characters escaped, ligatures broken
+    (``run--2`` stays two hyphens, not a dash), line breaks and other whitespace flattened to
+    one space (a blank line would end the paragraph inside a table cell, and a line break
+    end a ``%`` comment, the rest of the line then typeset).
 
     >>> print(latex_text("50% of a_b\n\nc"))
     50\% of a\_b c
+    >>> print(latex_text("bm25--rm3 ''q'' ,,x"))
+    bm25-{}-rm3 '{}'q'{}' ,{},x
     """
-    return " ".join("".join(_LATEX.get(c, c) for c in text).split())
+    return _LIGATURES.sub("{}", " ".join("".join(_LATEX.get(c, c) for c in text).split()))
 
 
 def text_ids(ids: Any) -> np.ndarray:

@@ -75,6 +75,16 @@ def test_latex_escapes_what_it_would_typeset_otherwise():
     assert "|" not in latex.replace(r"\textbar{}", "")
 
 
+def test_latex_typesets_two_hyphens_and_two_quotes_as_themselves():
+    # "--" in a run name was typeset as an en dash, "''" as a closing double quote
+    runs = {name: {"q1": {"d1": 1.0, "d2": 2.0 + i}, "q2": {"d1": 2.0}}
+            for i, name in enumerate(["bm25--rm3", "''q'' ,,x !`"])}
+    result = rankwise.evaluate({"q1": {"d1": 1}, "q2": {"d1": 1}}, runs, ["P@1"], per_query=True)
+    for latex in (result.to_latex(), compare_result(result, test="t").to_latex()):
+        assert r"bm25-{}-rm3" in latex and r"'{}'q'{}' ,{},x !{}`" in latex
+        assert "--" not in latex and "''" not in latex
+
+
 def test_latex_keeps_line_breaks_of_ids_out_of_its_lines():
     # a run named with a blank line ended the paragraph inside its table cell, and the
     # legend's "%" comment ended at the line break, the rest typeset below the table

@@ -172,6 +172,9 @@ def test_the_comparison_in_latex_keeps_every_name_in_its_cell(systems):
         # one unescaped & per measure: a name's own & is \&, its line breaks a space
         assert len(re.findall(r"(?<!\\)&", row)) == len(MEASURES) and row.endswith(r" \\")
         shown = row.split(") ", 1)[1].rsplit(" & ", len(MEASURES))[0]
+        # (an empty group breaks a ligature: "-{}-" is two hyphens, not a dash)
+        assert not re.search(r"--|``|''|,,|[!?]`", shown)
+        shown = re.sub(r"(?<=[-`',!?])\{\}(?=[-`',])", "", shown)
         assert not re.search(r"(?<!\\)[%$#_{}]", shown.replace(r"\textbackslash{}", "")
                              .replace(r"\textasciitilde{}", "").replace(r"\^{}", "")
                              .replace(r"\textless{}", "").replace(r"\textgreater{}", "")
