@@ -38,8 +38,7 @@ import numpy as np
 from .compat.candidates import Candidates, check_measures
 from .conventions import Conventions, resolve
 from .errors import InputError
-from .io.arrays import given_array
-from .io.tables import as_floats
+from .io.tables import as_floats, given_array
 from .results import aggregate
 
 __all__ = ["RankingScorer", "make_scorer"]

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InputError
 from ..core.arrow import to_arrow
 from ..core.segments import positions
-from .tables import (Qrels, Run, as_floats, is_integer, is_missing, is_number_value,
+from .tables import (Qrels, Run, as_floats, given_array, is_integer, is_missing, is_number_value,
                      not_unicode)
 
 
@@ -97,17 +97,6 @@ def array_numbers(values: Any, source: str, what: str, booleans: bool) -> np.nda
 #: What ``group=`` and ``query=`` must be, as their errors say.
 GROUP_EXPECTED = "group must be a 1-D array of non-negative query sizes"
 QUERY_EXPECTED = "query must be an array of query ids, one per row"
-
-
-def given_array(values: Any, source: str, expected: str) -> np.ndarray:
-    """``np.asarray(values)``, or an :class:`InputError` naming ``source`` and what was
-    ``expected`` where no array can be made of them: ragged nested lists, a bfloat16 tensor,
-    an empty polars DataFrame (older polars raise numpy's "need at least one array to
-    concatenate")."""
-    try:
-        return np.asarray(values)
-    except (ValueError, TypeError) as exc:
-        raise InputError(f"{expected} ({exc})", source=source) from None
 
 
 def group_sizes(group: Any, n: int) -> np.ndarray:

@@ -479,12 +479,8 @@ def as_floats(values: Any, source: str, what: str, unit: str = "row") -> np.ndar
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        try:
-            objects = np.asarray(values.to_pylist() if hasattr(values, "to_pylist") else values,
-                                 dtype=object)
-        except (TypeError, ValueError) as exc:  # an empty polars frame, in older polars
-            raise InputError(f"{what} must be an array of numbers ({exc})",
-                             source=source) from None
+        objects = given_array(values.to_pylist() if hasattr(values, "to_pylist") else values,
+                              source, f"{what} must be an array of numbers", dtype=object)
         out = np.empty(objects.size)
         for i, v in enumerate(objects.reshape(-1).tolist()):
             try:
@@ -493,6 +489,17 @@ def as_floats(values: Any, source: str, what: str, unit: str = "row") -> np.ndar
                 raise InputError(f"{what} must be a number", source=source, line=i, value=repr(v),
                                  unit=unit) from None
         return out.reshape(objects.shape)
+
+
+def given_array(values: Any, source: str, expected: str, dtype: Any = None) -> np.ndarray:
+    """``np.asarray(values, dtype)``, or an :class:`InputError` naming ``source`` and what was
+    ``expected`` where no array can be made of them: ragged nested lists, a bfloat16 tensor,
+    an empty polars DataFrame (older polars raise numpy's "need at least one array to
+    concatenate")."""
+    try:
+        return np.asarray(values, dtype=dtype)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"{expected} ({exc})", source=source) from None
 
 
 def as_double(value: Any) -> float:
